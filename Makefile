@@ -1,0 +1,59 @@
+# distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
+# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark.
+
+CC ?= cc
+MPICC ?= mpicc.mpich
+PKGS := isl yaml-0.1
+WARN := -Wall -Wextra -Werror
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) -std=gnu11 $(shell pkg-config --cflags $(PKGS)) -I. -Iir
+LDLIBS += $(shell pkg-config --libs $(PKGS))
+TOP := $(abspath .)
+SAN ?=
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
+	manifests/*.c) cmd/distmpmd.c
+COMPILER_OBJ := $(patsubst %.c,obj/%.o,$(COMPILER_SRC))
+RT_SRC := $(wildcard runtime/*.c)
+RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
+RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 \
+	$(shell pkg-config --cflags openblas)
+
+all: bin/distmpmd obj/libdmdrt.a
+
+bin/distmpmd: $(COMPILER_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+obj/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"'
+
+obj/runtime/%.o: runtime/%.c runtime/dmd_rt.h
+	@mkdir -p $(@D)
+	$(MPICC) $(RT_CFLAGS) -c -o $@ $<
+
+obj/libdmdrt.a: $(RT_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+obj/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+test: all
+	bash tests/run.sh
+
+# Regenerate the golden emitted C of tests/codegen/ (review the diff!).
+golden: all
+	bash tests/codegen/regen.sh
+
+bench: all
+	bash bench/run.sh
+
+clean:
+	rm -rf obj bin
+
+.PHONY: all test golden bench clean

@@ -1,0 +1,179 @@
+/* dmd_job.h: the job file as parsed (ir/dmd_parse.c), before any polyhedral
+ * analysis.  Every object that came from the file carries its location so
+ * that later passes report errors as FILE:LINE:COL.
+ *
+ * Ownership: a struct dmd_job owns everything reachable from it;
+ * dmd_job_free() releases it all and returns NULL.
+ */
+#ifndef DMD_JOB_H
+#define DMD_JOB_H
+
+#include <stdarg.h>
+
+#define DMD_MAX_DIMS 8
+#define DMD_MAX_AXES 8
+
+/* 1-based line and column in the job file. */
+struct dmd_loc {
+	int line;
+	int col;
+};
+
+enum dmd_dtype { DMD_F32 = 0, DMD_F64 = 1 };
+enum dmd_split { DMD_SPLIT_BLOCK = 0, DMD_SPLIT_BALANCED = 1 };
+enum dmd_init { DMD_INIT_NONE = 0, DMD_INIT_ZEROS, DMD_INIT_ONES,
+	DMD_INIT_RANDOM };
+
+/* Expression trees: dist entries (quasi-affine over mesh axes), access
+ * indices (affine over index variables) and the right-hand side of the
+ * statement.
+ *   INT      ival
+ *   NUM      fval (a literal with '.', 'e' or too large for long)
+ *   VAR      name (index variable or mesh axis)
+ *   ACCESS   name = tensor, args = indices (n_arg == 0 for a scalar)
+ *   ADD SUB MUL DIV(/) FDIV(//) MOD(%)   args[0], args[1]
+ *   NEG      args[0]
+ *   CALL     name = max|min|exp|sqrt|relu, args
+ */
+enum dmd_expr_type {
+	DMD_EXPR_INT,
+	DMD_EXPR_NUM,
+	DMD_EXPR_VAR,
+	DMD_EXPR_ACCESS,
+	DMD_EXPR_ADD,
+	DMD_EXPR_SUB,
+	DMD_EXPR_MUL,
+	DMD_EXPR_DIV,
+	DMD_EXPR_FDIV,
+	DMD_EXPR_MOD,
+	DMD_EXPR_NEG,
+	DMD_EXPR_CALL,
+};
+
+struct dmd_expr {
+	enum dmd_expr_type type;
+	struct dmd_loc loc;
+	long ival;
+	double fval;
+	char *name;
+	int n_arg;
+	struct dmd_expr **args;
+};
+
+struct dmd_tensor {
+	char *name;
+	struct dmd_loc loc;		/* of the tensor's key */
+	int ndim;
+	long shape[DMD_MAX_DIMS];
+	enum dmd_dtype dtype;
+	/* dist[d] == NULL means "-" (not split). */
+	struct dmd_expr *dist[DMD_MAX_DIMS];
+	struct dmd_loc dist_loc[DMD_MAX_DIMS];
+	enum dmd_split split;
+	/* offsets[d] != NULL: explicit boundaries o0 = 0 < ... <= oB = shape[d],
+	 * n_offsets[d] = B + 1 entries. */
+	long *offsets[DMD_MAX_DIMS];
+	int n_offsets[DMD_MAX_DIMS];
+	/* place: the tensor lives only where axis place_axis[i] has
+	 * coordinate place_coord[i]; place_axis[i] is an index into mesh axes. */
+	int n_place;
+	int place_axis[DMD_MAX_AXES];
+	long place_coord[DMD_MAX_AXES];
+	char *file;			/* as written, relative to the job file */
+	struct dmd_loc file_loc;
+	enum dmd_init init;
+	unsigned long long seed;
+};
+
+enum dmd_cmd_type {
+	DMD_CMD_DIVIDE,
+	DMD_CMD_SPLIT,
+	DMD_CMD_REORDER,
+	DMD_CMD_DISTRIBUTE,
+	DMD_CMD_ROTATE,
+	DMD_CMD_COMMUNICATE,
+	DMD_CMD_TENSORIZE,
+};
+
+enum dmd_arg_kind { DMD_ARG_ID, DMD_ARG_INT, DMD_ARG_LIST };
+
+/* One argument of a schedule command: an identifier, an integer, or a
+ * bracketed list of identifiers (a single identifier where a list is
+ * expected is stored as a list of one). */
+struct dmd_sched_arg {
+	enum dmd_arg_kind kind;
+	struct dmd_loc loc;
+	char *id;			/* DMD_ARG_ID */
+	long ival;			/* DMD_ARG_INT */
+	int n;				/* DMD_ARG_LIST */
+	char **ids;
+	struct dmd_loc *locs;
+};
+
+/* A schedule command, with its arguments checked for count and kind:
+ *   divide(i, io, ii, P[, balanced])  args: ID ID ID INT [ID "balanced"]
+ *   split(i, io, ii, S)               args: ID ID ID INT
+ *   reorder(v1, v2, ...)              args: ID...   (n_args >= 1)
+ *   distribute([..], [..], [..], [..]) args: LIST LIST LIST LIST (equal n)
+ *   rotate(t, [v..], r)               args: ID LIST ID
+ *   communicate(T | [T..], v)         args: LIST ID
+ *   tensorize([..], gemm)             args: LIST ID "gemm"
+ */
+struct dmd_sched_cmd {
+	enum dmd_cmd_type type;
+	struct dmd_loc loc;		/* of the command's name */
+	int n_args;
+	struct dmd_sched_arg *args;
+	int balanced;			/* divide(..., balanced) */
+};
+
+struct dmd_job {
+	char *path;			/* the job file as given */
+	char *dir;			/* its directory, absolute */
+	char *name;
+	struct dmd_loc name_loc;
+
+	int n_axes;
+	char *axes[DMD_MAX_AXES];
+	long mesh_shape[DMD_MAX_AXES];
+	struct dmd_loc mesh_loc;
+	long nranks;
+
+	int n_tensors;
+	struct dmd_tensor *tensors;
+	enum dmd_dtype dtype;		/* shared by all tensors */
+
+	/* compute: lhs (an ACCESS), op, rhs */
+	struct dmd_expr *lhs;
+	int accumulate;			/* '+=' */
+	struct dmd_expr *rhs;
+	struct dmd_loc compute_loc;
+
+	int n_cmds;
+	struct dmd_sched_cmd *cmds;
+	struct dmd_loc schedule_loc;
+};
+
+/* Read and validate a job file.  On error, print
+ * "PATH:LINE:COL: error: ..." to stderr and return NULL. */
+struct dmd_job *dmd_job_read(const char *path);
+struct dmd_job *dmd_job_free(struct dmd_job *job);
+
+/* Index of the tensor or mesh axis called "name", or -1. */
+int dmd_job_find_tensor(const struct dmd_job *job, const char *name);
+int dmd_job_find_axis(const struct dmd_job *job, const char *name);
+
+/* Report an error at "loc" in the job file: prints
+ * "PATH:LINE:COL: error: <fmt...>\n" to stderr. */
+void dmd_job_error(const struct dmd_job *job, struct dmd_loc loc,
+	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
+	const char *fmt, va_list ap);
+
+/* Print an expression in a syntax that isl reads ("floor((x)/4)" for
+ * "x // 4", "(a) mod 8" for "a % 8") to a malloc'ed string. */
+char *dmd_expr_to_isl(const struct dmd_expr *e);
+/* Print an expression in the job's own syntax, e.g. "A[m, k]". */
+char *dmd_expr_to_str(const struct dmd_expr *e);
+
+#endif
