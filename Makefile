@@ -29,7 +29,9 @@ bin/distmpmd: $(COMPILER_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-obj/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"'
+obj/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
+	-DDMD_BLAS_CFLAGS='"$(shell pkg-config --cflags openblas)"' \
+	-DDMD_BLAS_LIBS='"$(shell pkg-config --libs openblas)"'
 
 obj/runtime/%.o: runtime/%.c runtime/dmd_rt.h
 	@mkdir -p $(@D)

@@ -1,0 +1,1228 @@
+/* dmd_model.c: the job as isl sets and maps.
+ *
+ * Everything is built once for all ranks: mesh coordinates are parameters.
+ *   domain   [x, y] -> { S[m, n, k] : 0 <= m < 512 and ... }
+ *   access   { S[m, n, k] -> A[m, k] }
+ *   held     [x, y] -> { A[i, j] : 64x <= i < 64x + 64 and ... }
+ *   sched    { S[m, n, k] -> L[mo, no, kor, mi, ni, ki] : ... }
+ *   rsched   [x, y] -> { S[m, n, k] -> L[kor, mi, ni, ki] : mo = x ... }
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+
+#include <isl/space.h>
+#include <isl/local_space.h>
+#include <isl/val.h>
+#include <isl/id.h>
+
+#include "dmd_model.h"
+
+/* A growable string for building isl input text. */
+struct dmd_buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void buf_add(struct dmd_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append formatted text to "b". */
+static void buf_add(struct dmd_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (b->len + n + 1 > b->cap) {
+		b->cap = 2 * (b->len + n + 1) + 64;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort();
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+/* Return a malloc'ed string built from "fmt". */
+char *dmd_strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *s;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = malloc(n + 1);
+	if (!s)
+		abort();
+	va_start(ap, fmt);
+	vsnprintf(s, n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Project out every set dimension of "set", keeping a parameter set:
+ * [x] -> { S[i] : 0 <= i < 2x } becomes [x] -> { : x >= 1 }. */
+__isl_give isl_set *dmd_params_of(__isl_take isl_set *set)
+{
+	return isl_set_params(set);
+}
+
+/* The largest value "pa" takes on "ctx" (a parameter set), or 0 if it is
+ * nowhere defined there; -1 if unbounded. */
+long dmd_pw_aff_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx)
+{
+	isl_pw_aff *p;
+	isl_set *dom;
+	isl_val *v;
+	long r;
+
+	p = isl_pw_aff_copy(pa);
+	if (ctx)
+		p = isl_pw_aff_intersect_params(p, isl_set_copy(ctx));
+	dom = isl_pw_aff_domain(isl_pw_aff_copy(p));
+	if (isl_set_is_empty(dom)) {
+		isl_set_free(dom);
+		isl_pw_aff_free(p);
+		return 0;
+	}
+	isl_set_free(dom);
+	v = isl_pw_aff_max_val(p);
+	if (!v || !isl_val_is_int(v))
+		r = -1;
+	else
+		r = isl_val_get_num_si(v);
+	isl_val_free(v);
+	return r;
+}
+
+const char *dmd_model_params(struct dmd_model *m)
+{
+	static char buf[512];
+	int i;
+
+	buf[0] = '\0';
+	strcat(buf, "[");
+	for (i = 0; i < m->job->n_axes; ++i) {
+		if (i)
+			strcat(buf, ", ");
+		strcat(buf, m->job->axes[i]);
+	}
+	strcat(buf, "]");
+	return buf;
+}
+
+/* Report an error at "loc" and return -1. */
+static int model_error(struct dmd_model *m, struct dmd_loc loc,
+	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int model_error(struct dmd_model *m, struct dmd_loc loc,
+	const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dmd_job_verror(m->job, loc, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int find_var(struct dmd_model *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->n_vars; ++i)
+		if (!strcmp(m->vars[i], name))
+			return i;
+	return -1;
+}
+
+/* Record the index variables of "e" in order of first appearance;
+ * "lhs" marks those of the output access. */
+static int collect_vars(struct dmd_model *m, struct dmd_expr *e, int lhs,
+	int in_index)
+{
+	int i;
+
+	if (!e)
+		return 0;
+	if (e->type == DMD_EXPR_VAR && in_index) {
+		i = find_var(m, e->name);
+		if (i < 0) {
+			if (m->n_vars >= DMD_MAX_LOOPS)
+				return model_error(m, e->loc,
+					"too many index variables");
+			i = m->n_vars++;
+			m->vars[i] = strdup(e->name);
+			m->var_reduced[i] = 1;
+		}
+		if (lhs)
+			m->var_reduced[i] = 0;
+		return 0;
+	}
+	if (e->type == DMD_EXPR_ACCESS) {
+		if (m->n_acc >= 64)
+			return model_error(m, e->loc, "too many accesses");
+		m->acc[m->n_acc].tensor = dmd_job_find_tensor(m->job, e->name);
+		m->acc[m->n_acc].expr = e;
+		m->n_acc++;
+		for (i = 0; i < e->n_arg; ++i)
+			if (collect_vars(m, e->args[i], lhs, 1) < 0)
+				return -1;
+		return 0;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		if (collect_vars(m, e->args[i], lhs, in_index) < 0)
+			return -1;
+	return 0;
+}
+
+/* "S[m, n, k]" */
+static void print_stmt_tuple(struct dmd_buf *b, struct dmd_model *m)
+{
+	int i;
+
+	buf_add(b, "S[");
+	for (i = 0; i < m->n_vars; ++i)
+		buf_add(b, "%s%s", i ? ", " : "", m->vars[i]);
+	buf_add(b, "]");
+}
+
+/* Build the iteration domain and the access relations:
+ * every access in bounds, e.g. { S[i] : 0 <= i - 1 < 1003 and ... }. */
+static int build_domain(struct dmd_model *m)
+{
+	struct dmd_buf b = { 0 };
+	const char *params = dmd_model_params(m);
+	int a, d, first = 1;
+
+	buf_add(&b, "%s -> { ", params);
+	print_stmt_tuple(&b, m);
+	buf_add(&b, " : ");
+	for (a = 0; a < m->n_acc; ++a) {
+		struct dmd_expr *e = m->acc[a].expr;
+		struct dmd_tensor *t = &m->job->tensors[m->acc[a].tensor];
+		for (d = 0; d < e->n_arg; ++d) {
+			char *s = dmd_expr_to_isl(e->args[d]);
+			buf_add(&b, "%s0 <= %s < %ld", first ? "" : " and ",
+				s, t->shape[d]);
+			first = 0;
+			free(s);
+		}
+	}
+	if (first)
+		buf_add(&b, "true");
+	buf_add(&b, " }");
+	m->domain = isl_set_read_from_str(m->ctx, b.s);
+	if (!m->domain) {
+		free(b.s);
+		return -1;
+	}
+	m->domain = isl_set_intersect_params(m->domain, isl_set_copy(m->mesh));
+
+	for (a = 0; a < m->n_acc; ++a) {
+		struct dmd_expr *e = m->acc[a].expr;
+		struct dmd_tensor *t = &m->job->tensors[m->acc[a].tensor];
+		b.len = 0;
+		buf_add(&b, "%s -> { ", params);
+		print_stmt_tuple(&b, m);
+		buf_add(&b, " -> %s[", t->name);
+		for (d = 0; d < e->n_arg; ++d) {
+			char *s = dmd_expr_to_isl(e->args[d]);
+			buf_add(&b, "%s%s", d ? ", " : "", s);
+			free(s);
+		}
+		buf_add(&b, "] }");
+		m->acc[a].map = isl_map_read_from_str(m->ctx, b.s);
+		if (!m->acc[a].map) {
+			free(b.s);
+			return -1;
+		}
+		m->acc[a].map = isl_map_intersect_domain(m->acc[a].map,
+			isl_set_copy(m->domain));
+	}
+	free(b.s);
+	return 0;
+}
+
+/* The extent of index variable "v": the extent of a dimension it indexes
+ * alone (the output's first), else the largest value it takes plus one. */
+static long var_extent(struct dmd_model *m, int v)
+{
+	int a, d;
+	isl_set *s;
+	isl_val *val;
+	long r;
+
+	for (a = 0; a < m->n_acc; ++a) {
+		struct dmd_expr *e = m->acc[a].expr;
+		for (d = 0; d < e->n_arg; ++d)
+			if (e->args[d]->type == DMD_EXPR_VAR &&
+			    !strcmp(e->args[d]->name, m->vars[v]))
+				return m->job->tensors[m->acc[a].tensor].shape[d];
+	}
+	s = isl_set_copy(m->domain);
+	val = isl_set_dim_max_val(s, v);
+	r = val && isl_val_is_int(val) ? isl_val_get_num_si(val) + 1 : 1;
+	isl_val_free(val);
+	return r;
+}
+
+/* The constraints saying that element "T[e0, ...]" lies in the block held
+ * by the rank whose coordinates are the mesh axis names (spec 1.2). */
+static int held_constraints(struct dmd_model *m, int ti, struct dmd_buf *b)
+{
+	struct dmd_tensor *t = &m->job->tensors[ti];
+	int d, i;
+
+	buf_add(b, "true");
+	for (d = 0; d < t->ndim; ++d) {
+		long E = t->shape[d];
+		char *es;
+		isl_set *img;
+		isl_val *v;
+		long B;
+		struct dmd_buf ib = { 0 };
+		int ok;
+
+		buf_add(b, " and 0 <= e%d < %ld", d, E);
+		if (!t->dist[d])
+			continue;
+		es = dmd_expr_to_isl(t->dist[d]);
+		/* values of the entry over the mesh: must be 0 .. B-1 */
+		buf_add(&ib, "{ [b] : exists ");
+		for (i = 0; i < m->job->n_axes; ++i)
+			buf_add(&ib, "%s%s", i ? ", " : "", m->job->axes[i]);
+		buf_add(&ib, " : b = %s", es);
+		for (i = 0; i < m->job->n_axes; ++i)
+			buf_add(&ib, " and 0 <= %s < %ld", m->job->axes[i],
+				m->job->mesh_shape[i]);
+		buf_add(&ib, " }");
+		img = isl_set_read_from_str(m->ctx, ib.s);
+		free(ib.s);
+		if (!img) {
+			free(es);
+			return model_error(m, t->dist_loc[d],
+				"dist entry of tensor '%s' is not "
+				"quasi-affine", t->name);
+		}
+		v = isl_set_dim_max_val(isl_set_copy(img), 0);
+		B = v && isl_val_is_int(v) ? isl_val_get_num_si(v) + 1 : -1;
+		isl_val_free(v);
+		ok = B >= 1;
+		if (ok) {
+			isl_set *want = isl_set_read_from_str(m->ctx,
+				"{ [b] : b >= 0 }");
+			want = isl_set_upper_bound_si(want, isl_dim_set, 0,
+				B - 1);
+			ok = isl_set_is_equal(img, want) == isl_bool_true;
+			isl_set_free(want);
+		}
+		isl_set_free(img);
+		if (!ok) {
+			char *txt = dmd_expr_to_str(t->dist[d]);
+			model_error(m, t->dist_loc[d],
+				"dist entry '%s' of tensor '%s' must take "
+				"exactly the values 0 .. B-1 over the mesh",
+				txt, t->name);
+			free(txt);
+			free(es);
+			return -1;
+		}
+		if (t->offsets[d]) {
+			if (t->n_offsets[d] != B + 1) {
+				free(es);
+				return model_error(m, t->dist_loc[d],
+					"offsets of dimension %d of tensor "
+					"'%s' give %d blocks, dist gives %ld",
+					d, t->name, t->n_offsets[d] - 1, B);
+			}
+			buf_add(b, " and (false");
+			for (i = 0; i < B; ++i)
+				buf_add(b, " or (%s = %d and %ld <= e%d < %ld)",
+					es, i, t->offsets[d][i], d,
+					t->offsets[d][i + 1]);
+			buf_add(b, ")");
+		} else if (t->split == DMD_SPLIT_BALANCED) {
+			long q = E / B, r = E % B;
+			buf_add(b, " and ((%s < %ld and %ld * (%s) <= e%d < "
+				"%ld * (%s) + %ld) or (%s >= %ld and "
+				"%ld * (%s) + %ld <= e%d < %ld * (%s) + %ld))",
+				es, r, q + 1, es, d, q + 1, es, q + 1,
+				es, r, q, es, r, d, q, es, q + r);
+		} else {
+			long s = (E + B - 1) / B;
+			buf_add(b, " and %ld * (%s) <= e%d < %ld * (%s) + %ld",
+				s, es, d, s, es, s);
+		}
+		free(es);
+	}
+	for (i = 0; i < t->n_place; ++i)
+		buf_add(b, " and %s = %ld", m->job->axes[t->place_axis[i]],
+			t->place_coord[i]);
+	return 0;
+}
+
+/* Does "e" mention mesh axis "name"? */
+static int expr_mentions(const struct dmd_expr *e, const char *name)
+{
+	int i;
+
+	if (!e)
+		return 0;
+	if (e->type == DMD_EXPR_VAR && !strcmp(e->name, name))
+		return 1;
+	for (i = 0; i < e->n_arg; ++i)
+		if (expr_mentions(e->args[i], name))
+			return 1;
+	return 0;
+}
+
+/* Build the distribution of tensor "ti": held set, holds relation, block
+ * origin and extents per dimension, the canonical writer. */
+static int build_dist(struct dmd_model *m, int ti)
+{
+	struct dmd_tensor *t = &m->job->tensors[ti];
+	struct dmd_dist *dist = &m->dist[ti];
+	struct dmd_buf c = { 0 }, b = { 0 };
+	const char *params = dmd_model_params(m);
+	int d, i;
+	isl_set *nonempty;
+
+	if (held_constraints(m, ti, &c) < 0) {
+		free(c.s);
+		return -1;
+	}
+	buf_add(&b, "%s -> { %s[", params, t->name);
+	for (d = 0; d < t->ndim; ++d)
+		buf_add(&b, "%se%d", d ? ", " : "", d);
+	buf_add(&b, "] : %s }", c.s);
+	dist->held = isl_set_read_from_str(m->ctx, b.s);
+	dist->held = isl_set_intersect_params(dist->held,
+		isl_set_copy(m->mesh));
+	b.len = 0;
+	buf_add(&b, "{ R[");
+	for (i = 0; i < m->job->n_axes; ++i)
+		buf_add(&b, "%s%s", i ? ", " : "", m->job->axes[i]);
+	buf_add(&b, "] -> %s[", t->name);
+	for (d = 0; d < t->ndim; ++d)
+		buf_add(&b, "%se%d", d ? ", " : "", d);
+	buf_add(&b, "] : %s", c.s);
+	for (i = 0; i < m->job->n_axes; ++i)
+		buf_add(&b, " and 0 <= %s < %ld", m->job->axes[i],
+			m->job->mesh_shape[i]);
+	buf_add(&b, " }");
+	dist->holds = isl_map_read_from_str(m->ctx, b.s);
+	free(b.s);
+	free(c.s);
+	if (!dist->held || !dist->holds)
+		return -1;
+	dist->held = isl_set_coalesce(dist->held);
+	dist->holds = isl_map_coalesce(dist->holds);
+
+	nonempty = isl_set_params(isl_set_copy(dist->held));
+	for (d = 0; d < t->ndim; ++d) {
+		isl_pw_aff *lo, *hi, *zero;
+		isl_set *empty;
+
+		lo = isl_set_dim_min(isl_set_copy(dist->held), d);
+		hi = isl_pw_aff_sub(isl_set_dim_max(isl_set_copy(dist->held),
+			d), isl_pw_aff_copy(lo));
+		hi = dmd_pw_aff_add_one(hi);
+		empty = isl_set_subtract(isl_set_copy(m->mesh),
+			isl_set_copy(nonempty));
+		zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(
+			isl_set_get_space(empty)));
+		zero = isl_pw_aff_intersect_domain(zero, empty);
+		dist->lo[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(lo,
+			isl_pw_aff_copy(zero)));
+		dist->ext[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(hi,
+			zero));
+		if (!dist->lo[d] || !dist->ext[d]) {
+			isl_set_free(nonempty);
+			return -1;
+		}
+	}
+
+	/* the canonical replica: coordinate 0 along unmentioned axes */
+	b = (struct dmd_buf){ 0 };
+	buf_add(&b, "%s -> { : true", params);
+	for (i = 0; i < m->job->n_axes; ++i) {
+		int used = 0;
+		for (d = 0; d < t->ndim; ++d)
+			used |= expr_mentions(t->dist[d], m->job->axes[i]);
+		for (d = 0; d < t->n_place; ++d)
+			used |= t->place_axis[d] == i;
+		if (!used)
+			buf_add(&b, " and %s = 0", m->job->axes[i]);
+	}
+	buf_add(&b, " }");
+	dist->writer = isl_set_read_from_str(m->ctx, b.s);
+	free(b.s);
+	dist->writer = isl_set_intersect(dist->writer, nonempty);
+	return dist->writer ? 0 : -1;
+}
+
+static int find_loop(struct dmd_model *m, const char *name)
+{
+	int i;
+
+	for (i = 0; i < m->n_loops; ++i)
+		if (!strcmp(m->loops[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Find loop "name" for command "cmd", or report it unknown. */
+static int need_loop(struct dmd_model *m, const char *name,
+	struct dmd_loc loc, const char *cmd)
+{
+	int i = find_loop(m, name);
+
+	if (i < 0)
+		model_error(m, loc, "unknown loop '%s' in %s", name, cmd);
+	return i;
+}
+
+/* Check that a new loop name is free. */
+static int fresh_loop(struct dmd_model *m, const char *name,
+	struct dmd_loc loc)
+{
+	int i;
+
+	if (find_loop(m, name) >= 0 || find_var(m, name) >= 0)
+		for (i = 0; i < m->n_loops; ++i)
+			if (!strcmp(m->loops[i].name, name))
+				return model_error(m, loc,
+					"loop '%s' already exists", name);
+	if (dmd_job_find_axis(m->job, name) >= 0)
+		return model_error(m, loc,
+			"loop '%s' has the name of a mesh axis", name);
+	if (dmd_job_find_tensor(m->job, name) >= 0)
+		return model_error(m, loc,
+			"loop '%s' has the name of a tensor", name);
+	return 0;
+}
+
+/* "L[a, b, c]" with the current loop names, loop "skip" replaced by
+ * "repl" (NULL: keep). */
+static void print_loops(struct dmd_buf *b, struct dmd_model *m, int skip,
+	const char *repl)
+{
+	int i;
+
+	buf_add(b, "L[");
+	for (i = 0; i < m->n_loops; ++i) {
+		if (i)
+			buf_add(b, ", ");
+		if (i == skip)
+			buf_add(b, "%s", repl);
+		else
+			buf_add(b, "%s", m->loops[i].name);
+	}
+	buf_add(b, "]");
+}
+
+/* Compose the schedule with the loop transformation "str". */
+static int apply_sched(struct dmd_model *m, const char *str)
+{
+	isl_map *t = isl_map_read_from_str(m->ctx, str);
+
+	if (!t)
+		return -1;
+	m->sched = isl_map_apply_range(m->sched, t);
+	return m->sched ? 0 : -1;
+}
+
+/* divide(i, io, ii, P[, balanced]): loop "li" becomes "io" (P parts) and
+ * "ii" (the offset in the part), blocks as in spec 1.2:
+ *   block:    io = floor(i / s), s = ceil(E / P)
+ *   balanced: i in [io*q + min(io, r), (io+1)*q + min(io+1, r)) */
+static int do_divide(struct dmd_model *m, int li, const char *io,
+	const char *ii, long P, int balanced)
+{
+	struct dmd_buf b = { 0 };
+	struct dmd_loop *l = &m->loops[li];
+	char *iname = strdup(l->name);
+	long E = l->extent;
+	char pair[256];
+	int r, k;
+
+	snprintf(pair, sizeof(pair), "%s, %s", io, ii);
+	buf_add(&b, "{ ");
+	print_loops(&b, m, -1, NULL);
+	buf_add(&b, " -> ");
+	print_loops(&b, m, li, pair);
+	if (!balanced) {
+		long s = (E + P - 1) / P;
+		buf_add(&b, " : %s = %ld * %s + %s and 0 <= %s < %ld }",
+			iname, s, io, ii, ii, s);
+		l->extent = P;
+		/* insert ii after io */
+		memmove(&m->loops[li + 2], &m->loops[li + 1],
+			(m->n_loops - li - 1) * sizeof(struct dmd_loop));
+		m->loops[li + 1] = m->loops[li];
+		m->loops[li + 1].extent = s;
+	} else {
+		long q = E / P, rr = E % P;
+		buf_add(&b, " : 0 <= %s < %ld and ((%s < %ld and "
+			"%s = %ld * %s + %s and 0 <= %s < %ld) or "
+			"(%s >= %ld and %s = %ld * %s + %ld + %s and "
+			"0 <= %s < %ld)) }",
+			io, P, io, rr, iname, q + 1, io, ii, ii, q + 1,
+			io, rr, iname, q, io, rr, ii, ii, q);
+		memmove(&m->loops[li + 2], &m->loops[li + 1],
+			(m->n_loops - li - 1) * sizeof(struct dmd_loop));
+		m->loops[li + 1] = m->loops[li];
+		m->loops[li].extent = P;
+		m->loops[li + 1].extent = rr ? q + 1 : q;
+	}
+	m->n_loops++;
+	m->loops[li].name = strdup(io);
+	m->loops[li + 1].name = strdup(ii);
+	free(iname);
+	/* the old name is freed: it was shared by both copies */
+	k = 0;
+	(void) k;
+	r = apply_sched(m, b.s);
+	free(b.s);
+	return r;
+}
+
+/* Free loop li's old name before do_divide overwrites both copies. */
+static int divide_loop(struct dmd_model *m, int li, const char *io,
+	const char *ii, long P, int balanced)
+{
+	char *old = m->loops[li].name;
+	int r;
+
+	if (m->n_loops + 1 > DMD_MAX_LOOPS)
+		return -1;
+	r = do_divide(m, li, io, ii, P, balanced);
+	free(old);
+	return r;
+}
+
+/* split(i, io, ii, S): io = floor(i / S), ii = i mod S. */
+static int split_loop(struct dmd_model *m, int li, const char *io,
+	const char *ii, long S)
+{
+	long E = m->loops[li].extent;
+	long P = (E + S - 1) / S;
+	char *old = m->loops[li].name;
+	struct dmd_buf b = { 0 };
+	char pair[256];
+	int r;
+
+	snprintf(pair, sizeof(pair), "%s, %s", io, ii);
+	buf_add(&b, "{ ");
+	print_loops(&b, m, -1, NULL);
+	buf_add(&b, " -> ");
+	print_loops(&b, m, li, pair);
+	buf_add(&b, " : %s = %ld * %s + %s and 0 <= %s < %ld }",
+		old, S, io, ii, ii, S);
+	memmove(&m->loops[li + 2], &m->loops[li + 1],
+		(m->n_loops - li - 1) * sizeof(struct dmd_loop));
+	m->loops[li + 1] = m->loops[li];
+	m->n_loops++;
+	m->loops[li].name = strdup(io);
+	m->loops[li].extent = P;
+	m->loops[li + 1].name = strdup(ii);
+	m->loops[li + 1].extent = S;
+	r = apply_sched(m, b.s);
+	free(b.s);
+	free(old);
+	return r;
+}
+
+/* Permute the loops: new position i holds old loop perm[i]. */
+static int permute_loops(struct dmd_model *m, const int *perm)
+{
+	struct dmd_buf b = { 0 };
+	struct dmd_loop tmp[DMD_MAX_LOOPS];
+	int i, r;
+
+	buf_add(&b, "{ ");
+	print_loops(&b, m, -1, NULL);
+	buf_add(&b, " -> L[");
+	for (i = 0; i < m->n_loops; ++i)
+		buf_add(&b, "%s%s", i ? ", " : "", m->loops[perm[i]].name);
+	buf_add(&b, "] }");
+	for (i = 0; i < m->n_loops; ++i)
+		tmp[i] = m->loops[perm[i]];
+	memcpy(m->loops, tmp, m->n_loops * sizeof(struct dmd_loop));
+	r = apply_sched(m, b.s);
+	free(b.s);
+	return r;
+}
+
+/* reorder(v1, v2, ...): the listed loops take the listed order in the
+ * positions they held. */
+static int do_reorder(struct dmd_model *m, struct dmd_sched_cmd *c)
+{
+	int pos[DMD_MAX_LOOPS], idx[DMD_MAX_LOOPS], perm[DMD_MAX_LOOPS];
+	int n = c->n_args, i, j;
+
+	for (i = 0; i < n; ++i) {
+		idx[i] = need_loop(m, c->args[i].id, c->args[i].loc, "reorder");
+		if (idx[i] < 0)
+			return -1;
+		for (j = 0; j < i; ++j)
+			if (idx[j] == idx[i])
+				return model_error(m, c->args[i].loc,
+					"loop '%s' is listed twice in reorder",
+					c->args[i].id);
+		pos[i] = idx[i];
+	}
+	/* sort positions */
+	for (i = 0; i < n; ++i)
+		for (j = i + 1; j < n; ++j)
+			if (pos[j] < pos[i]) {
+				int t = pos[i];
+				pos[i] = pos[j];
+				pos[j] = t;
+			}
+	for (i = 0; i < m->n_loops; ++i)
+		perm[i] = i;
+	for (i = 0; i < n; ++i)
+		perm[pos[i]] = idx[i];
+	return permute_loops(m, perm);
+}
+
+/* distribute([i..], [io..], [ii..], [axis..]): divide each i over its
+ * axis, move the io loops outermost and run them across the mesh. */
+static int do_distribute(struct dmd_model *m, struct dmd_sched_cmd *c)
+{
+	int n = c->args[0].n, i, j, k, perm[DMD_MAX_LOOPS];
+	int outer[DMD_MAX_LOOPS];
+
+	for (i = 0; i < n; ++i) {
+		int li, axis;
+		li = need_loop(m, c->args[0].ids[i], c->args[0].locs[i],
+			"distribute");
+		if (li < 0)
+			return -1;
+		if (m->loops[li].kind == DMD_LOOP_SPACE)
+			return model_error(m, c->args[0].locs[i],
+				"loop '%s' is already distributed",
+				c->args[0].ids[i]);
+		axis = dmd_job_find_axis(m->job, c->args[3].ids[i]);
+		if (axis < 0)
+			return model_error(m, c->args[3].locs[i],
+				"unknown mesh axis '%s' in distribute",
+				c->args[3].ids[i]);
+		for (j = 0; j < m->n_loops; ++j)
+			if (m->loops[j].kind == DMD_LOOP_SPACE &&
+			    m->loops[j].axis == axis)
+				return model_error(m, c->args[3].locs[i],
+					"mesh axis '%s' is already used by "
+					"loop '%s'", c->args[3].ids[i],
+					m->loops[j].name);
+		if (fresh_loop(m, c->args[1].ids[i], c->args[1].locs[i]) < 0 ||
+		    fresh_loop(m, c->args[2].ids[i], c->args[2].locs[i]) < 0)
+			return -1;
+		if (divide_loop(m, li, c->args[1].ids[i], c->args[2].ids[i],
+				m->job->mesh_shape[axis], 0) < 0)
+			return -1;
+		m->loops[li].kind = DMD_LOOP_SPACE;
+		m->loops[li].axis = axis;
+		outer[i] = li;
+		/* loops after li moved by one */
+		for (j = 0; j < i; ++j)
+			if (outer[j] > li)
+				outer[j]++;
+	}
+	/* move the io loops outermost, in the given order */
+	k = 0;
+	for (i = 0; i < n; ++i)
+		perm[k++] = find_loop(m, c->args[1].ids[i]);
+	for (j = 0; j < m->n_loops; ++j) {
+		int listed = 0;
+		for (i = 0; i < n; ++i)
+			listed |= perm[i] == j;
+		if (!listed)
+			perm[k++] = j;
+	}
+	return permute_loops(m, perm);
+}
+
+/* rotate(t, [v..], r): loop t is replaced by r with
+ * t = (r + sum(v)) mod extent(t), i.e. r = (t - sum(v)) mod extent(t). */
+static int do_rotate(struct dmd_model *m, struct dmd_sched_cmd *c)
+{
+	struct dmd_buf b = { 0 };
+	int li, i, r;
+	char *old;
+
+	li = need_loop(m, c->args[0].id, c->args[0].loc, "rotate");
+	if (li < 0)
+		return -1;
+	for (i = 0; i < c->args[1].n; ++i)
+		if (need_loop(m, c->args[1].ids[i], c->args[1].locs[i],
+				"rotate") < 0)
+			return -1;
+	if (fresh_loop(m, c->args[2].id, c->args[2].loc) < 0)
+		return -1;
+	buf_add(&b, "{ ");
+	print_loops(&b, m, -1, NULL);
+	buf_add(&b, " -> ");
+	print_loops(&b, m, li, c->args[2].id);
+	buf_add(&b, " : %s = (%s", c->args[2].id, c->args[0].id);
+	for (i = 0; i < c->args[1].n; ++i)
+		buf_add(&b, " - %s", c->args[1].ids[i]);
+	buf_add(&b, ") mod %ld }", m->loops[li].extent);
+	old = m->loops[li].name;
+	m->loops[li].name = strdup(c->args[2].id);
+	r = apply_sched(m, b.s);
+	free(b.s);
+	free(old);
+	return r;
+}
+
+/* Apply the schedule commands in order. */
+static int apply_commands(struct dmd_model *m)
+{
+	int i, j;
+	struct dmd_buf b = { 0 };
+
+	for (i = 0; i < m->n_vars; ++i) {
+		m->loops[i].name = strdup(m->vars[i]);
+		m->loops[i].origin = i;
+		m->loops[i].kind = DMD_LOOP_TIME;
+		m->loops[i].extent = m->var_extent[i];
+	}
+	m->n_loops = m->n_vars;
+	buf_add(&b, "%s -> { ", dmd_model_params(m));
+	print_stmt_tuple(&b, m);
+	buf_add(&b, " -> L[");
+	for (i = 0; i < m->n_vars; ++i)
+		buf_add(&b, "%s%s", i ? ", " : "", m->vars[i]);
+	buf_add(&b, "] }");
+	m->sched = isl_map_read_from_str(m->ctx, b.s);
+	free(b.s);
+	if (!m->sched)
+		return -1;
+
+	for (i = 0; i < m->job->n_cmds; ++i) {
+		struct dmd_sched_cmd *c = &m->job->cmds[i];
+		int li;
+		switch (c->type) {
+		case DMD_CMD_DIVIDE:
+		case DMD_CMD_SPLIT:
+			li = need_loop(m, c->args[0].id, c->args[0].loc,
+				c->type == DMD_CMD_DIVIDE ? "divide" : "split");
+			if (li < 0)
+				return -1;
+			if (m->loops[li].kind == DMD_LOOP_SPACE)
+				return model_error(m, c->args[0].loc,
+					"loop '%s' is distributed; it cannot "
+					"be cut", c->args[0].id);
+			if (fresh_loop(m, c->args[1].id, c->args[1].loc) < 0 ||
+			    fresh_loop(m, c->args[2].id, c->args[2].loc) < 0)
+				return -1;
+			if (m->n_loops + 1 > DMD_MAX_LOOPS)
+				return model_error(m, c->loc, "too many loops");
+			if (c->type == DMD_CMD_DIVIDE) {
+				if (divide_loop(m, li, c->args[1].id,
+						c->args[2].id, c->args[3].ival,
+						c->balanced) < 0)
+					return -1;
+			} else if (split_loop(m, li, c->args[1].id,
+					c->args[2].id, c->args[3].ival) < 0)
+				return -1;
+			break;
+		case DMD_CMD_REORDER:
+			if (do_reorder(m, c) < 0)
+				return -1;
+			break;
+		case DMD_CMD_DISTRIBUTE:
+			if (do_distribute(m, c) < 0)
+				return -1;
+			break;
+		case DMD_CMD_ROTATE:
+			if (do_rotate(m, c) < 0)
+				return -1;
+			break;
+		case DMD_CMD_COMMUNICATE:
+			li = need_loop(m, c->args[1].id, c->args[1].loc,
+				"communicate");
+			if (li < 0)
+				return -1;
+			for (j = 0; j < c->args[0].n; ++j) {
+				int ti = dmd_job_find_tensor(m->job,
+					c->args[0].ids[j]);
+				if (ti < 0)
+					return model_error(m,
+						c->args[0].locs[j],
+						"tensor '%s' is not declared",
+						c->args[0].ids[j]);
+				if (m->n_comm >= 64)
+					return model_error(m, c->loc,
+						"too many communicate points");
+				m->comm_tensor[m->n_comm] = ti;
+				m->comm_loop[m->n_comm] = -1;
+				m->comm_loc[m->n_comm] = c->args[1].loc;
+				/* resolved by name after all commands */
+				m->comm_loop[m->n_comm] = i;
+				m->n_comm++;
+			}
+			break;
+		case DMD_CMD_TENSORIZE:
+			if (m->has_gemm)
+				return model_error(m, c->loc,
+					"only one tensorize is supported");
+			if (c->args[0].n != 3)
+				return model_error(m, c->loc,
+					"tensorize(..., gemm) takes three "
+					"loops");
+			for (j = 0; j < 3; ++j)
+				if (need_loop(m, c->args[0].ids[j],
+						c->args[0].locs[j],
+						"tensorize") < 0)
+					return -1;
+			m->has_gemm = i + 1;
+			m->gemm_loc = c->loc;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The per-rank schedule: space loops equated with the mesh coordinates
+ * and projected out; the rest are the time loops. */
+static int build_rsched(struct dmd_model *m)
+{
+	struct dmd_buf b = { 0 };
+	isl_map *s;
+	int i, first = 1;
+
+	buf_add(&b, "%s -> { ", dmd_model_params(m));
+	print_loops(&b, m, -1, NULL);
+	buf_add(&b, " : ");
+	for (i = 0; i < m->n_loops; ++i)
+		if (m->loops[i].kind == DMD_LOOP_SPACE) {
+			buf_add(&b, "%s%s = %s", first ? "" : " and ",
+				m->loops[i].name,
+				m->job->axes[m->loops[i].axis]);
+			first = 0;
+		}
+	if (first)
+		buf_add(&b, "true");
+	buf_add(&b, " }");
+	s = isl_map_intersect_range(isl_map_copy(m->sched),
+		isl_set_read_from_str(m->ctx, b.s));
+	free(b.s);
+	s = isl_map_intersect_domain(s, isl_set_copy(m->domain));
+	for (i = m->n_loops - 1; i >= 0; --i)
+		if (m->loops[i].kind == DMD_LOOP_SPACE)
+			s = isl_map_project_out(s, isl_dim_out, i, 1);
+	m->n_time = 0;
+	for (i = 0; i < m->n_loops; ++i)
+		if (m->loops[i].kind == DMD_LOOP_TIME) {
+			s = isl_map_set_dim_name(s, isl_dim_out, m->n_time,
+				m->loops[i].name);
+			m->time_loop[m->n_time++] = i;
+		}
+	m->rsched = isl_map_coalesce(s);
+	return m->rsched ? 0 : -1;
+}
+
+/* The position of loop "loop" among the time loops, or -1 for a space
+ * loop. */
+int dmd_model_time_pos(struct dmd_model *m, int loop)
+{
+	int i;
+
+	for (i = 0; i < m->n_time; ++i)
+		if (m->time_loop[i] == loop)
+			return i;
+	return -1;
+}
+
+/* Resolve the loops named by communicate and tensorize, now that every
+ * command has been applied. */
+static int resolve_points(struct dmd_model *m)
+{
+	int i, j;
+
+	for (i = 0; i < m->n_comm; ++i) {
+		struct dmd_sched_cmd *c = &m->job->cmds[m->comm_loop[i]];
+		int li = find_loop(m, c->args[1].id);
+		if (li < 0)
+			return model_error(m, c->args[1].loc,
+				"loop '%s' of communicate was replaced by a "
+				"later command", c->args[1].id);
+		m->comm_loop[i] = li;
+	}
+	if (m->has_gemm) {
+		struct dmd_sched_cmd *c = &m->job->cmds[m->has_gemm - 1];
+		for (j = 0; j < 3; ++j) {
+			int li = find_loop(m, c->args[0].ids[j]);
+			if (li < 0)
+				return model_error(m, c->args[0].locs[j],
+					"loop '%s' of tensorize was replaced "
+					"by a later command",
+					c->args[0].ids[j]);
+			if (m->loops[li].kind != DMD_LOOP_TIME ||
+			    dmd_model_time_pos(m, li) < m->n_time - 3)
+				return model_error(m, c->args[0].locs[j],
+					"tensorize: loop '%s' is not one of "
+					"the three innermost loops",
+					c->args[0].ids[j]);
+			m->tens_loop[j] = li;
+			m->loops[li].tensorized = 1;
+		}
+		m->n_tens = 3;
+		for (i = 0; i < m->n_comm; ++i)
+			if (m->loops[m->comm_loop[i]].tensorized)
+				return model_error(m, m->comm_loc[i],
+					"communicate inside a tensorized "
+					"loop");
+	}
+	return 0;
+}
+
+/* Is the statement a matrix product C[i, j] (+)= A[.., ..] * B[.., ..]
+ * with plain index variables?  Fills the gemm roles. */
+static int is_matmul(struct dmd_model *m, int *ta, int *tb, int *acc_a,
+	int *acc_b)
+{
+	struct dmd_expr *l = m->job->lhs, *r = m->job->rhs;
+	struct dmd_expr *a, *b;
+	const char *i, *j, *k;
+	int d;
+
+	if (!l || l->n_arg != 2 || !r || r->type != DMD_EXPR_MUL)
+		return 0;
+	a = r->args[0];
+	b = r->args[1];
+	if (a->type != DMD_EXPR_ACCESS || b->type != DMD_EXPR_ACCESS ||
+	    a->n_arg != 2 || b->n_arg != 2)
+		return 0;
+	for (d = 0; d < 2; ++d)
+		if (l->args[d]->type != DMD_EXPR_VAR ||
+		    a->args[d]->type != DMD_EXPR_VAR ||
+		    b->args[d]->type != DMD_EXPR_VAR)
+			return 0;
+	i = l->args[0]->name;
+	j = l->args[1]->name;
+	if (!strcmp(i, j))
+		return 0;
+	/* A carries i, B carries j; swap if written B * A */
+	if (strcmp(a->args[0]->name, i) && strcmp(a->args[1]->name, i)) {
+		struct dmd_expr *t = a;
+		a = b;
+		b = t;
+		*acc_a = 2;
+		*acc_b = 1;
+	} else {
+		*acc_a = 1;
+		*acc_b = 2;
+	}
+	if (!strcmp(a->args[0]->name, i)) {
+		*ta = 0;
+		k = a->args[1]->name;
+	} else if (!strcmp(a->args[1]->name, i)) {
+		*ta = 1;
+		k = a->args[0]->name;
+	} else
+		return 0;
+	if (!strcmp(k, i) || !strcmp(k, j))
+		return 0;
+	if (!strcmp(b->args[0]->name, k) && !strcmp(b->args[1]->name, j))
+		*tb = 0;
+	else if (!strcmp(b->args[1]->name, k) && !strcmp(b->args[0]->name, j))
+		*tb = 1;
+	else
+		return 0;
+	return 1;
+}
+
+/* Check the tensorize command and the flop count of a matrix product. */
+static int check_gemm(struct dmd_model *m)
+{
+	int ta, tb, aa, ab, j, ok;
+	int seen[3] = { 0, 0, 0 };
+
+	ok = is_matmul(m, &ta, &tb, &aa, &ab);
+	if (ok) {
+		m->flops = 2.0;
+		for (j = 0; j < m->n_vars; ++j)
+			m->flops *= (double) m->var_extent[j];
+	}
+	if (!m->has_gemm)
+		return 0;
+	/* the three loops must cut the three variables, one each */
+	if (ok)
+		for (j = 0; j < 3; ++j) {
+			int o = m->loops[m->tens_loop[j]].origin;
+			if (o < 0 || o >= 3 || seen[o])
+				ok = 0;
+			else
+				seen[o] = 1;
+		}
+	if (!ok)
+		return model_error(m, m->gemm_loc,
+			"tensorize(..., gemm): the statement is not a matrix "
+			"product C[i, j] (+)= A[i, k] * B[k, j] over these "
+			"loops");
+	m->gemm = calloc(1, sizeof(*m->gemm));
+	m->gemm->ta = ta;
+	m->gemm->tb = tb;
+	m->gemm->acc_c = 0;
+	m->gemm->acc_a = aa;
+	m->gemm->acc_b = ab;
+	m->gemm->q = m->n_time - 3;
+	return 0;
+}
+
+/* Build the model of "job".  Errors are reported on stderr against the
+ * job file; NULL is returned. */
+__isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
+	struct dmd_job *job)
+{
+	struct dmd_model *m;
+	struct dmd_buf b = { 0 };
+	int i;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->ctx = ctx;
+	m->job = job;
+	m->flops = -1;
+
+	buf_add(&b, "%s -> { : ", dmd_model_params(m));
+	for (i = 0; i < job->n_axes; ++i)
+		buf_add(&b, "%s0 <= %s < %ld", i ? " and " : "", job->axes[i],
+			job->mesh_shape[i]);
+	buf_add(&b, " }");
+	m->mesh = isl_set_read_from_str(ctx, b.s);
+	free(b.s);
+	if (!m->mesh)
+		goto error;
+
+	if (collect_vars(m, job->lhs, 1, 0) < 0 ||
+	    collect_vars(m, job->rhs, 0, 0) < 0)
+		goto error;
+	m->out_tensor = m->acc[0].tensor;
+	if (build_domain(m) < 0)
+		goto error;
+	for (i = 0; i < m->n_vars; ++i)
+		m->var_extent[i] = var_extent(m, i);
+
+	m->dist = calloc(job->n_tensors, sizeof(*m->dist));
+	for (i = 0; i < job->n_tensors; ++i)
+		if (build_dist(m, i) < 0)
+			goto error;
+	for (i = 0; i < m->n_acc; ++i) {
+		if (i == 0)
+			m->dist[m->acc[i].tensor].is_output = 1;
+		else
+			m->dist[m->acc[i].tensor].is_input = 1;
+	}
+	if (job->accumulate)
+		m->dist[m->out_tensor].is_input = 1;
+
+	if (apply_commands(m) < 0 || build_rsched(m) < 0 ||
+	    resolve_points(m) < 0 || check_gemm(m) < 0)
+		goto error;
+	return m;
+error:
+	dmd_model_free(m);
+	return NULL;
+}
+
+static void free_p2p(struct dmd_p2p *p)
+{
+	int d;
+
+	if (!p)
+		return;
+	isl_set_free(p->recv_dom);
+	isl_set_free(p->send_dom);
+	isl_set_free(p->self_dom);
+	for (d = 0; d < DMD_MAX_DIMS; ++d) {
+		isl_pw_aff_free(p->recv_lo[d]);
+		isl_pw_aff_free(p->recv_ext[d]);
+		isl_pw_aff_free(p->send_lo[d]);
+		isl_pw_aff_free(p->send_ext[d]);
+		isl_pw_aff_free(p->self_lo[d]);
+		isl_pw_aff_free(p->self_ext[d]);
+	}
+	free(p);
+}
+
+/* Free the model and everything it owns; returns NULL. */
+struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m)
+{
+	int i, d;
+
+	if (!m)
+		return NULL;
+	isl_set_free(m->mesh);
+	isl_space_free(m->rank_space);
+	for (i = 0; i < m->n_vars; ++i)
+		free(m->vars[i]);
+	isl_set_free(m->domain);
+	for (i = 0; i < m->n_acc; ++i)
+		isl_map_free(m->acc[i].map);
+	if (m->dist)
+		for (i = 0; i < m->job->n_tensors; ++i) {
+			struct dmd_dist *dd = &m->dist[i];
+			for (d = 0; d < DMD_MAX_DIMS; ++d) {
+				isl_pw_aff_free(dd->lo[d]);
+				isl_pw_aff_free(dd->ext[d]);
+			}
+			isl_set_free(dd->held);
+			isl_map_free(dd->holds);
+			isl_set_free(dd->writer);
+		}
+	free(m->dist);
+	for (i = 0; i < m->n_loops; ++i)
+		free(m->loops[i].name);
+	isl_map_free(m->sched);
+	isl_map_free(m->rsched);
+	for (i = 0; i < m->n_xfer; ++i) {
+		struct dmd_xfer *x = &m->xfer[i];
+		free(x->name);
+		isl_set_free(x->dom);
+		isl_map_free(x->need);
+		for (d = 0; d < DMD_MAX_DIMS; ++d) {
+			isl_pw_aff_free(x->need_lo[d]);
+			isl_pw_aff_free(x->need_ext[d]);
+		}
+		isl_pw_aff_free(x->root);
+		free_p2p(x->p2p);
+	}
+	free(m->xfer);
+	if (m->gemm) {
+		for (d = 0; d < 3; ++d) {
+			isl_pw_aff_free(m->gemm->lo[d]);
+			isl_pw_aff_free(m->gemm->ext[d]);
+		}
+		isl_set_free(m->gemm->dom);
+		free(m->gemm);
+	}
+	isl_set_free(m->comp_ranks);
+	for (i = 0; i < m->n_fact; ++i) {
+		free(m->fact[i].what);
+		isl_set_free(m->fact[i].set);
+	}
+	free(m->fact);
+	for (i = 0; i < m->n_class; ++i) {
+		isl_set_free(m->cls[i].set);
+		free(m->cls[i].code);
+		free(m->cls[i].why);
+		free(m->cls[i].ranges);
+	}
+	free(m->cls);
+	free(m);
+	return NULL;
+}

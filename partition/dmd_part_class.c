@@ -1,0 +1,570 @@
+/* dmd_part_class.c: rank classes by refinement of the mesh.
+ *
+ * Every parameter-dependent fact the emitted code depends on (the pieces
+ * of extents and bounds, who sends or receives in a transfer) is a set of
+ * ranks.  Starting from the whole mesh, each cell is split by each fact
+ * (cell * S, cell - S).  For "tail" (127 rows over 2 ranks):
+ *   X's block extent along dim 0: { [64] : x = 0; [63] : x = 1 }
+ * splits [x] -> { : 0 <= x <= 1 } into x = 0 and x = 1.
+ * Nothing here iterates over ranks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/val.h>
+#include <isl/point.h>
+
+#include "dmd_model.h"
+
+/* Record that the code depends on whether a rank lies in "set". */
+int dmd_part_add_fact(struct dmd_model *m, const char *what,
+	__isl_take isl_set *set)
+{
+	isl_bool triv;
+	isl_set *rest;
+
+	set = isl_set_coalesce(isl_set_intersect(set, isl_set_copy(m->mesh)));
+	rest = isl_set_subtract(isl_set_copy(m->mesh), isl_set_copy(set));
+	triv = isl_set_is_empty(set);
+	if (triv == isl_bool_false)
+		triv = isl_set_is_empty(rest);
+	isl_set_free(rest);
+	if (triv < 0) {
+		isl_set_free(set);
+		return -1;
+	}
+	if (triv) {
+		isl_set_free(set);
+		return 0;
+	}
+	m->fact = realloc(m->fact, (m->n_fact + 1) * sizeof(*m->fact));
+	m->fact[m->n_fact].what = strdup(what);
+	m->fact[m->n_fact].set = set;
+	m->n_fact++;
+	return 0;
+}
+
+struct piece_data {
+	struct dmd_model *m;
+	const char *what;
+	int r;
+};
+
+static isl_stat add_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
+	void *user)
+{
+	struct piece_data *data = user;
+
+	isl_aff_free(aff);
+	if (dmd_part_add_fact(data->m, data->what, isl_set_params(set)) < 0)
+		data->r = -1;
+	return isl_stat_ok;
+}
+
+/* Record the pieces of "pa" (over the mesh and possibly time): each
+ * piece's projection onto the mesh coordinates is a fact; a piece that
+ * every rank meets at some time does not split anything. */
+int dmd_part_add_pw_aff_facts(struct dmd_model *m, const char *what,
+	__isl_keep isl_pw_aff *pa)
+{
+	struct piece_data data = { m, what, 0 };
+	isl_pw_aff *p;
+
+	if (!pa)
+		return 0;
+	p = isl_pw_aff_coalesce(isl_pw_aff_copy(pa));
+	if (isl_pw_aff_foreach_piece(p, &add_piece, &data) < 0)
+		data.r = -1;
+	isl_pw_aff_free(p);
+	if (dmd_part_add_fact(m, what, isl_set_params(isl_pw_aff_domain(
+			isl_pw_aff_copy(pa)))) < 0)
+		return -1;
+	return data.r;
+}
+
+/* The ranks with some point in "dom" (any time). */
+static int add_dom_fact(struct dmd_model *m, const char *what,
+	__isl_keep isl_set *dom)
+{
+	if (!dom)
+		return 0;
+	return dmd_part_add_fact(m, what, isl_set_params(isl_set_copy(dom)));
+}
+
+struct offset_data {
+	struct dmd_model *m;
+	const char *what;
+	isl_set *peers;		/* [x, y] -> { [t, s] } */
+	int len;
+	int r;
+	int n;
+};
+
+/* For one offset point [dx, dy]: the ranks that talk to (x+dx, y+dy). */
+static isl_stat add_offset(__isl_take isl_point *pnt, void *user)
+{
+	struct offset_data *d = user;
+	struct dmd_model *m = d->m;
+	int np = m->job->n_axes, i;
+	isl_set *s = isl_set_copy(d->peers);
+	char *what, buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < np; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pnt, isl_dim_set, i);
+		long off = isl_val_get_num_si(v);
+		isl_val_free(v);
+		s = isl_set_fix_si(s, isl_dim_set, d->len + i, 0);
+		s = isl_set_intersect(s, isl_set_copy(s));
+		if (off)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s %c %ld",
+				n ? ", " : "", m->job->axes[i],
+				off > 0 ? '+' : '-', off > 0 ? off : -off);
+	}
+	isl_set_free(s);
+	isl_point_free(pnt);
+	what = dmd_strdup_printf("%s (%s)", d->what, buf);
+	free(what);
+	return isl_stat_ok;
+}
+
+/* The set of peer offsets of a recv/send domain [x, y] -> { X[t, s] }:
+ * { [s - x, ...] }; each offset gives a fact: the ranks that talk to the
+ * peer at that offset.  Only a few offsets are expected (halos). */
+static int add_peer_facts(struct dmd_model *m, const char *what,
+	__isl_keep isl_set *dom, int len)
+{
+	int np = m->job->n_axes, i;
+	isl_set *off;
+	isl_map *delta;
+	char s[1024];
+	size_t n;
+	isl_bool fin;
+	isl_val *cnt;
+	(void) add_offset;
+
+	if (!dom)
+		return 0;
+	/* { [t, s] -> [s - me] } with me as parameters */
+	n = sprintf(s, "%s -> { [", dmd_model_params(m));
+	for (i = 0; i < len + np; ++i)
+		n += sprintf(s + n, "%sa%d", i ? ", " : "", i);
+	n += sprintf(s + n, "] -> [");
+	for (i = 0; i < np; ++i)
+		n += sprintf(s + n, "%sa%d - %s", i ? ", " : "", len + i,
+			m->job->axes[i]);
+	sprintf(s + n, "] }");
+	delta = isl_map_read_from_str(m->ctx, s);
+	off = isl_set_apply(isl_set_reset_tuple_id(isl_set_copy(dom)),
+		isl_map_copy(delta));
+	/* all offsets over all ranks */
+	{
+		isl_set *all = isl_set_copy(off);
+		all = isl_set_move_dims(all, isl_dim_set, 0, isl_dim_param, 0,
+			np);
+		all = isl_set_project_out(all, isl_dim_set, 0, np);
+		fin = isl_set_is_bounded(all);
+		cnt = fin == isl_bool_true ? isl_set_count_val(all) : NULL;
+		if (cnt && isl_val_is_int(cnt) &&
+		    isl_val_get_num_si(cnt) <= 8) {
+			isl_point *pts[8];
+			int k = 0, j;
+			isl_set *a2 = isl_set_copy(all);
+			while (!isl_set_is_empty(a2) && k < 8) {
+				isl_point *p = isl_set_sample_point(
+					isl_set_copy(a2));
+				pts[k++] = p;
+				a2 = isl_set_subtract(a2,
+					isl_set_from_point(isl_point_copy(p)));
+			}
+			isl_set_free(a2);
+			for (j = 0; j < k; ++j) {
+				isl_set *pt = isl_set_from_point(pts[j]);
+				isl_set *who;
+				char buf[256];
+				size_t bn = 0;
+				int d;
+				buf[0] = '\0';
+				for (d = 0; d < np; ++d) {
+					isl_val *v = isl_set_plain_get_val_if_fixed(
+						pt, isl_dim_set, d);
+					long o = isl_val_get_num_si(v);
+					isl_val_free(v);
+					if (o)
+						bn += snprintf(buf + bn,
+							sizeof(buf) - bn,
+							"%s%s %c %ld",
+							bn ? ", " : "",
+							m->job->axes[d],
+							o > 0 ? '+' : '-',
+							o > 0 ? o : -o);
+				}
+				pt = isl_set_align_params(pt,
+					isl_set_get_space(off));
+				who = isl_set_params(isl_set_intersect(
+					isl_set_copy(off), pt));
+				{
+					char *w = dmd_strdup_printf("%s %s",
+						what, buf);
+					if (dmd_part_add_fact(m, w, who) < 0) {
+						free(w);
+						isl_val_free(cnt);
+						isl_set_free(all);
+						isl_set_free(off);
+						isl_map_free(delta);
+						return -1;
+					}
+					free(w);
+				}
+			}
+		}
+		isl_val_free(cnt);
+		isl_set_free(all);
+	}
+	isl_set_free(off);
+	isl_map_free(delta);
+	return 0;
+}
+
+/* Collect every fact the emitted code depends on. */
+static int collect_facts(struct dmd_model *m)
+{
+	int i, d, r = 0;
+	char what[256];
+
+	for (i = 0; i < m->job->n_tensors; ++i) {
+		struct dmd_tensor *t = &m->job->tensors[i];
+		if (!m->dist[i].is_input && !m->dist[i].is_output)
+			continue;
+		for (d = 0; d < t->ndim; ++d) {
+			snprintf(what, sizeof(what), "%s's block origin "
+				"along dim %d", t->name, d);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				m->dist[i].lo[d]);
+			snprintf(what, sizeof(what), "%s's block extent "
+				"along dim %d", t->name, d);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				m->dist[i].ext[d]);
+		}
+		if (m->dist[i].is_output && t->file) {
+			snprintf(what, sizeof(what), "writes %s", t->name);
+			r |= dmd_part_add_fact(m, what,
+				isl_set_copy(m->dist[i].writer));
+		}
+	}
+	for (i = 0; i < m->n_xfer; ++i) {
+		struct dmd_xfer *x = &m->xfer[i];
+		const char *tn = m->job->tensors[x->tensor].name;
+		int nd = m->job->tensors[x->tensor].ndim;
+		if (x->kind == DMD_XFER_LOCAL)
+			continue;
+		for (d = 0; d < nd; ++d) {
+			snprintf(what, sizeof(what), "the %s box needed "
+				"along dim %d", tn, d);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				x->need_lo[d]);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				x->need_ext[d]);
+		}
+		if (x->root) {
+			snprintf(what, sizeof(what), "the root of %s's "
+				"broadcast", tn);
+			r |= dmd_part_add_pw_aff_facts(m, what, x->root);
+		}
+		if (x->p2p) {
+			struct dmd_p2p *p = x->p2p;
+			int len = x->level + 1;
+			snprintf(what, sizeof(what), "receives %s from", tn);
+			r |= add_dom_fact(m, what, p->recv_dom);
+			r |= add_peer_facts(m, what, p->recv_dom, len);
+			snprintf(what, sizeof(what), "sends %s to", tn);
+			r |= add_dom_fact(m, what, p->send_dom);
+			r |= add_peer_facts(m, what, p->send_dom, len);
+			snprintf(what, sizeof(what), "copies %s from its "
+				"own block", tn);
+			r |= add_dom_fact(m, what, p->self_dom);
+			for (d = 0; d < nd; ++d) {
+				snprintf(what, sizeof(what), "the %s pieces "
+					"along dim %d", tn, d);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->recv_lo[d]);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->recv_ext[d]);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->send_lo[d]);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->send_ext[d]);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->self_lo[d]);
+				r |= dmd_part_add_pw_aff_facts(m, what,
+					p->self_ext[d]);
+			}
+		}
+	}
+	r |= dmd_part_add_fact(m, "computes", isl_set_copy(m->comp_ranks));
+	if (m->gemm) {
+		static const char *nm[3] = { "M", "N", "K" };
+		for (d = 0; d < 3; ++d) {
+			snprintf(what, sizeof(what), "the GEMM's %s", nm[d]);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				m->gemm->ext[d]);
+			snprintf(what, sizeof(what), "the GEMM's origin "
+				"along %s", nm[d]);
+			r |= dmd_part_add_pw_aff_facts(m, what,
+				m->gemm->lo[d]);
+		}
+	} else {
+		/* bounds of each time loop */
+		isl_set *dom = isl_map_range(isl_map_copy(m->rsched));
+		for (d = 0; d < m->n_time; ++d) {
+			isl_pw_aff *mn = isl_set_dim_min(isl_set_copy(dom), d);
+			isl_pw_aff *mx = isl_set_dim_max(isl_set_copy(dom), d);
+			snprintf(what, sizeof(what), "the first value of "
+				"loop %s", m->loops[m->time_loop[d]].name);
+			r |= dmd_part_add_pw_aff_facts(m, what, mn);
+			snprintf(what, sizeof(what), "the last value of "
+				"loop %s", m->loops[m->time_loop[d]].name);
+			r |= dmd_part_add_pw_aff_facts(m, what, mx);
+			isl_pw_aff_free(mn);
+			isl_pw_aff_free(mx);
+		}
+		isl_set_free(dom);
+	}
+	return r ? -1 : 0;
+}
+
+/* Split the cells by every fact. */
+static int refine(struct dmd_model *m, isl_set ***cells_p, int *n_p)
+{
+	isl_set **cells = malloc(sizeof(isl_set *));
+	int n = 1, f, i;
+
+	cells[0] = isl_set_copy(m->mesh);
+	for (f = 0; f < m->n_fact; ++f) {
+		isl_set **next = malloc(2 * n * sizeof(isl_set *));
+		int k = 0;
+		for (i = 0; i < n; ++i) {
+			isl_set *in = isl_set_intersect(isl_set_copy(cells[i]),
+				isl_set_copy(m->fact[f].set));
+			isl_set *out = isl_set_subtract(cells[i],
+				isl_set_copy(m->fact[f].set));
+			if (isl_set_is_empty(in))
+				isl_set_free(in);
+			else
+				next[k++] = isl_set_coalesce(in);
+			if (isl_set_is_empty(out))
+				isl_set_free(out);
+			else
+				next[k++] = isl_set_coalesce(out);
+		}
+		free(cells);
+		cells = next;
+		n = k;
+	}
+	*cells_p = cells;
+	*n_p = n;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *) a, y = *(const long *) b;
+	return x < y ? -1 : x > y;
+}
+
+struct rank_data {
+	struct dmd_model *m;
+	long *ranks;
+	long n;
+};
+
+static isl_stat add_rank(__isl_take isl_point *pnt, void *user)
+{
+	struct rank_data *d = user;
+	long r = 0;
+	int i;
+
+	for (i = 0; i < d->m->job->n_axes; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pnt, isl_dim_set, i);
+		r = r * d->m->job->mesh_shape[i] + isl_val_get_num_si(v);
+		isl_val_free(v);
+	}
+	d->ranks[d->n++] = r;
+	isl_point_free(pnt);
+	return isl_stat_ok;
+}
+
+/* The ranks of class "c" as sorted inclusive ranges (this lists the
+ * output, so it is linear in the class's size). */
+int dmd_part_rank_ranges(struct dmd_model *m, struct dmd_class *c)
+{
+	struct rank_data d = { m, NULL, 0 };
+	isl_set *s;
+	long i;
+	int np = m->job->n_axes;
+
+	d.ranks = malloc((m->job->nranks + 1) * sizeof(long));
+	s = isl_set_move_dims(isl_set_copy(c->set), isl_dim_set, 0,
+		isl_dim_param, 0, np);
+	if (isl_set_foreach_point(s, &add_rank, &d) < 0) {
+		isl_set_free(s);
+		free(d.ranks);
+		return -1;
+	}
+	isl_set_free(s);
+	qsort(d.ranks, d.n, sizeof(long), &cmp_long);
+	c->count = d.n;
+	c->n_ranges = 0;
+	c->ranges = malloc((d.n + 1) * sizeof(*c->ranges));
+	for (i = 0; i < d.n; ++i) {
+		if (c->n_ranges &&
+		    c->ranges[c->n_ranges - 1][1] + 1 == d.ranks[i])
+			c->ranges[c->n_ranges - 1][1] = d.ranks[i];
+		else {
+			c->ranges[c->n_ranges][0] = d.ranks[i];
+			c->ranges[c->n_ranges][1] = d.ranks[i];
+			c->n_ranges++;
+		}
+	}
+	free(d.ranks);
+	return 0;
+}
+
+/* Explain class "set": the facts that split the mesh, and on which side
+ * of each the class lies. */
+static char *explain(struct dmd_model *m, __isl_keep isl_set *set)
+{
+	char *s = strdup(""), *t;
+	int f, g, n = 0;
+
+	for (f = 0; f < m->n_fact; ++f) {
+		isl_bool in;
+		int dup = 0;
+		for (g = 0; g < f; ++g)
+			if (!strcmp(m->fact[g].what, m->fact[f].what)) {
+				isl_bool same = isl_set_is_subset(set,
+					m->fact[g].set);
+				isl_bool same2 = isl_set_is_subset(set,
+					m->fact[f].set);
+				if (same == same2)
+					dup = 1;
+			}
+		if (dup)
+			continue;
+		in = isl_set_is_subset(set, m->fact[f].set);
+		if (in != isl_bool_true)
+			continue;
+		t = dmd_strdup_printf("%s%s%s", s, n ? "; " : "",
+			m->fact[f].what);
+		free(s);
+		s = t;
+		n++;
+		(void) in;
+	}
+	if (!n) {
+		free(s);
+		s = strdup("every extent, bound and transfer role is the same "
+			"on these ranks");
+	}
+	return s;
+}
+
+/* Which facts hold on "set" (a cell): used to say why a class differs
+ * from the others, as "x = 0: receives A from x + 1; ...". */
+static char *why_class(struct dmd_model *m, __isl_keep isl_set *set)
+{
+	char *e = explain(m, set);
+	return e;
+}
+
+/* Find the rank classes: refine the mesh by the facts, emit the code of
+ * each cell, and merge cells whose code is identical. */
+int dmd_part_classes(struct dmd_model *m)
+{
+	isl_set **cells;
+	char **code;
+	int n, i, j, *rep;
+
+	if (collect_facts(m) < 0)
+		return -1;
+	if (refine(m, &cells, &n) < 0)
+		return -1;
+	code = calloc(n, sizeof(char *));
+	rep = calloc(n, sizeof(int));
+	for (i = 0; i < n; ++i) {
+		code[i] = dmd_emit_class(m, cells[i], -1, 0, NULL, 0, NULL);
+		if (!code[i])
+			goto error;
+	}
+	/* merge identical code */
+	m->cls = calloc(n, sizeof(*m->cls));
+	m->n_class = 0;
+	for (i = 0; i < n; ++i) {
+		rep[i] = -1;
+		for (j = 0; j < m->n_class; ++j)
+			if (!strcmp(code[i], m->cls[j].code))
+				break;
+		if (j < m->n_class) {
+			m->cls[j].set = isl_set_coalesce(isl_set_union(
+				m->cls[j].set, isl_set_copy(cells[i])));
+			rep[i] = j;
+			continue;
+		}
+		m->cls[m->n_class].set = isl_set_copy(cells[i]);
+		m->cls[m->n_class].code = code[i];
+		code[i] = NULL;
+		rep[i] = m->n_class;
+		m->n_class++;
+	}
+	/* final code with the class's header: regenerate under the first
+	 * cell of each class (the body is the same for all its cells) */
+	for (j = 0; j < m->n_class; ++j) {
+		struct dmd_class *c = &m->cls[j];
+		int first = -1;
+		for (i = 0; i < n; ++i)
+			if (rep[i] == j) {
+				first = i;
+				break;
+			}
+		c->why = why_class(m, c->set);
+		if (dmd_part_rank_ranges(m, c) < 0)
+			goto error;
+		free(c->code);
+		c->code = dmd_emit_class(m, cells[first], j, m->n_class,
+			c->why, c->n_ranges, c->ranges);
+		if (!c->code)
+			goto error;
+		/* the header names the whole class */
+		{
+			char *hdr_set = isl_set_to_str(c->set);
+			char *marker = strstr(c->code, "@CLASS_SET@");
+			if (marker) {
+				char *nc = dmd_strdup_printf("%.*s%s%s",
+					(int) (marker - c->code), c->code,
+					hdr_set, marker + 11);
+				free(c->code);
+				c->code = nc;
+			}
+			free(hdr_set);
+		}
+	}
+	for (i = 0; i < n; ++i) {
+		isl_set_free(cells[i]);
+		free(code[i]);
+	}
+	free(cells);
+	free(code);
+	free(rep);
+	return 0;
+error:
+	for (i = 0; i < n; ++i) {
+		isl_set_free(cells[i]);
+		free(code[i]);
+	}
+	free(cells);
+	free(code);
+	free(rep);
+	return -1;
+}
