@@ -132,6 +132,8 @@ static __isl_give isl_printer *print_view(__isl_take isl_printer *p,
 static __isl_give isl_printer *print_line(__isl_take isl_printer *p,
 	const char *s)
 {
+	if (!*s)
+		return isl_printer_print_str(p, "\n");
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, s);
 	return isl_printer_end_line(p);
@@ -617,16 +619,17 @@ static __isl_give isl_printer *print_tensor_setup(__isl_take isl_printer *p,
 	}
 	p = print_line(p, "");
 	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "/* %s%s: ", t->name,
-		t->ndim ? "[" : "");
+	snprintf(b, sizeof(b), "/* %s%s", t->name, t->ndim ? "[" : "");
 	p = isl_printer_print_str(p, b);
 	for (d = 0; d < t->ndim; ++d) {
 		snprintf(b, sizeof(b), "%s%ld", d ? ", " : "", t->shape[d]);
 		p = isl_printer_print_str(p, b);
 	}
-	snprintf(b, sizeof(b), "%s%s%s */", t->ndim ? "]" : "",
-		dist->is_output ? ", the output" : "",
-		t->file ? ", file" : "");
+	snprintf(b, sizeof(b), "%s: %s%s%s%s */", t->ndim ? "]" : "",
+		dist->is_output ? "the output" : "an input",
+		t->file ? ", file " : "", t->file ? t->file : "",
+		dist->is_output || t->file ? "" : t->init == DMD_INIT_RANDOM ?
+		", random" : t->init == DMD_INIT_ONES ? ", ones" : ", zeros");
 	p = isl_printer_print_str(p, b);
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
