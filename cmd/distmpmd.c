@@ -113,7 +113,8 @@ static int analyse(struct session *s, const char *path, int classes)
 	if (!s->job)
 		return 2;
 	s->ctx = isl_ctx_alloc();
-	isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
+	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
+		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
 	s->m = dmd_model_build(s->ctx, s->job);
 	if (!s->m)
 		return 2;

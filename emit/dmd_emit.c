@@ -37,10 +37,37 @@ static char *param_expr(struct dmd_prog *p, __isl_keep isl_pw_aff *pa)
 	return s;
 }
 
+/* Print "e", in parentheses if it is a selection or a comparison (so
+ * that it can be an operand of '-' or '=='). */
 static __isl_give isl_printer *print_expr(__isl_take isl_printer *p,
 	__isl_keep isl_ast_expr *e)
 {
-	return isl_printer_print_ast_expr(p, e);
+	int paren = 0;
+
+	if (isl_ast_expr_get_type(e) == isl_ast_expr_op)
+		switch (isl_ast_expr_op_get_type(e)) {
+		case isl_ast_expr_op_select:
+		case isl_ast_expr_op_cond:
+		case isl_ast_expr_op_eq:
+		case isl_ast_expr_op_le:
+		case isl_ast_expr_op_lt:
+		case isl_ast_expr_op_ge:
+		case isl_ast_expr_op_gt:
+		case isl_ast_expr_op_and:
+		case isl_ast_expr_op_or:
+		case isl_ast_expr_op_and_then:
+		case isl_ast_expr_op_or_else:
+			paren = 1;
+			break;
+		default:
+			break;
+		}
+	if (paren)
+		p = isl_printer_print_str(p, "(");
+	p = isl_printer_print_ast_expr(p, e);
+	if (paren)
+		p = isl_printer_print_str(p, ")");
+	return p;
 }
 
 /* Suffix of the receive buffers of transfer "xi": "" for the first
@@ -408,7 +435,7 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 4);
 		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), ", next, %s_a, NULL, ", rb);
+		snprintf(b, sizeof(b), ", next, %s_a, %s_zero, ", rb, t);
 		p = isl_printer_print_str(p, b);
 		p = print_list(p, pl, nd, nd);
 		p = isl_printer_print_str(p, ");");
@@ -735,6 +762,13 @@ static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
 		for (d = 0; d < t->ndim; ++d)
 			n += snprintf(b + n, sizeof(b) - n, "%s%ld",
 				d ? ", " : "", prog->alloc[xi][d]);
+		snprintf(b + n, sizeof(b) - n, " };");
+		p = print_line(p, b);
+		n = snprintf(b, sizeof(b), "const long %s_zero[] = { ",
+			t->name);
+		for (d = 0; d < t->ndim; ++d)
+			n += snprintf(b + n, sizeof(b) - n, "%s0",
+				d ? ", " : "");
 		snprintf(b + n, sizeof(b) - n, " };");
 		p = print_line(p, b);
 	}

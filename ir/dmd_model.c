@@ -929,6 +929,7 @@ static int build_rsched(struct dmd_model *m)
 				m->loops[i].name);
 			m->time_loop[m->n_time++] = i;
 		}
+	s = isl_map_set_tuple_name(s, isl_dim_out, "L");
 	m->rsched = isl_map_coalesce(s);
 	return m->rsched ? 0 : -1;
 }

@@ -455,6 +455,8 @@ __isl_give struct dmd_prog *dmd_spec_prog(struct dmd_model *m,
 		snprintf(b, sizeof(b), "peer_%s", m->job->axes[i]);
 		iters = isl_id_list_add(iters, isl_id_alloc(m->ctx, b, NULL));
 	}
+	if (getenv("DMD_DEBUG"))
+		isl_union_map_dump(p->sched);
 	build = isl_ast_build_from_context(isl_set_copy(cell));
 	build = isl_ast_build_set_iterators(build, iters);
 	build = isl_ast_build_set_at_each_domain(build, &at_each_domain, p);
