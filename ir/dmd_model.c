@@ -384,6 +384,106 @@ static int expr_mentions(const struct dmd_expr *e, const char *name)
 	return 0;
 }
 
+/* The origin and extent of the block of dimension "d" of tensor "ti"
+ * that a rank holds, as quasi-affine expressions of the coordinates
+ * written directly from spec 1.2 (b = the dist entry), so that their
+ * pieces are real differences between ranks:
+ *   block:    [(min(s * b, E))], [(max(0, min(s, E - s * b)))]
+ *   balanced: [(q * b + min(b, r))], [(q + 1)] : b < r; [(q)] : b >= r
+ *   offsets:  one piece per block. */
+static int block_pw_affs(struct dmd_model *m, int ti)
+{
+	struct dmd_tensor *t = &m->job->tensors[ti];
+	struct dmd_dist *dist = &m->dist[ti];
+	const char *params = dmd_model_params(m);
+	struct dmd_buf lo = { 0 }, ext = { 0 }, pl = { 0 };
+	int d, i;
+
+	buf_add(&pl, "true");
+	for (i = 0; i < t->n_place; ++i)
+		buf_add(&pl, " and %s = %ld", m->job->axes[t->place_axis[i]],
+			t->place_coord[i]);
+	for (d = 0; d < t->ndim; ++d) {
+		long E = t->shape[d];
+		char *b = t->dist[d] ? dmd_expr_to_isl(t->dist[d]) : NULL;
+		long B = 1;
+		isl_pw_aff *plo, *pext, *zero;
+		isl_set *outside;
+
+		if (b) {
+			isl_set *img;
+			isl_val *v;
+			char *is = dmd_strdup_printf("%s -> { [b] : b = %s }",
+				params, b);
+			img = isl_set_read_from_str(m->ctx, is);
+			free(is);
+			img = isl_set_intersect_params(img,
+				isl_set_copy(m->mesh));
+			v = isl_set_dim_max_val(img, 0);
+			B = isl_val_get_num_si(v) + 1;
+			isl_val_free(v);
+		}
+		lo.len = ext.len = 0;
+		if (!b) {
+			buf_add(&lo, "%s -> { [(0)] : %s }", params, pl.s);
+			buf_add(&ext, "%s -> { [(%ld)] : %s }", params, E, pl.s);
+		} else if (t->offsets[d]) {
+			buf_add(&lo, "%s -> { ", params);
+			buf_add(&ext, "%s -> { ", params);
+			for (i = 0; i + 1 < t->n_offsets[d]; ++i) {
+				buf_add(&lo, "%s[(%ld)] : %s = %d and %s",
+					i ? "; " : "", t->offsets[d][i], b, i,
+					pl.s);
+				buf_add(&ext, "%s[(%ld)] : %s = %d and %s",
+					i ? "; " : "", t->offsets[d][i + 1] -
+					t->offsets[d][i], b, i, pl.s);
+			}
+			buf_add(&lo, " }");
+			buf_add(&ext, " }");
+		} else if (t->split == DMD_SPLIT_BALANCED) {
+			long q = E / B, r = E % B;
+			buf_add(&lo, "%s -> { [(%ld * (%s) + min(%s, %ld))] : "
+				"%s }", params, q, b, b, r, pl.s);
+			buf_add(&ext, "%s -> { [(%ld)] : %s < %ld and %s; "
+				"[(%ld)] : %s >= %ld and %s }", params, q + 1,
+				b, r, pl.s, q, b, r, pl.s);
+		} else {
+			long s = (E + B - 1) / B;
+			buf_add(&lo, "%s -> { [(min(%ld * (%s), %ld))] : %s }",
+				params, s, b, E, pl.s);
+			buf_add(&ext, "%s -> { [(max(0, min(%ld, %ld - %ld * "
+				"(%s))))] : %s }", params, s, E, s, b, pl.s);
+		}
+		free(b);
+		plo = isl_pw_aff_read_from_str(m->ctx, lo.s);
+		pext = isl_pw_aff_read_from_str(m->ctx, ext.s);
+		if (!plo || !pext) {
+			isl_pw_aff_free(plo);
+			isl_pw_aff_free(pext);
+			free(lo.s);
+			free(ext.s);
+			free(pl.s);
+			return -1;
+		}
+		/* off the place slice: an empty block at the origin */
+		outside = isl_set_subtract(isl_set_copy(m->mesh),
+			isl_pw_aff_domain(isl_pw_aff_copy(plo)));
+		zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(
+			isl_set_get_space(outside)));
+		zero = isl_pw_aff_intersect_domain(zero, outside);
+		plo = isl_pw_aff_union_add(plo, isl_pw_aff_copy(zero));
+		pext = isl_pw_aff_union_add(pext, zero);
+		dist->lo[d] = isl_pw_aff_coalesce(isl_pw_aff_intersect_params(
+			plo, isl_set_copy(m->mesh)));
+		dist->ext[d] = isl_pw_aff_coalesce(isl_pw_aff_intersect_params(
+			pext, isl_set_copy(m->mesh)));
+	}
+	free(lo.s);
+	free(ext.s);
+	free(pl.s);
+	return 0;
+}
+
 /* Build the distribution of tensor "ti": held set, holds relation, block
  * origin and extents per dimension, the canonical writer. */
 static int build_dist(struct dmd_model *m, int ti)
@@ -427,27 +527,9 @@ static int build_dist(struct dmd_model *m, int ti)
 	dist->holds = isl_map_coalesce(dist->holds);
 
 	nonempty = isl_set_params(isl_set_copy(dist->held));
-	for (d = 0; d < t->ndim; ++d) {
-		isl_pw_aff *lo, *hi, *zero;
-		isl_set *empty;
-
-		lo = isl_set_dim_min(isl_set_copy(dist->held), d);
-		hi = isl_pw_aff_sub(isl_set_dim_max(isl_set_copy(dist->held),
-			d), isl_pw_aff_copy(lo));
-		hi = dmd_pw_aff_add_one(hi);
-		empty = isl_set_subtract(isl_set_copy(m->mesh),
-			isl_set_copy(nonempty));
-		zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(
-			isl_set_get_space(empty)));
-		zero = isl_pw_aff_intersect_domain(zero, empty);
-		dist->lo[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(lo,
-			isl_pw_aff_copy(zero)));
-		dist->ext[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(hi,
-			zero));
-		if (!dist->lo[d] || !dist->ext[d]) {
-			isl_set_free(nonempty);
-			return -1;
-		}
+	if (block_pw_affs(m, ti) < 0) {
+		isl_set_free(nonempty);
+		return -1;
 	}
 
 	/* the canonical replica: coordinate 0 along unmentioned axes */
@@ -1215,6 +1297,7 @@ struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m)
 	for (i = 0; i < m->n_fact; ++i) {
 		free(m->fact[i].what);
 		isl_set_free(m->fact[i].set);
+		isl_pw_aff_free(m->fact[i].pa);
 	}
 	free(m->fact);
 	for (i = 0; i < m->n_class; ++i) {

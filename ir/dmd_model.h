@@ -112,6 +112,7 @@ struct dmd_gemm {
 struct dmd_fact {
 	char *what;			/* "A's block extent along dim 0" */
 	isl_set *set;			/* [x, y] -> { : ... } */
+	isl_pw_aff *pa;			/* the quantity, or NULL for a role */
 };
 
 struct dmd_class {

@@ -14,6 +14,8 @@
 
 #include <isl/val.h>
 #include <isl/point.h>
+#include <isl/ast.h>
+#include <isl/ast_build.h>
 
 #include "dmd_model.h"
 
@@ -41,13 +43,28 @@ int dmd_part_add_fact(struct dmd_model *m, const char *what,
 	m->fact = realloc(m->fact, (m->n_fact + 1) * sizeof(*m->fact));
 	m->fact[m->n_fact].what = strdup(what);
 	m->fact[m->n_fact].set = set;
+	m->fact[m->n_fact].pa = NULL;
 	m->n_fact++;
+	return 0;
+}
+
+/* Like dmd_part_add_fact, for a piece of quantity "pa". */
+static int add_quantity_fact(struct dmd_model *m, const char *what,
+	__isl_take isl_set *set, __isl_keep isl_pw_aff *pa)
+{
+	int n = m->n_fact;
+
+	if (dmd_part_add_fact(m, what, set) < 0)
+		return -1;
+	if (m->n_fact > n)
+		m->fact[n].pa = isl_pw_aff_copy(pa);
 	return 0;
 }
 
 struct piece_data {
 	struct dmd_model *m;
 	const char *what;
+	isl_pw_aff *pa;
 	int r;
 };
 
@@ -57,7 +74,8 @@ static isl_stat add_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
 	struct piece_data *data = user;
 
 	isl_aff_free(aff);
-	if (dmd_part_add_fact(data->m, data->what, isl_set_params(set)) < 0)
+	if (add_quantity_fact(data->m, data->what, isl_set_params(set),
+			data->pa) < 0)
 		data->r = -1;
 	return isl_stat_ok;
 }
@@ -68,7 +86,7 @@ static isl_stat add_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
 int dmd_part_add_pw_aff_facts(struct dmd_model *m, const char *what,
 	__isl_keep isl_pw_aff *pa)
 {
-	struct piece_data data = { m, what, 0 };
+	struct piece_data data = { m, what, pa, 0 };
 	isl_pw_aff *p;
 
 	if (!pa)
@@ -77,8 +95,8 @@ int dmd_part_add_pw_aff_facts(struct dmd_model *m, const char *what,
 	if (isl_pw_aff_foreach_piece(p, &add_piece, &data) < 0)
 		data.r = -1;
 	isl_pw_aff_free(p);
-	if (dmd_part_add_fact(m, what, isl_set_params(isl_pw_aff_domain(
-			isl_pw_aff_copy(pa)))) < 0)
+	if (add_quantity_fact(m, what, isl_set_params(isl_pw_aff_domain(
+			isl_pw_aff_copy(pa))), pa) < 0)
 		return -1;
 	return data.r;
 }
@@ -90,44 +108,6 @@ static int add_dom_fact(struct dmd_model *m, const char *what,
 	if (!dom)
 		return 0;
 	return dmd_part_add_fact(m, what, isl_set_params(isl_set_copy(dom)));
-}
-
-struct offset_data {
-	struct dmd_model *m;
-	const char *what;
-	isl_set *peers;		/* [x, y] -> { [t, s] } */
-	int len;
-	int r;
-	int n;
-};
-
-/* For one offset point [dx, dy]: the ranks that talk to (x+dx, y+dy). */
-static isl_stat add_offset(__isl_take isl_point *pnt, void *user)
-{
-	struct offset_data *d = user;
-	struct dmd_model *m = d->m;
-	int np = m->job->n_axes, i;
-	isl_set *s = isl_set_copy(d->peers);
-	char *what, buf[256];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < np; ++i) {
-		isl_val *v = isl_point_get_coordinate_val(pnt, isl_dim_set, i);
-		long off = isl_val_get_num_si(v);
-		isl_val_free(v);
-		s = isl_set_fix_si(s, isl_dim_set, d->len + i, 0);
-		s = isl_set_intersect(s, isl_set_copy(s));
-		if (off)
-			n += snprintf(buf + n, sizeof(buf) - n, "%s%s %c %ld",
-				n ? ", " : "", m->job->axes[i],
-				off > 0 ? '+' : '-', off > 0 ? off : -off);
-	}
-	isl_set_free(s);
-	isl_point_free(pnt);
-	what = dmd_strdup_printf("%s (%s)", d->what, buf);
-	free(what);
-	return isl_stat_ok;
 }
 
 /* The set of peer offsets of a recv/send domain [x, y] -> { X[t, s] }:
@@ -143,7 +123,6 @@ static int add_peer_facts(struct dmd_model *m, const char *what,
 	size_t n;
 	isl_bool fin;
 	isl_val *cnt;
-	(void) add_offset;
 
 	if (!dom)
 		return 0;
@@ -432,36 +411,59 @@ int dmd_part_rank_ranges(struct dmd_model *m, struct dmd_class *c)
 	return 0;
 }
 
-/* Explain class "set": the facts that split the mesh, and on which side
- * of each the class lies. */
+/* The value of quantity "pa" on the ranks of "set", as C text ("63",
+ * "201 * x"), or NULL if it depends on time. */
+static char *value_on(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *set)
+{
+	isl_ast_build *build;
+	isl_ast_expr *e;
+	isl_pw_aff *g;
+	char *s;
+
+	if (isl_pw_aff_dim(pa, isl_dim_in) != 0)
+		return NULL;
+	build = isl_ast_build_from_context(isl_set_copy(set));
+	g = isl_pw_aff_intersect_params(isl_pw_aff_copy(pa),
+		isl_set_copy(set));
+	e = isl_ast_build_expr_from_pw_aff(build, g);
+	s = isl_ast_expr_to_C_str(e);
+	isl_ast_expr_free(e);
+	isl_ast_build_free(build);
+	return s;
+}
+
+/* Explain class "set" in words: for each fact that splits the mesh, the
+ * value of its quantity on these ranks ("X's block extent along dim 0 =
+ * 63") or whether they play its role ("no: receives A from x - 1"). */
 static char *explain(struct dmd_model *m, __isl_keep isl_set *set)
 {
-	char *s = strdup(""), *t;
+	char *s = strdup(""), *t, *v;
 	int f, g, n = 0;
 
 	for (f = 0; f < m->n_fact; ++f) {
 		isl_bool in;
 		int dup = 0;
 		for (g = 0; g < f; ++g)
-			if (!strcmp(m->fact[g].what, m->fact[f].what)) {
-				isl_bool same = isl_set_is_subset(set,
-					m->fact[g].set);
-				isl_bool same2 = isl_set_is_subset(set,
-					m->fact[f].set);
-				if (same == same2)
-					dup = 1;
-			}
+			if (!strcmp(m->fact[g].what, m->fact[f].what))
+				dup = 1;
 		if (dup)
 			continue;
-		in = isl_set_is_subset(set, m->fact[f].set);
-		if (in != isl_bool_true)
-			continue;
-		t = dmd_strdup_printf("%s%s%s", s, n ? "; " : "",
-			m->fact[f].what);
+		if (m->fact[f].pa) {
+			v = value_on(m->fact[f].pa, set);
+			if (!v)
+				continue;
+			t = dmd_strdup_printf("%s%s%s = %s", s, n ? "; " : "",
+				m->fact[f].what, v);
+			free(v);
+		} else {
+			in = isl_set_is_subset(set, m->fact[f].set);
+			t = dmd_strdup_printf("%s%s%s: %s", s, n ? "; " : "",
+				m->fact[f].what,
+				in == isl_bool_true ? "yes" : "no");
+		}
 		free(s);
 		s = t;
 		n++;
-		(void) in;
 	}
 	if (!n) {
 		free(s);
@@ -471,12 +473,18 @@ static char *explain(struct dmd_model *m, __isl_keep isl_set *set)
 	return s;
 }
 
-/* Which facts hold on "set" (a cell): used to say why a class differs
- * from the others, as "x = 0: receives A from x + 1; ...". */
+/* Why the ranks of "set" form a class. */
 static char *why_class(struct dmd_model *m, __isl_keep isl_set *set)
 {
-	char *e = explain(m, set);
-	return e;
+	return explain(m, set);
+}
+
+/* Order classes by their first rank. */
+static int cmp_class(const void *a, const void *b)
+{
+	const struct dmd_class *x = a, *y = b;
+	return x->ranges[0][0] < y->ranges[0][0] ? -1 :
+		x->ranges[0][0] > y->ranges[0][0];
 }
 
 /* Find the rank classes: refine the mesh by the facts, emit the code of
@@ -518,19 +526,25 @@ int dmd_part_classes(struct dmd_model *m)
 		rep[i] = m->n_class;
 		m->n_class++;
 	}
+	/* number the classes by their first rank; remember a cell of each */
+	for (j = 0; j < m->n_class; ++j) {
+		struct dmd_class *c = &m->cls[j];
+		for (i = 0; i < n; ++i)
+			if (rep[i] == j) {
+				free(c->code);
+				c->code = dmd_strdup_printf("%d", i);
+				break;
+			}
+		if (dmd_part_rank_ranges(m, c) < 0)
+			goto error;
+	}
+	qsort(m->cls, m->n_class, sizeof(*m->cls), &cmp_class);
 	/* final code with the class's header: regenerate under the first
 	 * cell of each class (the body is the same for all its cells) */
 	for (j = 0; j < m->n_class; ++j) {
 		struct dmd_class *c = &m->cls[j];
-		int first = -1;
-		for (i = 0; i < n; ++i)
-			if (rep[i] == j) {
-				first = i;
-				break;
-			}
+		int first = atoi(c->code);
 		c->why = why_class(m, c->set);
-		if (dmd_part_rank_ranges(m, c) < 0)
-			goto error;
 		free(c->code);
 		c->code = dmd_emit_class(m, cells[first], j, m->n_class,
 			c->why, c->n_ranges, c->ranges);

@@ -1,0 +1,49 @@
+/* dmd_parse_private.h: what the parts of the job reader (ir/dmd_parse.c,
+ * ir/dmd_expr.c, ir/dmd_job.c) share.  Not for the later passes: they use
+ * dmd_job.h only.
+ */
+#ifndef DMD_PARSE_PRIVATE_H
+#define DMD_PARSE_PRIVATE_H
+
+#include <stddef.h>
+
+#include "dmd_job.h"
+
+/* A string taken from the job file, with the file location of each of its
+ * bytes, so that the parsers of ir/dmd_expr.c report errors at the right
+ * place.  "what" names the string in messages: "compute",
+ * "dist of tensor 'A'", "schedule". */
+struct dmd_src {
+	const char *text;		/* not owned; len bytes, may hold NULs */
+	size_t len;
+	const struct dmd_loc *locs;	/* not owned; len + 1 entries, the
+					 * last one just past the end */
+	const char *what;		/* not owned */
+};
+
+/* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
+int dmd_expr_is_identifier(const char *text, size_t len);
+
+/* Release an expression tree.  Returns NULL. */
+struct dmd_expr *dmd_expr_free(struct dmd_expr *e);
+
+/* Parse a dist entry (not "-"): a quasi-affine expression over the mesh
+ * axes of "job".  Returns a new tree, or NULL after reporting an error. */
+struct dmd_expr *dmd_expr_parse_dist(struct dmd_job *job,
+	const struct dmd_src *src);
+
+/* Parse and check the statement; on success fill job->lhs, job->rhs and
+ * job->accumulate and return 0.  Needs the mesh and the tensors.  Returns
+ * -1 after reporting an error. */
+int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src);
+
+/* Parse and check one schedule command into "cmd" (which must be zeroed;
+ * it owns what is stored in it even on error: release it with
+ * dmd_sched_cmd_clear).  Returns 0, or -1 after reporting an error. */
+int dmd_expr_parse_cmd(struct dmd_job *job, const struct dmd_src *src,
+	struct dmd_sched_cmd *cmd);
+
+/* Release what "cmd" owns (not "cmd" itself). */
+void dmd_sched_cmd_clear(struct dmd_sched_cmd *cmd);
+
+#endif
