@@ -9,27 +9,34 @@ CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 $(shell pkg-config --cflags $(PKGS)) -I. -Iir
 LDLIBS += $(shell pkg-config --libs $(PKGS))
 TOP := $(abspath .)
+# SAN=1: the compiler built with ASan/UBSan (and LeakSanitizer) into
+# obj-san/ and bin-san/, beside the normal build.
 SAN ?=
+O := obj
+B := bin
 ifeq ($(SAN),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
+O := obj-san
+B := bin-san
 endif
 
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
 	manifests/*.c) cmd/distmpmd.c
-COMPILER_OBJ := $(patsubst %.c,obj/%.o,$(COMPILER_SRC))
+COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
 RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 \
 	$(shell pkg-config --cflags openblas)
 
-all: bin/distmpmd obj/libdmdrt.a
+all: $(B)/distmpmd obj/libdmdrt.a
 
-bin/distmpmd: $(COMPILER_OBJ)
+$(B)/distmpmd: $(COMPILER_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-obj/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
+$(O)/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
 	-DDMD_BLAS_CFLAGS='"$(shell pkg-config --cflags openblas)"' \
 	-DDMD_BLAS_LIBS='"$(shell pkg-config --libs openblas)"'
 
@@ -41,12 +48,17 @@ obj/libdmdrt.a: $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-obj/%.o: %.c $(wildcard */*.h)
+$(O)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 test: all
+	$(MAKE) SAN=1 all
 	bash tests/run.sh
+
+# Install what is missing, build, and run the main job (PUMMA on 2x2).
+demo: all
+	bash examples/demo.sh
 
 # Regenerate the golden emitted C of tests/codegen/ (review the diff!).
 golden: all
@@ -56,6 +68,6 @@ bench: all
 	bash bench/run.sh
 
 clean:
-	rm -rf obj bin
+	rm -rf obj bin obj-san bin-san
 
-.PHONY: all test golden bench clean
+.PHONY: all test demo golden bench clean

@@ -80,8 +80,9 @@ static const char *usage_classes =
 
 static const char *usage_emit =
 "usage: distmpmd emit JOB --rank R\n"
+"       distmpmd emit JOB --class K\n"
 "\n"
-"Print the C source of the class that rank R runs.\n";
+"Print the C source of the class that rank R runs (or of class K).\n";
 
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
@@ -464,7 +465,7 @@ static int cmd_emit(int argc, char **argv)
 {
 	struct session s;
 	const char *job = NULL;
-	long rank = -1;
+	long rank = -1, cls = -1;
 	int i, r;
 	char *end;
 
@@ -477,14 +478,28 @@ static int cmd_emit(int argc, char **argv)
 			rank = strtol(argv[++i], &end, 10);
 			if (*end || rank < 0)
 				return bad_usage(usage_emit);
+		} else if (!strcmp(argv[i], "--class") && i + 1 < argc) {
+			cls = strtol(argv[++i], &end, 10);
+			if (*end || cls < 0)
+				return bad_usage(usage_emit);
 		} else if (argv[i][0] == '-' || job)
 			return bad_usage(usage_emit);
 		else
 			job = argv[i];
 	}
-	if (!job || rank < 0)
+	if (!job || (rank < 0) == (cls < 0))
 		return bad_usage(usage_emit);
 	r = analyse(&s, job, 1);
+	if (!r && cls >= 0) {
+		if (cls >= s.m->n_class) {
+			fprintf(stderr, "distmpmd: there is no class %ld (%d "
+				"classes)\n", cls, s.m->n_class);
+			r = 2;
+		} else
+			fputs(s.m->cls[cls].code, stdout);
+		session_free(&s);
+		return r;
+	}
 	if (!r && rank >= s.job->nranks) {
 		fprintf(stderr, "distmpmd: rank %ld is not in the mesh (%ld "
 			"ranks)\n", rank, s.job->nranks);

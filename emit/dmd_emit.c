@@ -31,7 +31,7 @@ static char *param_expr(struct dmd_prog *p, __isl_keep isl_pw_aff *pa)
 	isl_ast_expr *e;
 	char *s;
 
-	e = isl_ast_build_expr_from_pw_aff(p->pbuild, isl_pw_aff_copy(pa));
+	e = dmd_spec_expr(p->pbuild, isl_pw_aff_copy(pa), p->cell);
 	s = isl_ast_expr_to_C_str(e);
 	isl_ast_expr_free(e);
 	return s;

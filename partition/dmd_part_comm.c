@@ -122,19 +122,45 @@ static int try_bcast(struct dmd_model *m, struct dmd_xfer *x, int axis)
 	char *s, *p;
 	size_t len = 0;
 
+	isl_map *group;
+	isl_pw_aff *glo[DMD_MAX_DIMS], *gext[DMD_MAX_DIMS];
+
 	np = m->job->n_axes;
-	for (d = 0; d < nd; ++d)
-		if (involves_param(m, x->need_lo[d], axis) ||
-		    involves_param(m, x->need_ext[d], axis))
-			return 0;
 	if (nd == 0)
 		return 0;
+	/* what the whole axis group needs; each rank that needs anything
+	 * must need all of it (ranks with empty shards receive it anyway) */
+	group = isl_map_eliminate(isl_map_copy(x->need), isl_dim_param, axis,
+		1);
+	group = isl_map_intersect_params(group, isl_set_copy(m->mesh));
+	group = isl_map_coalesce(group);
+	cover = isl_map_intersect_domain(isl_map_copy(group),
+		isl_map_domain(isl_map_copy(x->need)));
+	sub = isl_map_is_subset(cover, x->need);
+	isl_map_free(cover);
+	if (sub != isl_bool_true) {
+		isl_map_free(group);
+		return 0;
+	}
+	box_of(group, nd, glo, gext);
+	for (d = 0; d < nd; ++d)
+		if (involves_param(m, glo[d], axis) ||
+		    involves_param(m, gext[d], axis))
+			sub = isl_bool_false;
+	if (sub != isl_bool_true) {
+		for (d = 0; d < nd; ++d) {
+			isl_pw_aff_free(glo[d]);
+			isl_pw_aff_free(gext[d]);
+		}
+		isl_map_free(group);
+		return 0;
+	}
 	/* the holder of the box origin within the group */
-	lo = isl_multi_pw_aff_from_pw_aff(isl_pw_aff_copy(x->need_lo[0]));
+	lo = isl_multi_pw_aff_from_pw_aff(isl_pw_aff_copy(glo[0]));
 	for (d = 1; d < nd; ++d)
 		lo = isl_multi_pw_aff_flat_range_product(lo,
 			isl_multi_pw_aff_from_pw_aff(
-				isl_pw_aff_copy(x->need_lo[d])));
+				isl_pw_aff_copy(glo[d])));
 	root = isl_map_from_multi_pw_aff(lo);
 	root = isl_map_set_tuple_name(root, isl_dim_out,
 		m->job->tensors[ti].name);
@@ -158,28 +184,27 @@ static int try_bcast(struct dmd_model *m, struct dmd_xfer *x, int axis)
 	/* every element needed must be held by the root */
 	rholds = isl_map_apply_range(isl_map_copy(root),
 		isl_map_copy(m->dist[ti].holds));
-	cover = isl_map_intersect_domain(isl_map_copy(x->need),
+	cover = isl_map_intersect_domain(isl_map_copy(group),
 		isl_map_domain(isl_map_copy(root)));
 	sub = isl_map_is_subset(cover, rholds);
-	if (getenv("DMD_DEBUG")) {
-		fprintf(stderr, "bcast axis %d\n", axis);
-		isl_map_dump(root);
-		isl_map_dump(cover);
-		isl_map_dump(rholds);
-		fprintf(stderr, "sub %d\n", sub);
-	}
+
 	isl_map_free(cover);
 	isl_map_free(rholds);
 	/* the root must be found wherever something is needed */
 	if (sub == isl_bool_true) {
-		isl_set *nd_dom = isl_map_domain(isl_map_copy(x->need));
+		isl_set *nd_dom = isl_map_domain(isl_map_copy(group));
 		isl_set *rd = isl_map_domain(isl_map_copy(root));
 		sub = isl_set_is_subset(nd_dom, rd);
 		isl_set_free(nd_dom);
 		isl_set_free(rd);
 	}
+	isl_map_free(group);
 	if (sub != isl_bool_true) {
 		isl_map_free(root);
+		for (d = 0; d < nd; ++d) {
+			isl_pw_aff_free(glo[d]);
+			isl_pw_aff_free(gext[d]);
+		}
 		return 0;
 	}
 	pma = isl_pw_multi_aff_from_map(root);
@@ -189,7 +214,18 @@ static int try_bcast(struct dmd_model *m, struct dmd_xfer *x, int axis)
 		isl_set_copy(m->mesh)));
 	if (involves_param(m, pa, axis)) {
 		isl_pw_aff_free(pa);
+		for (d = 0; d < nd; ++d) {
+			isl_pw_aff_free(glo[d]);
+			isl_pw_aff_free(gext[d]);
+		}
 		return 0;
+	}
+	/* the broadcast box is the group's */
+	for (d = 0; d < nd; ++d) {
+		isl_pw_aff_free(x->need_lo[d]);
+		isl_pw_aff_free(x->need_ext[d]);
+		x->need_lo[d] = glo[d];
+		x->need_ext[d] = gext[d];
 	}
 	x->kind = DMD_XFER_BCAST;
 	x->axis = axis;

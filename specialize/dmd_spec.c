@@ -364,6 +364,30 @@ static void payload_free(void *user)
 	free(pl);
 }
 
+/* The expression of "pa" at "build"; 0 where "pa" is nowhere defined
+ * (a quantity of an empty transfer, e.g. the extent of a box that no
+ * rank of this class needs). */
+__isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
+	__isl_take isl_pw_aff *pa, __isl_keep isl_set *where)
+{
+	isl_set *dom;
+	isl_bool empty;
+
+	dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+	if (isl_set_dim(where, isl_dim_set) == 0)
+		dom = isl_set_intersect_params(dom, isl_set_copy(where));
+	else
+		dom = isl_set_intersect(dom, isl_set_copy(where));
+	empty = isl_set_is_empty(dom);
+	isl_set_free(dom);
+	if (empty != isl_bool_false) {
+		isl_ctx *ctx = isl_pw_aff_get_ctx(pa);
+		isl_pw_aff_free(pa);
+		return isl_ast_expr_from_val(isl_val_zero(ctx));
+	}
+	return isl_ast_build_expr_from_pw_aff(build, pa);
+}
+
 /* Attach to each user node the expressions its statement needs, in
  * terms of the AST iterators: each pw_aff is pulled back by the inverse
  * of the schedule at this point and turned into an expression. */
@@ -373,13 +397,18 @@ static __isl_give isl_ast_node *at_each_domain(__isl_take isl_ast_node *node,
 	struct dmd_prog *p = user;
 	isl_union_map *us = isl_ast_build_get_schedule(build);
 	isl_map *s = isl_map_from_union_map(us);
-	const char *name = isl_map_get_tuple_name(s, isl_dim_in);
-	struct dmd_stmt *st = find_stmt(p, name);
+	char name[128];
+	struct dmd_stmt *st;
 	struct dmd_payload *pl;
 	isl_pw_multi_aff *iter;
+	isl_set *where;
 	isl_id *id;
 	int i, d;
 
+	snprintf(name, sizeof(name), "%s", isl_map_get_tuple_name(s,
+		isl_dim_in));
+	st = find_stmt(p, name);
+	where = isl_map_range(isl_map_copy(s));
 	iter = isl_pw_multi_aff_from_map(isl_map_reverse(s));
 	pl = calloc(1, sizeof(*pl));
 	pl->stmt = st;
@@ -398,8 +427,7 @@ static __isl_give isl_ast_node *at_each_domain(__isl_take isl_ast_node *node,
 				isl_pw_aff *pa = isl_pw_multi_aff_get_pw_aff(a,
 					d);
 				pl->expr[pl->n_expr++] =
-					isl_ast_build_expr_from_pw_aff(build,
-						pa);
+					dmd_spec_expr(build, pa, where);
 			}
 			isl_pw_multi_aff_free(a);
 		}
@@ -410,11 +438,11 @@ static __isl_give isl_ast_node *at_each_domain(__isl_take isl_ast_node *node,
 				isl_pw_aff_copy(st->pa[i]),
 				isl_pw_multi_aff_copy(iter));
 			pa = isl_pw_aff_coalesce(pa);
-			pl->expr[pl->n_expr++] =
-				isl_ast_build_expr_from_pw_aff(build, pa);
+			pl->expr[pl->n_expr++] = dmd_spec_expr(build, pa, where);
 		}
 	}
 	isl_pw_multi_aff_free(iter);
+	isl_set_free(where);
 	id = isl_id_alloc(p->m->ctx, name, pl);
 	id = isl_id_set_free_user(id, &payload_free);
 	return isl_ast_node_set_annotation(node, id);

@@ -60,5 +60,7 @@ struct dmd_prog {
 __isl_give struct dmd_prog *dmd_spec_prog(struct dmd_model *m,
 	__isl_keep isl_set *cell);
 struct dmd_prog *dmd_spec_prog_free(__isl_take struct dmd_prog *p);
+__isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
+	__isl_take isl_pw_aff *pa, __isl_keep isl_set *where);
 
 #endif

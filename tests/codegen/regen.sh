@@ -1,0 +1,19 @@
+#!/bin/bash
+# Regenerate the golden files of tests/codegen/: for each JOB.yaml here,
+# JOB.classes (the output of `distmpmd classes`) and JOB.classK.c (the
+# emitted C of class K).  Review the diff (git diff tests/codegen) before
+# committing: every change to emitted code must be on purpose.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
+cd "$ROOT/tests/codegen"
+for job in *.yaml; do
+    name=${job%.yaml}
+    rm -f "$name".class*.c
+    "$DMD" classes "$job" > "$name.classes"
+    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$name.classes")
+    for ((k = 0; k < n; k++)); do
+        "$DMD" emit "$job" --class "$k" > "$name.class$k.c"
+    done
+    echo "regenerated $name ($n classes)"
+done

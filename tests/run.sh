@@ -1,0 +1,95 @@
+#!/bin/bash
+# The whole test suite (`make test`; .ci/run calls exactly that).
+#
+# Each part prints "N passed, M failed" as its last line; this script adds
+# them up and prints the total the same way.  Parts:
+#   unit       runtime (MPI, .npy, transfers, stats), manifest/appfile/
+#              launcher, parser, isl model (objects compared with
+#              isl_*_is_equal against strings)
+#   ref        the independent sequential reference checks itself
+#   errors     every bad job exits 2 with FILE:LINE:COL (also under
+#              ASan/UBSan/LeakSanitizer with bin-san/distmpmd)
+#   codegen    golden emitted C of every class of every job
+#              (also under ASan/UBSan/LeakSanitizer)
+#   scale      a 64x64 mesh with uneven extents: class count, manifest cover
+#   e2e        generated programs run under mpiexec.mpich and match the
+#              reference, including uneven shapes
+# TESTS="unit errors" selects parts.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+export OPENBLAS_NUM_THREADS=1
+PARTS=${TESTS:-unit ref errors codegen scale e2e}
+total_pass=0 total_fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# run NAME CMD...: run one part, echo its output, count its last line.
+run() {
+    local name=$1
+    shift
+    echo "=== $name"
+    "$@" 2>&1 | tee "$log"
+    local st=${PIPESTATUS[0]}
+    local line
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "FAIL $name: no result line (exit status $st)"
+        total_fail=$((total_fail + 1))
+        return
+    fi
+    local p f
+    p=$(echo "$line" | sed 's/ passed.*//')
+    f=$(echo "$line" | sed 's/.* passed, \([0-9]*\) failed.*/\1/')
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+    if [ "$st" != 0 ] && [ "$f" = 0 ]; then
+        echo "FAIL $name: exit status $st"
+        total_fail=$((total_fail + 1))
+    fi
+}
+
+san_env() {
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    DISTMPMD=$ROOT/bin-san/distmpmd "$@"
+}
+
+for part in $PARTS; do
+    case $part in
+    unit)
+        run unit/runtime bash tests/unit/rt_test.sh
+        run unit/manifest bash tests/unit/manifest_test.sh
+        run unit/parse bash tests/unit/parse_ok.sh
+        run unit/model bash tests/unit/model_test.sh
+        ;;
+    ref)
+        run ref bash tests/ref/selftest.sh
+        ;;
+    errors)
+        run errors bash tests/errors/run.sh
+        if [ -x bin-san/distmpmd ]; then
+            run errors/sanitizers san_env bash tests/errors/run.sh
+        fi
+        ;;
+    codegen)
+        run codegen bash tests/codegen/run.sh
+        if [ -x bin-san/distmpmd ]; then
+            run codegen/sanitizers san_env bash tests/codegen/run.sh
+        fi
+        ;;
+    scale)
+        run scale bash tests/scale/run.sh
+        ;;
+    e2e)
+        run e2e bash tests/e2e/run.sh
+        ;;
+    *)
+        echo "unknown test part '$part'"
+        total_fail=$((total_fail + 1))
+        ;;
+    esac
+done
+echo "=== total"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
