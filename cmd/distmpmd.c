@@ -529,6 +529,8 @@ static const char *kind_name(enum dmd_xfer_kind k)
 		return "shift";
 	case DMD_XFER_P2P:
 		return "point-to-point";
+	case DMD_XFER_RETURN:
+		return "partial results summed onto the holders";
 	}
 	return "?";
 }
@@ -560,6 +562,7 @@ static int cmd_check(int argc, char **argv)
 			struct dmd_xfer *x = &m->xfer[i];
 			printf("transfer %s of %s at %s: %s", x->name,
 				s.job->tensors[x->tensor].name,
+				x->kind == DMD_XFER_RETURN ? "the end" :
 				x->level < 0 ? "the start" :
 				m->loops[m->time_loop[x->level]].name,
 				kind_name(x->kind));

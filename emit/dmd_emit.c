@@ -348,6 +348,36 @@ static __isl_give isl_printer *print_gemm(__isl_take isl_printer *p,
 	return isl_printer_indent(p, -4);
 }
 
+/* The return of partial results: the holder adds what it receives into
+ * its own block; the contributor sends from its partial view.
+ *   dmd_recv_sum(rt, peer, C_l, 2, C_ext, lo - C_lo, ext);
+ *   dmd_send(rt, peer, C_p, 2, C_x, lo - C_o, ext); */
+static __isl_give isl_printer *print_return(__isl_take isl_printer *p,
+	struct dmd_payload *pl, int recv, const char *t, int nd, int np)
+{
+	char b[256];
+	int d;
+
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, recv ? "dmd_recv_sum(rt, (const int[]){ " :
+		"dmd_send(rt, (const int[]){ ");
+	for (d = 0; d < np; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		p = print_expr(p, pl->expr[d]);
+	}
+	if (recv)
+		snprintf(b, sizeof(b), " }, %s_l, %d, %s_ext, ", t, nd, t);
+	else
+		snprintf(b, sizeof(b), " }, %s_p, %d, %s_x, ", t, nd, t);
+	p = isl_printer_print_str(p, b);
+	p = print_rel(p, pl, np, nd, t, recv ? "lo" : "o");
+	p = isl_printer_print_str(p, ", ");
+	p = print_list(p, pl, np + nd, nd);
+	p = isl_printer_print_str(p, ");");
+	return isl_printer_end_line(p);
+}
+
 /* Print one user statement from its payload. */
 static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 	__isl_take isl_ast_print_options *options,
@@ -445,6 +475,12 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		p = isl_printer_indent(p, -2);
 		return print_line(p, "}");
 	case DMD_STMT_BEGIN:
+		if (x->kind == DMD_XFER_RETURN) {
+			snprintf(b, sizeof(b), "/* %s: partial results summed "
+				"onto their holders */", t);
+			p = print_line(p, b);
+			return print_line(p, "dmd_xfer_begin(rt);");
+		}
 		snprintf(b, sizeof(b), "/* %s: point to point, each piece "
 			"from one holder */", t);
 		p = print_line(p, b);
@@ -452,6 +488,9 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		return print_line(p, "dmd_xfer_begin(rt);");
 	case DMD_STMT_RECV:
 	case DMD_STMT_SEND:
+		if (x->kind == DMD_XFER_RETURN)
+			return print_return(p, pl, st->type == DMD_STMT_RECV,
+				t, nd, np);
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, st->type == DMD_STMT_RECV ?
 			"dmd_recv(rt, (const int[]){ " :
@@ -478,6 +517,19 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		return isl_printer_end_line(p);
 	case DMD_STMT_SELF:
 		p = isl_printer_start_line(p);
+		if (x->kind == DMD_XFER_RETURN) {
+			snprintf(b, sizeof(b), "dmd_copy_sum(rt, %s_l, %d, "
+				"%s_ext, ", t, nd, t);
+			p = isl_printer_print_str(p, b);
+			p = print_rel(p, pl, 0, nd, t, "lo");
+			snprintf(b, sizeof(b), ", %s_p, %s_x, ", t, t);
+			p = isl_printer_print_str(p, b);
+			p = print_rel(p, pl, 0, nd, t, "o");
+			p = isl_printer_print_str(p, ", ");
+			p = print_list(p, pl, nd, nd);
+			p = isl_printer_print_str(p, ");");
+			return isl_printer_end_line(p);
+		}
 		snprintf(b, sizeof(b), "dmd_copy(rt, %s, %d, %s_x, ", rb, nd, t);
 		p = isl_printer_print_str(p, b);
 		p = print_rel(p, pl, 0, nd, t, "o");
@@ -721,6 +773,45 @@ static __isl_give isl_printer *print_tensor_setup(__isl_take isl_printer *p,
 	return p;
 }
 
+/* The partial results of the output (transfer "xi" returns them): the
+ * statement accumulates into T_part, whose first element is the first
+ * element this rank writes. */
+static __isl_give isl_printer *print_partial(__isl_take isl_printer *p,
+	struct emit_info *info, int xi, long size)
+{
+	struct dmd_prog *prog = info->prog;
+	struct dmd_model *m = prog->m;
+	struct dmd_xfer *x = &m->xfer[xi];
+	const char *t = m->job->tensors[x->tensor].name;
+	int nd = m->job->tensors[x->tensor].ndim, d;
+	char b[512];
+
+	snprintf(b, sizeof(b), "/* %s: this rank computes elements that other "
+		"ranks hold: partial results */", t);
+	p = print_line(p, b);
+	snprintf(b, sizeof(b), "%s *%s_part = dmd_alloc(rt, %ld);", info->real,
+		t, size);
+	p = print_line(p, b);
+	p = isl_printer_start_line(p);
+	snprintf(b, sizeof(b), "%s_p = %s_part;", t, t);
+	p = isl_printer_print_str(p, b);
+	for (d = 0; d < nd; ++d) {
+		isl_pw_aff *pa = isl_pw_aff_project_domain_on_params(
+			isl_pw_aff_copy(x->need_lo[d]));
+		char *e = param_expr(prog, pa);
+		isl_pw_aff_free(pa);
+		snprintf(b, sizeof(b), " %s_o[%d] = %s;", t, d, e);
+		free(e);
+		p = isl_printer_print_str(p, b);
+	}
+	for (d = 0; d < nd; ++d) {
+		snprintf(b, sizeof(b), " %s_x[%d] = %ld;", t, d,
+			prog->alloc[xi][d]);
+		p = isl_printer_print_str(p, b);
+	}
+	return isl_printer_end_line(p);
+}
+
 /* Receive buffers of transfer "xi", at their largest extents in the
  * class. */
 static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
@@ -735,10 +826,8 @@ static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
 	int d;
 	size_t n = 0;
 
-	if (x->kind == DMD_XFER_LOCAL || x->kind == DMD_XFER_BCAST) {
-		if (x->kind == DMD_XFER_LOCAL)
-			return p;
-	}
+	if (x->kind == DMD_XFER_LOCAL)
+		return p;
 	for (d = 0; d < t->ndim; ++d) {
 		isl_pw_aff *e = isl_pw_aff_copy(x->need_ext[d]);
 		long mx = dmd_pw_aff_max(e, prog->cell);
@@ -750,6 +839,8 @@ static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
 	}
 	recv_name(m, xi, 0, rb, sizeof(rb));
 	recv_name(m, xi, 1, rb2, sizeof(rb2));
+	if (x->kind == DMD_XFER_RETURN)
+		return print_partial(p, info, xi, size);
 	snprintf(b, sizeof(b), "%s *%s = dmd_alloc(rt, %ld);", info->real, rb,
 		size);
 	p = print_line(p, b);

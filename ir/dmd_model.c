@@ -1016,6 +1016,48 @@ static int build_rsched(struct dmd_model *m)
 	return m->rsched ? 0 : -1;
 }
 
+/* When several ranks would execute the same iteration (a mesh axis that
+ * no distributed loop runs across, or no distribute at all), keep one
+ * executor per iteration: a rank that holds the output element the
+ * iteration writes if there is one, else the first rank.  The other ranks
+ * neither compute it nor need its inputs ("owner computes").
+ *   E  = { R[x, y] -> S[i] : rank (x, y) would execute i }
+ *   C  = lexmin of { S[i] -> R[r] } preferring holders of acc0(i) */
+static int restrict_executors(struct dmd_model *m)
+{
+	int np = m->job->n_axes, i;
+	isl_map *e, *ei, *acc, *hs, *pref, *c;
+	isl_set *dom;
+	isl_bool single;
+
+	e = isl_map_from_range(isl_map_domain(isl_map_copy(m->rsched)));
+	e = isl_map_move_dims(e, isl_dim_in, 0, isl_dim_param, 0, np);
+	e = isl_map_set_tuple_name(e, isl_dim_in, "R");
+	ei = isl_map_reverse(e);
+	single = isl_map_is_single_valued(ei);
+	if (single != isl_bool_false) {
+		isl_map_free(ei);
+		return single < 0 ? -1 : 0;
+	}
+	acc = isl_map_gist_params(isl_map_copy(m->acc[0].map),
+		isl_set_copy(m->mesh));
+	acc = isl_map_drop_unused_params(acc);
+	hs = isl_map_apply_range(acc, isl_map_reverse(isl_map_copy(
+		m->dist[m->out_tensor].holds)));
+	pref = isl_map_intersect(isl_map_copy(ei), hs);
+	dom = isl_map_domain(isl_map_copy(pref));
+	c = isl_map_union(pref, isl_map_subtract_domain(ei, dom));
+	c = isl_map_lexmin(c);
+	e = isl_map_reverse(c);
+	for (i = 0; i < np; ++i)
+		e = isl_map_set_dim_name(e, isl_dim_in, i, m->job->axes[i]);
+	e = isl_map_move_dims(e, isl_dim_param, 0, isl_dim_in, 0, np);
+	e = isl_map_align_params(e, isl_set_get_space(m->mesh));
+	m->rsched = isl_map_intersect_domain(m->rsched, isl_map_range(e));
+	m->rsched = isl_map_coalesce(m->rsched);
+	return m->rsched ? 0 : -1;
+}
+
 /* The position of loop "loop" among the time loops, or -1 for a space
  * loop. */
 int dmd_model_time_pos(struct dmd_model *m, int loop)
@@ -1214,6 +1256,7 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 		m->dist[m->out_tensor].is_input = 1;
 
 	if (apply_commands(m) < 0 || build_rsched(m) < 0 ||
+	    restrict_executors(m) < 0 ||
 	    resolve_points(m) < 0 || check_gemm(m) < 0)
 		goto error;
 	return m;

@@ -59,6 +59,7 @@ enum dmd_xfer_kind {
 	DMD_XFER_BCAST,		/* from one rank of a mesh-axis group to all */
 	DMD_XFER_SHIFT,		/* ring shift along an axis, after a first fetch */
 	DMD_XFER_P2P,		/* general: pieces from each holder */
+	DMD_XFER_RETURN,	/* output: partial results summed onto holders */
 };
 
 /* The pieces of a point-to-point transfer, each over the statement's

@@ -321,18 +321,19 @@ static __isl_give isl_map *in_to_params(struct dmd_model *m,
  * "need") comes from one holder, chosen as the rank itself if it holds
  * it, else the holder that shares the most leading coordinates, else the
  * lexicographically first.  Pieces are grouped per (receiver, sender). */
+static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
+	__isl_take isl_map *pieces);
+
 static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 	__isl_take isl_map *need)
 {
 	int np = m->job->n_axes, len = x->level + 1, nd, i;
 	int ti = x->tensor;
-	isl_map *needr, *c, *pref, *pieces, *recv, *send, *self;
-	struct dmd_p2p *p;
+	isl_map *needr, *c, *pref, *pieces;
 	char s[2048];
 	size_t n;
 
 	nd = m->job->tensors[ti].ndim;
-	p = calloc(1, sizeof(*p));
 	needr = params_to_in(need, np);
 	/* { [[r, t] -> T[e]] -> R[s] } */
 	c = isl_map_range_map(needr);
@@ -370,7 +371,23 @@ static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 	pref = isl_map_uncurry(pref);
 	pieces = isl_map_flatten_domain(pref);
 	pieces = isl_map_coalesce(pieces);
+	return split_pieces(m, x, pieces);
+}
 
+/* Split the pieces { [r, t, s] -> T[e] } (receiver r gets e from sender
+ * s at time t) into what each rank receives, copies from itself, and
+ * sends, each over the parameters (the rank itself) and its peers. */
+static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
+	__isl_take isl_map *pieces)
+{
+	int np = m->job->n_axes, len = x->level + 1, nd, i;
+	isl_map *recv, *send, *self;
+	struct dmd_p2p *p;
+	char s[2048];
+	size_t n;
+
+	nd = m->job->tensors[x->tensor].ndim;
+	p = calloc(1, sizeof(*p));
 	/* receiver's view: r -> params; { X_recv[t, s] -> T[e] } */
 	recv = in_to_params(m, isl_map_copy(pieces), 0);
 	n = sprintf(s, "%s -> { [", dmd_model_params(m));
@@ -436,6 +453,58 @@ static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 		return NULL;
 	}
 	return p;
+}
+
+/* The return of the output: elements a rank computes but does not hold
+ * (or holds with other replicas) are summed onto every holder after the
+ * computation.  The pieces are { [h, r] -> O[e] }: holder h receives from
+ * contributor r the elements r writes and h holds. */
+static int analyse_return(struct dmd_model *m, int idx)
+{
+	int ti = m->out_tensor, nd = m->job->tensors[ti].ndim, np;
+	isl_set *written;
+	isl_map *w, *a, *b, *pieces;
+	struct dmd_xfer *x;
+	isl_bool local;
+
+	written = isl_set_apply(isl_map_domain(isl_map_copy(m->rsched)),
+		isl_map_copy(m->acc[0].map));
+	written = isl_set_coalesce(written);
+	local = isl_set_is_subset(written, m->dist[ti].held);
+	if (local == isl_bool_true) {
+		/* and every iteration writing an element this rank holds is
+		 * executed here (no split reduction) */
+		isl_set *mine = isl_set_apply(isl_set_copy(m->dist[ti].held),
+			isl_map_reverse(isl_map_copy(m->acc[0].map)));
+		isl_set *done = isl_map_domain(isl_map_copy(m->rsched));
+		local = isl_set_is_subset(mine, done);
+		isl_set_free(mine);
+		isl_set_free(done);
+	}
+	if (local != isl_bool_false) {
+		isl_set_free(written);
+		return local < 0 ? -1 : 0;
+	}
+	/* replicas of the output each end with the full value */
+	m->xfer = realloc(m->xfer, (m->n_xfer + 1) * sizeof(*m->xfer));
+	x = &m->xfer[m->n_xfer++];
+	memset(x, 0, sizeof(*x));
+	x->tensor = ti;
+	x->level = -1;
+	x->kind = DMD_XFER_RETURN;
+	x->name = dmd_strdup_printf("X%d", idx);
+	x->dom = time_range(m, 0, x->name);
+	x->need = isl_map_from_domain_and_range(isl_set_universe(
+		isl_set_get_space(x->dom)), written);
+	box_of(x->need, nd, x->need_lo, x->need_ext);
+	np = m->job->n_axes;
+	w = params_to_in(isl_map_copy(x->need), np);
+	a = isl_map_reverse(isl_map_copy(m->dist[ti].holds));
+	b = isl_map_reverse(w);
+	pieces = isl_map_range_product(a, b);
+	pieces = isl_map_flatten_domain(isl_map_reverse(pieces));
+	x->p2p = split_pieces(m, x, isl_map_coalesce(pieces));
+	return x->p2p ? 0 : -1;
 }
 
 /* Analyse the transfer of tensor "ti" at time level "level". */
@@ -576,14 +645,16 @@ int dmd_part_comm(struct dmd_model *m)
 	for (i = 0; i < m->n_comm; ++i) {
 		int level = dmd_model_time_pos(m, m->comm_loop[i]);
 		ti = m->comm_tensor[i];
-		if (ti == m->out_tensor && !m->dist[ti].is_input)
+		/* the output is returned after the computation */
+		if (ti == m->out_tensor)
 			continue;
 		if (analyse_xfer(m, ti, level, idx++) < 0)
 			return -1;
 	}
 	for (ti = 0; ti < m->job->n_tensors; ++ti) {
 		int has = 0;
-		if (!m->dist[ti].is_input)
+		/* the output's starting values are read by its holders */
+		if (!m->dist[ti].is_input || ti == m->out_tensor)
 			continue;
 		for (i = 0; i < m->n_comm; ++i)
 			has |= m->comm_tensor[i] == ti;
@@ -607,24 +678,8 @@ int dmd_part_comm(struct dmd_model *m)
 			idx--;
 		}
 	}
-	/* outputs must be computed where they are held, for now */
-	{
-		isl_map *w = isl_map_copy(m->acc[0].map);
-		isl_set *written = isl_set_apply(
-			isl_map_domain(isl_map_copy(m->rsched)), w);
-		isl_bool ok;
-		ti = m->out_tensor;
-		ok = isl_set_is_subset(written, m->dist[ti].held);
-		isl_set_free(written);
-		if (ok != isl_bool_true) {
-			dmd_job_error(m->job, m->job->compute_loc,
-				"output '%s' is computed on ranks that do not "
-				"hold it; returning results to their holders "
-				"is not supported yet",
-				m->job->tensors[ti].name);
-			return -1;
-		}
-	}
+	if (analyse_return(m, idx++) < 0)
+		return -1;
 	d = isl_set_params(isl_map_domain(isl_map_copy(m->rsched)));
 	m->comp_ranks = isl_set_coalesce(d);
 	if (m->gemm && analyse_gemm(m) < 0)

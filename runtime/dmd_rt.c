@@ -32,6 +32,16 @@
 /* Size of the verdict rank 0 broadcasts about a .npy file. */
 #define DMD_RT_TEXT 4096
 
+/* A received contribution waiting to be added into a box of "dbuf". */
+struct dmd_rt_sum {
+	void *tmp;
+	void *dbuf;
+	int ndim;
+	long ext[DMD_RT_MAX_DIMS];
+	long lo[DMD_RT_MAX_DIMS];
+	long cnt[DMD_RT_MAX_DIMS];
+};
+
 struct dmd_rt {
 	const dmd_job_desc *job;
 	int rank;
@@ -59,6 +69,9 @@ struct dmd_rt {
 	int cap_bufs;
 
 	int in_xfer;
+	struct dmd_rt_sum *sums;	/* receives to add at dmd_xfer_end */
+	int n_sums;
+	int cap_sums;
 	MPI_Request *reqs;
 	MPI_Status *statuses;
 	int n_reqs;
@@ -969,13 +982,108 @@ void dmd_copy(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
 	dmd_rt_box_copy(rt, dbuf, ndim, dext, dlo, sbuf, sext, slo, cnt);
 }
 
-/* Wait for every transfer of the group. */
+/* Add the contiguous box "src" (cnt[] elements, row-major) into the box
+ * at lo[] of "dbuf" (extents ext[]); "src_ext"/"src_lo" describe "src" as
+ * a box of a larger buffer (NULL: contiguous). */
+static void dmd_rt_box_add(dmd_rt *rt, void *dbuf, int ndim, const long *ext,
+	const long *lo, const void *src, const long *sext, const long *slo,
+	const long *cnt)
+{
+	long idx[DMD_RT_MAX_DIMS] = { 0 };
+	long n = 1, k;
+	int d;
+
+	for (d = 0; d < ndim; ++d)
+		n *= cnt[d];
+	for (k = 0; k < n; ++k) {
+		long off = 0, soff = 0;
+		for (d = 0; d < ndim; ++d) {
+			off = off * ext[d] + lo[d] + idx[d];
+			soff = sext ? soff * sext[d] + slo[d] + idx[d] :
+				soff * cnt[d] + idx[d];
+		}
+		if (rt->esize == sizeof(float))
+			((float *) dbuf)[off] += ((const float *) src)[soff];
+		else
+			((double *) dbuf)[off] += ((const double *) src)[soff];
+		for (d = ndim - 1; d >= 0; --d) {
+			if (++idx[d] < cnt[d])
+				break;
+			idx[d] = 0;
+		}
+	}
+}
+
+/* Post the receive of a contribution from "src" that dmd_xfer_end adds
+ * into the box (lo[], cnt[]) of "buf" (extents ext[]). */
+void dmd_recv_sum(dmd_rt *rt, const int *src, void *buf, int ndim,
+	const long *ext, const long *lo, const long *cnt)
+{
+	struct dmd_rt_sum *s;
+	long n = 1;
+	int d, from = dmd_rt_coords_rank(rt, src);
+
+	if (!rt->in_xfer)
+		dmd_fail(rt, "dmd_recv_sum outside dmd_xfer_begin/"
+			"dmd_xfer_end");
+	dmd_rt_check_box(rt, "dmd_recv_sum", ndim, ext, lo, cnt);
+	for (d = 0; d < ndim; ++d)
+		n *= cnt[d];
+	if (n == 0)
+		return;
+	if (n > INT_MAX)
+		dmd_fail(rt, "dmd_recv_sum: box of %ld elements is too large",
+			n);
+	if (rt->n_sums == rt->cap_sums) {
+		rt->cap_sums = rt->cap_sums ? 2 * rt->cap_sums : 8;
+		rt->sums = dmd_rt_realloc(rt, rt->sums,
+			rt->cap_sums * sizeof(*rt->sums));
+	}
+	s = &rt->sums[rt->n_sums++];
+	s->tmp = dmd_rt_realloc(rt, NULL, n * rt->esize);
+	s->dbuf = buf;
+	s->ndim = ndim;
+	for (d = 0; d < ndim; ++d) {
+		s->ext[d] = ext[d];
+		s->lo[d] = lo[d];
+		s->cnt[d] = cnt[d];
+	}
+	MPI_Irecv(s->tmp, (int) n, rt->base, from, DMD_RT_TAG_XFER, rt->cart,
+		dmd_rt_new_request(rt, "dmd_recv_sum"));
+	if (from != rt->rank) {
+		rt->bytes_recv += n * (long long) rt->esize;
+		rt->messages++;
+	}
+}
+
+/* Add a box of a local buffer into a box of another (at once). */
+void dmd_copy_sum(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
+	const long *dlo, const void *sbuf, const long *sext, const long *slo,
+	const long *cnt)
+{
+	dmd_rt_check_box(rt, "dmd_copy_sum destination", ndim, dext, dlo,
+		cnt);
+	dmd_rt_check_box(rt, "dmd_copy_sum source", ndim, sext, slo, cnt);
+	dmd_rt_box_add(rt, dbuf, ndim, dext, dlo, sbuf, sext, slo, cnt);
+}
+
+/* Wait for every transfer of the group, then add the contributions
+ * received with dmd_recv_sum. */
 void dmd_xfer_end(dmd_rt *rt)
 {
+	int i;
+
 	if (!rt->in_xfer)
 		dmd_fail(rt, "dmd_xfer_end without dmd_xfer_begin");
 	if (rt->n_reqs > 0)
 		MPI_Waitall(rt->n_reqs, rt->reqs, rt->statuses);
+	for (i = 0; i < rt->n_sums; ++i) {
+		struct dmd_rt_sum *s = &rt->sums[i];
+		dmd_rt_box_add(rt, s->dbuf, s->ndim, s->ext, s->lo, s->tmp,
+			NULL, NULL, s->cnt);
+		free(s->tmp);
+	}
+	rt->n_sums = 0;
 	rt->n_reqs = 0;
 	rt->in_xfer = 0;
 }
@@ -1074,6 +1182,7 @@ int dmd_finish(dmd_rt *rt)
 		free(rt->bufs[i]);
 	free(rt->bufs);
 	free(rt->reqs);
+	free(rt->sums);
 	free(rt->statuses);
 	free(rt->job_dir);
 	for (i = 0; i < rt->n_axes; ++i)

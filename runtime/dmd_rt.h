@@ -126,6 +126,17 @@ void dmd_copy(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
 	const long *cnt);
 void dmd_xfer_end(dmd_rt *rt);
 
+/* Inside a transfer group: receive a box from "src" and, at
+ * dmd_xfer_end, add it element-wise into the box (lo[], cnt[]) of "buf"
+ * (extents ext[]); and add a box of one local buffer into a box of another
+ * at once.  Used to return partial results to the holders of the output.
+ * Stats: as dmd_recv. */
+void dmd_recv_sum(dmd_rt *rt, const int *src, void *buf, int ndim,
+	const long *ext, const long *lo, const long *cnt);
+void dmd_copy_sum(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
+	const long *dlo, const void *sbuf, const long *sext, const long *slo,
+	const long *cnt);
+
 /* Element-wise sum reduction of a box onto a root (MPI_Reduce on the axis
  * sub-communicator if axis >= 0; the buffers are described as in
  * dmd_bcast: sbuf box is the contribution, rbuf box (root only) receives

@@ -246,6 +246,12 @@ static void add_xfer(struct dmd_prog *p, int xi, int *cnt, int *slots,
 		add_p2p(p, xi, x->dom, cnt, slot, K);
 		return;
 	}
+	if (x->kind == DMD_XFER_RETURN) {
+		/* after the computation, which has beta[0] = cnt[0] */
+		int after = cnt[0] + 1;
+		add_p2p(p, xi, x->dom, cnt, &after, K);
+		return;
+	}
 	/* shift: the first step, then the ring */
 	dom = first_step(x, 1);
 	if (x->first_local) {
@@ -313,6 +319,8 @@ static int xfer_slots(struct dmd_xfer *x)
 		return 5;
 	case DMD_XFER_SHIFT:
 		return (x->first_local ? 1 : 5) + 1;
+	case DMD_XFER_RETURN:
+		return 0;	/* after the computation */
 	}
 	return 0;
 }
