@@ -193,6 +193,42 @@ static __isl_give isl_printer *print_index(__isl_take isl_printer *p,
 	return p;
 }
 
+/* The precedence of a binary operator node (0: not one). */
+static int prec(const struct dmd_expr *e)
+{
+	switch (e->type) {
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+		return 1;
+	case DMD_EXPR_MUL:
+	case DMD_EXPR_DIV:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
+	struct dmd_model *m, struct dmd_expr *e, isl_ast_expr ***next);
+
+/* Print operand "e" of an operator of precedence "outer", in parentheses
+ * when C would otherwise read it differently ("right": the right operand,
+ * where a - (b - c) and a / (b * c) need them). */
+static __isl_give isl_printer *print_operand(__isl_take isl_printer *p,
+	struct dmd_model *m, struct dmd_expr *e, isl_ast_expr ***next,
+	int outer, int right)
+{
+	int pe = prec(e);
+	int paren = pe && (pe < outer || (right && pe == outer));
+
+	if (paren)
+		p = isl_printer_print_str(p, "(");
+	p = print_rhs(p, m, e, next);
+	if (paren)
+		p = isl_printer_print_str(p, ")");
+	return p;
+}
+
 /* Print the right-hand side "e"; accesses take their index expressions
  * from "*next" in order. */
 static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
@@ -218,9 +254,8 @@ static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
 		*next += e->n_arg;
 		return isl_printer_print_str(p, "]");
 	case DMD_EXPR_NEG:
-		p = isl_printer_print_str(p, "-(");
-		p = print_rhs(p, m, e->args[0], next);
-		return isl_printer_print_str(p, ")");
+		p = isl_printer_print_str(p, "-");
+		return print_operand(p, m, e->args[0], next, 3, 0);
 	case DMD_EXPR_CALL:
 		if (!strcmp(e->name, "relu")) {
 			p = isl_printer_print_str(p, "fmax(");
@@ -254,14 +289,13 @@ static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
 		op = " / ";
 		break;
 	default:
+		/* // and % only occur in indices */
 		op = " ? ";
 		break;
 	}
-	p = isl_printer_print_str(p, "(");
-	p = print_rhs(p, m, e->args[0], next);
+	p = print_operand(p, m, e->args[0], next, prec(e), 0);
 	p = isl_printer_print_str(p, op);
-	p = print_rhs(p, m, e->args[1], next);
-	return isl_printer_print_str(p, ")");
+	return print_operand(p, m, e->args[1], next, prec(e), 1);
 }
 
 /* out[...] = expr;  or  out[...] += expr;  (+= when summing over a

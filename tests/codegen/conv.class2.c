@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     dmd_xfer_end(rt);
     for (int hi = 0; hi <= 14; hi += 1)
       for (int kh = 0; kh <= 4; kh += 1)
-        O_p[(hi + 45 - O_o[0])] += (I_p[(hi + kh + 45 - I_o[0])] * W_p[(kh - W_o[0])]);
+        O_p[(hi + 45 - O_o[0])] += I_p[(hi + kh + 45 - I_o[0])] * W_p[(kh - W_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "O", "O.npy", 1, (const long[]){ 60 }, O_lo, O_ext, O_l, 1);

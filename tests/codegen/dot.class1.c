@@ -51,7 +51,7 @@ int main(int argc, char **argv)
   dmd_compute_begin(rt);
   {
     for (int ii = 0; ii <= 33; ii += 1)
-      s_p[0] += (a_p[(ii + 34 - a_o[0])] * b_p[(ii + 34 - b_o[0])]);
+      s_p[0] += a_p[(ii + 34 - a_o[0])] * b_p[(ii + 34 - b_o[0])];
     /* s: partial results summed onto their holders */
     dmd_xfer_begin(rt);
     dmd_recv_sum(rt, (const int[]){ 0 }, s_l, 0, s_ext, NULL, NULL);

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
   dmd_compute_begin(rt);
   {
     for (int ii = 0; ii <= 31; ii += 1)
-      s_p[0] += (a_p[(ii + 68 - a_o[0])] * b_p[(ii + 68 - b_o[0])]);
+      s_p[0] += a_p[(ii + 68 - a_o[0])] * b_p[(ii + 68 - b_o[0])];
     /* s: partial results summed onto their holders */
     dmd_xfer_begin(rt);
     for (int peer_x = 0; peer_x <= 1; peer_x += 1)

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     dmd_xfer_end(rt);
     for (int ii = 1; ii <= 18; ii += 1)
       for (int ji = 0; ji <= 17; ji += 1)
-        B_p[(ii - B_o[0]) * B_x[1] + (ji + 18 - B_o[1])] = ((((A_p[(ii - 1 - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])] + A_p[(ii + 1 - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])]) + A_p[(ii - A_o[0]) * A_x[1] + (ji + 17 - A_o[1])]) + A_p[(ii - A_o[0]) * A_x[1] + (ji + 19 - A_o[1])]) + A_p[(ii - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])]);
+        B_p[(ii - B_o[0]) * B_x[1] + (ji + 18 - B_o[1])] = A_p[(ii - 1 - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])] + A_p[(ii + 1 - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])] + A_p[(ii - A_o[0]) * A_x[1] + (ji + 17 - A_o[1])] + A_p[(ii - A_o[0]) * A_x[1] + (ji + 19 - A_o[1])] + A_p[(ii - A_o[0]) * A_x[1] + (ji + 18 - A_o[1])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "B", "B.npy", 2, (const long[]){ 37, 53 }, B_lo, B_ext, B_l, 1);

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 16; ii += 1)
       for (int ji = 0; ji <= 15; ji += 1)
-        B_p[(ii + 19 - B_o[0]) * B_x[1] + (ji + 36 - B_o[1])] = ((((A_p[(ii + 18 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])] + A_p[(ii + 20 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])]) + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 35 - A_o[1])]) + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 37 - A_o[1])]) + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])]);
+        B_p[(ii + 19 - B_o[0]) * B_x[1] + (ji + 36 - B_o[1])] = A_p[(ii + 18 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])] + A_p[(ii + 20 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])] + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 35 - A_o[1])] + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 37 - A_o[1])] + A_p[(ii + 19 - A_o[0]) * A_x[1] + (ji + 36 - A_o[1])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "B", "B.npy", 2, (const long[]){ 37, 53 }, B_lo, B_ext, B_l, 1);

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     dmd_send(rt, (const int[]){ 1 }, A_l, 1, A_ext, (const long[]){ 200 - A_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
     for (int ii = 1; ii <= 200; ii += 1)
-      B_p[(ii - B_o[0])] = ((A_p[(ii - 1 - A_o[0])] + A_p[(ii - A_o[0])]) + A_p[(ii + 1 - A_o[0])]);
+      B_p[(ii - B_o[0])] = A_p[(ii - 1 - A_o[0])] + A_p[(ii - A_o[0])] + A_p[(ii + 1 - A_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "B", "B.npy", 1, (const long[]){ 1003 }, B_lo, B_ext, B_l, 1);

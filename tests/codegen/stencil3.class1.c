@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     dmd_send(rt, (const int[]){ x + 1 }, A_l, 1, A_ext, (const long[]){ 201 * x + 200 - A_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 200; ii += 1)
-      B_p[(201 * x + ii - B_o[0])] = ((A_p[(201 * x + ii - 1 - A_o[0])] + A_p[(201 * x + ii - A_o[0])]) + A_p[(201 * x + ii + 1 - A_o[0])]);
+      B_p[(201 * x + ii - B_o[0])] = A_p[(201 * x + ii - 1 - A_o[0])] + A_p[(201 * x + ii - A_o[0])] + A_p[(201 * x + ii + 1 - A_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "B", "B.npy", 1, (const long[]){ 1003 }, B_lo, B_ext, B_l, 1);

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     dmd_send(rt, (const int[]){ 3 }, A_l, 1, A_ext, (const long[]){ 804 - A_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 197; ii += 1)
-      B_p[(ii + 804 - B_o[0])] = ((A_p[(ii + 803 - A_o[0])] + A_p[(ii + 804 - A_o[0])]) + A_p[(ii + 805 - A_o[0])]);
+      B_p[(ii + 804 - B_o[0])] = A_p[(ii + 803 - A_o[0])] + A_p[(ii + 804 - A_o[0])] + A_p[(ii + 805 - A_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "B", "B.npy", 1, (const long[]){ 1003 }, B_lo, B_ext, B_l, 1);

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     dmd_copy(rt, B_recv, 1, B_x, (const long[]){ 8 - B_o[0] }, B_l, B_ext, (const long[]){ 8 - B_lo[0] }, (const long[]){ 7 });
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 7; ii += 1)
-      C_p[(ii + 8 - C_o[0])] = (A_p[(ii + 8 - A_o[0])] * B_p[(ii + 8 - B_o[0])]);
+      C_p[(ii + 8 - C_o[0])] = A_p[(ii + 8 - A_o[0])] * B_p[(ii + 8 - B_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "C", "C.npy", 1, (const long[]){ 22 }, C_lo, C_ext, C_l, 1);

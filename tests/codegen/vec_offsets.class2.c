@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     dmd_send(rt, (const int[]){ 1 }, B_l, 1, B_ext, (const long[]){ 15 - B_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 5; ii += 1)
-      C_p[(ii + 16 - C_o[0])] = (A_p[(ii + 16 - A_o[0])] * B_p[(ii + 16 - B_o[0])]);
+      C_p[(ii + 16 - C_o[0])] = A_p[(ii + 16 - A_o[0])] * B_p[(ii + 16 - B_o[0])];
   }
   dmd_compute_end(rt);
   dmd_tensor_output(rt, "C", "C.npy", 1, (const long[]){ 22 }, C_lo, C_ext, C_l, 1);
