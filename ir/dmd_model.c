@@ -1285,6 +1285,23 @@ static void free_p2p(struct dmd_p2p *p)
 	free(p);
 }
 
+/* Free what transfer "x" owns. */
+void dmd_xfer_clear(struct dmd_xfer *x)
+{
+	int d;
+
+	free(x->name);
+	isl_set_free(x->dom);
+	isl_map_free(x->need);
+	for (d = 0; d < DMD_MAX_DIMS; ++d) {
+		isl_pw_aff_free(x->need_lo[d]);
+		isl_pw_aff_free(x->need_ext[d]);
+	}
+	isl_pw_aff_free(x->root);
+	free_p2p(x->p2p);
+	memset(x, 0, sizeof(*x));
+}
+
 /* Free the model and everything it owns; returns NULL. */
 struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m)
 {
@@ -1315,18 +1332,8 @@ struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m)
 		free(m->loops[i].name);
 	isl_map_free(m->sched);
 	isl_map_free(m->rsched);
-	for (i = 0; i < m->n_xfer; ++i) {
-		struct dmd_xfer *x = &m->xfer[i];
-		free(x->name);
-		isl_set_free(x->dom);
-		isl_map_free(x->need);
-		for (d = 0; d < DMD_MAX_DIMS; ++d) {
-			isl_pw_aff_free(x->need_lo[d]);
-			isl_pw_aff_free(x->need_ext[d]);
-		}
-		isl_pw_aff_free(x->root);
-		free_p2p(x->p2p);
-	}
+	for (i = 0; i < m->n_xfer; ++i)
+		dmd_xfer_clear(&m->xfer[i]);
 	free(m->xfer);
 	if (m->gemm) {
 		for (d = 0; d < 3; ++d) {

@@ -181,6 +181,7 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 	struct dmd_job *job);
 struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m);
 int dmd_model_time_pos(struct dmd_model *m, int loop);
+void dmd_xfer_clear(struct dmd_xfer *x);
 
 /* partition/dmd_part_comm.c: transfers and the GEMM leaf. */
 int dmd_part_comm(struct dmd_model *m);

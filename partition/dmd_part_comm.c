@@ -374,6 +374,26 @@ static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 	return split_pieces(m, x, pieces);
 }
 
+/* The points of name[t0..t_{len-1}, p...] whose peer p is the rank
+ * itself: [x, y] -> { name[a0, a1, a2, a3] : a2 = x and a3 = y }. */
+static __isl_give isl_set *peer_is_me(struct dmd_model *m, const char *name,
+	int len)
+{
+	int np = m->job->n_axes, i;
+	char s[2048];
+	size_t n;
+
+	n = sprintf(s, "%s -> { %s[", dmd_model_params(m), name);
+	for (i = 0; i < len + np; ++i)
+		n += sprintf(s + n, "%sa%d", i ? ", " : "", i);
+	n += sprintf(s + n, "] : ");
+	for (i = 0; i < np; ++i)
+		n += sprintf(s + n, "%sa%d = %s", i ? " and " : "", len + i,
+			m->job->axes[i]);
+	sprintf(s + n, " }");
+	return isl_set_read_from_str(m->ctx, s);
+}
+
 /* Split the pieces { [r, t, s] -> T[e] } (receiver r gets e from sender
  * s at time t) into what each rank receives, copies from itself, and
  * sends, each over the parameters (the rank itself) and its peers. */
@@ -390,16 +410,8 @@ static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
 	p = calloc(1, sizeof(*p));
 	/* receiver's view: r -> params; { X_recv[t, s] -> T[e] } */
 	recv = in_to_params(m, isl_map_copy(pieces), 0);
-	n = sprintf(s, "%s -> { [", dmd_model_params(m));
-	for (i = 0; i < len + np; ++i)
-		n += sprintf(s + n, "%sa%d", i ? ", " : "", i);
-	n += sprintf(s + n, "] : ");
-	for (i = 0; i < np; ++i)
-		n += sprintf(s + n, "%sa%d = %s", i ? " and " : "", len + i,
-			m->job->axes[i]);
-	sprintf(s + n, " }");
 	{
-		isl_set *me = isl_set_read_from_str(m->ctx, s);
+		isl_set *me = peer_is_me(m, "", len);
 		self = isl_map_intersect_domain(isl_map_copy(recv),
 			isl_set_copy(me));
 		recv = isl_map_subtract_domain(recv, me);
@@ -419,8 +431,6 @@ static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
 	/* sender's view: s -> params, excluding r = s; { X_send[t, r] } */
 	send = in_to_params(m, pieces, np + len);
 	/* now { [r, t] -> e }: move r after t */
-	send = isl_map_move_dims(send, isl_dim_in, np + len, isl_dim_in, 0,
-		0);
 	{
 		isl_map *perm;
 		n = sprintf(s, "{ [");
@@ -435,15 +445,7 @@ static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
 		perm = isl_map_read_from_str(m->ctx, s);
 		send = isl_map_apply_domain(send, perm);
 	}
-	n = sprintf(s, "%s -> { send[", dmd_model_params(m));
-	for (i = 0; i < len + np; ++i)
-		n += sprintf(s + n, "%sa%d", i ? ", " : "", i);
-	n += sprintf(s + n, "] : ");
-	for (i = 0; i < np; ++i)
-		n += sprintf(s + n, "%sa%d = %s", i ? " and " : "", len + i,
-			m->job->axes[i]);
-	sprintf(s + n, " }");
-	send = isl_map_subtract_domain(send, isl_set_read_from_str(m->ctx, s));
+	send = isl_map_subtract_domain(send, peer_is_me(m, "send", len));
 	send = isl_map_coalesce(send);
 	p->send_dom = isl_map_domain(isl_map_copy(send));
 	box_of(send, nd, p->send_lo, p->send_ext);
@@ -664,17 +666,7 @@ int dmd_part_comm(struct dmd_model *m)
 			return -1;
 		if (m->xfer[m->n_xfer - 1].kind == DMD_XFER_LOCAL) {
 			/* nothing to do: drop it */
-			struct dmd_xfer *x = &m->xfer[m->n_xfer - 1];
-			int dd;
-			free(x->name);
-			isl_set_free(x->dom);
-			isl_map_free(x->need);
-			for (dd = 0; dd < DMD_MAX_DIMS; ++dd) {
-				isl_pw_aff_free(x->need_lo[dd]);
-				isl_pw_aff_free(x->need_ext[dd]);
-			}
-			isl_pw_aff_free(x->root);
-			m->n_xfer--;
+			dmd_xfer_clear(&m->xfer[--m->n_xfer]);
 			idx--;
 		}
 	}

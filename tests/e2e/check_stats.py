@@ -25,7 +25,7 @@ KEYS = ("ranks", "classes", "time_s", "gflops", "bytes_moved_total",
 
 # C[m, n] = A[m, k] * B[k, n] and its transposed variants: two 2-d operands.
 ACCESS = r"\s*(\w+)\s*\[\s*(\w+)\s*,\s*(\w+)\s*\]\s*"
-PRODUCT = re.compile(f"^{ACCESS}=\\s*{ACCESS}\\*{ACCESS}$")
+PRODUCT = re.compile(f"^{ACCESS}\\+?=\\s*{ACCESS}\\*{ACCESS}$")
 
 
 def read_expected(path, name):

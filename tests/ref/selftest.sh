@@ -454,6 +454,26 @@ for src in jobs:
                             + a[1:-1, 2:] + a[1:-1, 1:-1])
     elif stmt == "C[i]=A[i]*B[i]":
         want = vals["A"] * vals["B"]
+    elif stmt == "s=a[i]*b[i]":
+        want = np.array(np.dot(vals["a"], vals["b"]))
+    elif stmt == "w[i]=A[i,j]*v[j]":
+        want = vals["A"] @ vals["v"]
+    elif stmt == "O[h]=I[h+kh]*W[kh]":
+        i, w = vals["I"], vals["W"]
+        want = np.array([np.dot(i[h:h + len(w)], w)
+                         for h in range(len(i) - len(w) + 1)])
+    elif stmt == "C[m,n]+=A[m,k]*B[n,k]":
+        c0 = dmd_ref.starting_values(job, job.tensors["C"], True)
+        want = c0.astype(np.float64) + vals["A"] @ vals["B"].T
+    elif stmt == ("C[i,j]=relu(A[i,j]-2*B[i,j])+max(A[i,j],0.25)/"
+                  "(1+exp(B[i,j]))"):
+        a, b = vals["A"], vals["B"]
+        want = np.maximum(a - 2 * b, 0) + np.maximum(a, 0.25) / (1 + np.exp(b))
+    elif stmt == "B[i]+=0.5*(A[i-2]+A[i+1])":
+        a = vals["A"]
+        want = dmd_ref.starting_values(job, job.tensors["B"], True).astype(
+            np.float64)
+        want[2:-1] += 0.5 * (a[:-3] + a[3:])
     else:
         raise AssertionError(f"{src}: no numpy counterpart for {stmt}")
     err = np.max(np.abs(got - want)) / np.max(np.abs(want))
