@@ -944,7 +944,7 @@ static struct dmd_expr *dmd_expr_parse_aff_term(struct dmd_expr_parser *p,
 			char buf[8];
 
 			dmd_expr_tok_error(p, "'%s' is not allowed in an index "
-				"(indices are affine) in %s",
+				"in %s (indices are affine)",
 				dmd_expr_tok_text(p, buf, sizeof(buf)),
 				p->src->what);
 			return dmd_expr_free(e);

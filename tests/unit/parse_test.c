@@ -1,0 +1,222 @@
+/* parse_test: read a job file with dmd_job_read.
+ *
+ *	parse_test [--dump] JOB
+ *
+ * Exit status 0 if the job is valid (with --dump, a canonical dump of it
+ * on stdout), 2 after the error message otherwise (or on bad arguments).
+ * Build (from the repository root):
+ *	cc -Wall -Wextra -Werror -std=gnu11 -I ir tests/unit/parse_test.c \
+ *		ir/dmd_parse.c ir/dmd_expr.c ir/dmd_diag.c ir/dmd_job.c \
+ *		$(pkg-config --cflags --libs yaml-0.1 isl)
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dmd_job.h"
+
+/* Print " @LINE:COL" if "loc" is known. */
+static void print_loc(struct dmd_loc loc)
+{
+	if (loc.line > 0)
+		printf(" @%d:%d", loc.line, loc.col);
+}
+
+/* Print "e" in the job's syntax followed by its location. */
+static void print_expr(const struct dmd_expr *e)
+{
+	char *s = dmd_expr_to_str(e);
+
+	printf("%s", s ? s : "<null>");
+	print_loc(e->loc);
+	free(s);
+}
+
+/* Print every access of "e", with its indices and their isl form. */
+static void print_accesses(const struct dmd_expr *e)
+{
+	int i;
+
+	if (e->type != DMD_EXPR_ACCESS) {
+		for (i = 0; i < e->n_arg; ++i)
+			print_accesses(e->args[i]);
+		return;
+	}
+	printf("  access ");
+	print_expr(e);
+	printf("\n");
+	for (i = 0; i < e->n_arg; ++i) {
+		char *isl = dmd_expr_to_isl(e->args[i]);
+
+		printf("    index %d: ", i);
+		print_expr(e->args[i]);
+		printf(" isl: %s\n", isl ? isl : "<null>");
+		free(isl);
+	}
+}
+
+/* Print one tensor with all its fields. */
+static void print_tensor(const struct dmd_job *job, const struct dmd_tensor *t)
+{
+	static const char *const dtypes[] = { "f32", "f64" };
+	static const char *const splits[] = { "block", "balanced" };
+	static const char *const inits[] = { "none", "zeros", "ones",
+		"random" };
+	int d, i;
+
+	printf("tensor %s", t->name);
+	print_loc(t->loc);
+	printf("\n  shape [");
+	for (d = 0; d < t->ndim; ++d)
+		printf("%s%ld", d ? ", " : "", t->shape[d]);
+	printf("]\n  dtype %s\n", dtypes[t->dtype]);
+	for (d = 0; d < t->ndim; ++d) {
+		printf("  dist %d: ", d);
+		if (t->dist[d]) {
+			char *isl = dmd_expr_to_isl(t->dist[d]);
+
+			print_expr(t->dist[d]);
+			printf(" isl: %s", isl ? isl : "<null>");
+			free(isl);
+		} else
+			printf("-");
+		printf(" entry");
+		print_loc(t->dist_loc[d]);
+		printf("\n");
+	}
+	printf("  split %s\n", splits[t->split]);
+	for (d = 0; d < t->ndim; ++d) {
+		if (!t->offsets[d])
+			continue;
+		printf("  offsets %d: [", d);
+		for (i = 0; i < t->n_offsets[d]; ++i)
+			printf("%s%ld", i ? ", " : "", t->offsets[d][i]);
+		printf("]\n");
+	}
+	for (i = 0; i < t->n_place; ++i)
+		printf("  place %s=%ld\n", job->axes[t->place_axis[i]],
+			t->place_coord[i]);
+	printf("  file %s", t->file ? t->file : "-");
+	print_loc(t->file_loc);
+	printf("\n  init %s\n  seed %llu\n", inits[t->init], t->seed);
+}
+
+/* Print one schedule argument. */
+static void print_arg(const struct dmd_sched_arg *arg)
+{
+	int i;
+
+	switch (arg->kind) {
+	case DMD_ARG_ID:
+		printf("%s", arg->id);
+		break;
+	case DMD_ARG_INT:
+		printf("%ld", arg->ival);
+		break;
+	case DMD_ARG_LIST:
+		printf("[");
+		for (i = 0; i < arg->n; ++i) {
+			printf("%s%s", i ? ", " : "", arg->ids[i]);
+			print_loc(arg->locs[i]);
+		}
+		printf("]");
+		break;
+	}
+	print_loc(arg->loc);
+}
+
+/* Is job->dir the absolute directory of job->path?  (Checked rather than
+ * printed, so that dumps do not depend on where the tree is.) */
+static int dir_ok(const struct dmd_job *job)
+{
+	char *copy = strdup(job->path), *full = NULL;
+	struct stat s1, s2;
+	int ok = 0;
+
+	if (copy && job->dir && job->dir[0] == '/' &&
+	    asprintf(&full, "%s/%s", job->dir, basename(copy)) >= 0)
+		ok = stat(full, &s1) == 0 && stat(job->path, &s2) == 0 &&
+			s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
+	free(full);
+	free(copy);
+	return ok;
+}
+
+/* Print the canonical dump of "job". */
+static void dump(const struct dmd_job *job)
+{
+	static const char *const cmds[] = { "divide", "split", "reorder",
+		"distribute", "rotate", "communicate", "tensorize" };
+	int i, j;
+
+	printf("name %s", job->name);
+	print_loc(job->name_loc);
+	printf("\nmesh");
+	for (i = 0; i < job->n_axes; ++i)
+		printf(" %s=%ld", job->axes[i], job->mesh_shape[i]);
+	printf(" nranks=%ld", job->nranks);
+	print_loc(job->mesh_loc);
+	printf("\ndtype %s\n", job->dtype == DMD_F32 ? "f32" : "f64");
+	printf("dir %s\n", dir_ok(job) ? "ok" : "WRONG");
+	for (i = 0; i < job->n_tensors; ++i)
+		print_tensor(job, &job->tensors[i]);
+	printf("compute ");
+	print_expr(job->lhs);
+	printf(" %s ", job->accumulate ? "+=" : "=");
+	print_expr(job->rhs);
+	printf(" stmt");
+	print_loc(job->compute_loc);
+	printf("\n");
+	print_accesses(job->lhs);
+	print_accesses(job->rhs);
+	printf("schedule %d", job->n_cmds);
+	print_loc(job->schedule_loc);
+	printf("\n");
+	for (i = 0; i < job->n_cmds; ++i) {
+		const struct dmd_sched_cmd *cmd = &job->cmds[i];
+
+		printf("  %s", cmds[cmd->type]);
+		print_loc(cmd->loc);
+		printf(":");
+		for (j = 0; j < cmd->n_args; ++j) {
+			printf(" ");
+			print_arg(&cmd->args[j]);
+		}
+		if (cmd->balanced)
+			printf(" (balanced)");
+		printf("\n");
+	}
+	if (dmd_job_find_tensor(job, job->lhs->name) < 0)
+		printf("lookup failed\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct dmd_job *job;
+	int do_dump = 0;
+	const char *path = NULL;
+	int i;
+
+	for (i = 1; i < argc; ++i) {
+		if (strcmp(argv[i], "--dump") == 0)
+			do_dump = 1;
+		else if (!path)
+			path = argv[i];
+		else
+			path = NULL, i = argc;
+	}
+	if (!path) {
+		fprintf(stderr, "usage: parse_test [--dump] JOB\n");
+		return 2;
+	}
+	job = dmd_job_read(path);
+	if (!job)
+		return 2;
+	if (do_dump)
+		dump(job);
+	dmd_job_free(job);
+	return 0;
+}
