@@ -132,10 +132,12 @@ static __isl_give isl_printer *print_view(__isl_take isl_printer *p,
 	int d;
 
 	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "%s_p = %s;", t, ptr);
-	p = isl_printer_print_str(p, b);
+	if (ptr) {
+		snprintf(b, sizeof(b), "%s_p = %s; ", t, ptr);
+		p = isl_printer_print_str(p, b);
+	}
 	for (d = 0; d < nd; ++d) {
-		snprintf(b, sizeof(b), " %s_o[%d] = ", t, d);
+		snprintf(b, sizeof(b), "%s%s_o[%d] = ", d ? " " : "", t, d);
 		p = isl_printer_print_str(p, b);
 		if (pl) {
 			p = print_expr(p, pl->expr[first + d]);
@@ -166,10 +168,11 @@ static __isl_give isl_printer *print_line(__isl_take isl_printer *p,
 	return isl_printer_end_line(p);
 }
 
-/* The linear index of an access into its view:
+/* The linear offset of element e in a buffer whose first element is
+ * T_<o> and whose extents are T_<x>:
  * ((e0 - T_o[0]) * T_x[1] + (e1 - T_o[1])) * T_x[2] + (e2 - T_o[2]) */
-static __isl_give isl_printer *print_index(__isl_take isl_printer *p,
-	const char *t, int nd, isl_ast_expr **e)
+static __isl_give isl_printer *print_linear(__isl_take isl_printer *p,
+	const char *t, int nd, isl_ast_expr **e, const char *o, const char *x)
 {
 	char b[128];
 	int d;
@@ -180,17 +183,24 @@ static __isl_give isl_printer *print_index(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, "(");
 	for (d = 0; d < nd; ++d) {
 		if (d > 0) {
-			snprintf(b, sizeof(b), " * %s_x[%d] + ", t, d);
+			snprintf(b, sizeof(b), " * %s_%s[%d] + ", t, x, d);
 			p = isl_printer_print_str(p, b);
 		}
 		p = isl_printer_print_str(p, "(");
 		p = print_expr(p, e[d]);
-		snprintf(b, sizeof(b), " - %s_o[%d])", t, d);
+		snprintf(b, sizeof(b), " - %s_%s[%d])", t, o, d);
 		p = isl_printer_print_str(p, b);
 		if (d > 0 && d + 1 < nd)
 			p = isl_printer_print_str(p, ")");
 	}
 	return p;
+}
+
+/* The linear index of an access into the view of "t". */
+static __isl_give isl_printer *print_index(__isl_take isl_printer *p,
+	const char *t, int nd, isl_ast_expr **e)
+{
+	return print_linear(p, t, nd, e, "o", "x");
 }
 
 /* The precedence of a binary operator node (0: not one). */
@@ -442,11 +452,18 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 	case DMD_STMT_GEMM:
 		return print_gemm(p, m, pl, info->real);
 	case DMD_STMT_VIEW_LOCAL:
-		snprintf(b, sizeof(b), "/* %s: the first step's block is "
-			"this rank's own */", t);
+		snprintf(b, sizeof(b), "/* %s: the first step's box lies in "
+			"this rank's own block */", t);
 		p = print_line(p, b);
-		snprintf(b, sizeof(b), "%s_l", t);
-		return print_view(p, t, nd, b, NULL, 0, NULL);
+		p = isl_printer_start_line(p);
+		snprintf(b, sizeof(b), "%s_p = %s_l + ", t, t);
+		p = isl_printer_print_str(p, b);
+		p = print_linear(p, t, nd, pl->expr, "lo", "ext");
+		p = isl_printer_print_str(p, ";");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 2);
+		p = print_view(p, t, nd, NULL, pl, 0, NULL);
+		return isl_printer_indent(p, -2);
 	case DMD_STMT_BCAST:
 		snprintf(b, sizeof(b), "/* %s: broadcast along %s */", t,
 			m->job->axes[x->axis]);
@@ -490,16 +507,14 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 			info->real, t, rb, rb2, rb);
 		p = print_line(p, b);
 		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), "dmd_shift(rt, %d, %d, %s_p, %d, %s_x, ",
-			x->axis, x->disp, t, nd, t);
+		snprintf(b, sizeof(b), "dmd_shift(rt, %d, %d, %s_p, %d, %s_x, "
+			"dmd_zero, ", x->axis, x->disp, t, nd, t);
 		p = isl_printer_print_str(p, b);
-		p = print_rel(p, pl, 2 * nd, nd, t, "o");
-		p = isl_printer_print_str(p, ", ");
-		p = print_list(p, pl, 3 * nd, nd);
+		p = print_list(p, pl, 2 * nd, nd);
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 4);
 		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), ", next, %s_a, %s_zero, ", rb, t);
+		snprintf(b, sizeof(b), ", next, %s_a, dmd_zero, ", rb);
 		p = isl_printer_print_str(p, b);
 		p = print_list(p, pl, nd, nd);
 		p = isl_printer_print_str(p, ");");
@@ -887,13 +902,6 @@ static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
 		for (d = 0; d < t->ndim; ++d)
 			n += snprintf(b + n, sizeof(b) - n, "%s%ld",
 				d ? ", " : "", prog->alloc[xi][d]);
-		snprintf(b + n, sizeof(b) - n, " };");
-		p = print_line(p, b);
-		n = snprintf(b, sizeof(b), "const long %s_zero[] = { ",
-			t->name);
-		for (d = 0; d < t->ndim; ++d)
-			n += snprintf(b + n, sizeof(b) - n, "%s0",
-				d ? ", " : "");
 		snprintf(b + n, sizeof(b) - n, " };");
 		p = print_line(p, b);
 	}

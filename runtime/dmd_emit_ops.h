@@ -7,4 +7,7 @@
 #define min(x, y) ((x) < (y) ? (x) : (y))
 #define max(x, y) ((x) > (y) ? (x) : (y))
 
+/* The origin of a box that starts at a buffer's first element. */
+static const long dmd_zero[8] = { 0 };
+
 #endif

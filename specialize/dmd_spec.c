@@ -256,8 +256,13 @@ static void add_xfer(struct dmd_prog *p, int xi, int *cnt, int *slots,
 	dom = first_step(x, 1);
 	if (x->first_local) {
 		char name[64];
+		isl_set *fd;
 		snprintf(name, sizeof(name), "%s_first", x->name);
-		add_stmt(p, DMD_STMT_VIEW_LOCAL, xi, name);
+		s = add_stmt(p, DMD_STMT_VIEW_LOCAL, xi, name);
+		fd = isl_set_set_tuple_name(isl_set_copy(x->dom), name);
+		for (d = 0; d < nd; ++d)
+			push_pa(s, completed(renamed(x->need_lo[d], name), fd));
+		isl_set_free(fd);
 		betas(cnt, x->level, (*slot)++, beta);
 		place(p, placement(p, name, len, 0, beta, K),
 			isl_set_set_tuple_name(dom, name));
@@ -290,11 +295,6 @@ static void add_xfer(struct dmd_prog *p, int xi, int *cnt, int *slots,
 			n += sprintf(str + n, "%st%d%s", i ? ", " : "", i,
 				i == len - 1 ? " - 1" : "");
 		sprintf(str + n, "] }");
-		for (d = 0; d < nd; ++d) {
-			prev = isl_multi_aff_read_from_str(m->ctx, str);
-			push_pa(s, isl_pw_aff_pullback_multi_aff(
-				isl_pw_aff_copy(s->pa[d]), prev));
-		}
 		for (d = 0; d < nd; ++d) {
 			prev = isl_multi_aff_read_from_str(m->ctx, str);
 			push_pa(s, isl_pw_aff_pullback_multi_aff(

@@ -18,9 +18,9 @@
 enum dmd_stmt_type {
 	DMD_STMT_COMP,		/* out[...] (+)= expr */
 	DMD_STMT_GEMM,		/* cblas_?gemm on a box */
-	DMD_STMT_VIEW_LOCAL,	/* the view of a tensor is its own block */
+	DMD_STMT_VIEW_LOCAL,	/* the view is part of its own block; pa: lo[nd] */
 	DMD_STMT_BCAST,		/* pa: root, lo[nd], ext[nd] */
-	DMD_STMT_SHIFT,		/* pa: lo[nd], ext[nd], prev lo[nd], prev ext[nd] */
+	DMD_STMT_SHIFT,		/* pa: lo[nd], ext[nd], previous ext[nd] */
 	DMD_STMT_BEGIN,		/* pa: lo[nd] (the receive box origin) */
 	DMD_STMT_RECV,		/* pa: peer[np], lo[nd], ext[nd] */
 	DMD_STMT_SELF,		/* pa: lo[nd], ext[nd] */

@@ -49,31 +49,31 @@ int main(int argc, char **argv)
   float *A_recv = dmd_alloc(rt, 16384);
   float *A_recv2 = dmd_alloc(rt, 16384);
   const long A_recv_a[] = { 64, 256 };
-  const long A_zero[] = { 0, 0 };
   float *B_recv = dmd_alloc(rt, 32768);
   float *B_recv2 = dmd_alloc(rt, 32768);
   const long B_recv_a[] = { 256, 128 };
-  const long B_zero[] = { 0, 0 };
   dmd_compute_begin(rt);
   {
-    /* A: the first step's block is this rank's own */
-    A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
-    /* B: the first step's block is this rank's own */
-    B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+    /* A: the first step's box lies in this rank's own block */
+    A_p = A_l + (64 * x - A_lo[0]) * A_ext[1] + (256 * ((x + y) % 8) - A_lo[1]);
+      A_o[0] = 64 * x; A_o[1] = 256 * ((x + y) % 8); A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+    /* B: the first step's box lies in this rank's own block */
+    B_p = B_l + (256 * ((x + y) % 8) - B_lo[0]) * B_ext[1] + (128 * y - B_lo[1]);
+      B_o[0] = 256 * ((x + y) % 8); B_o[1] = 128 * y; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
     for (int kor = 0; kor <= 7; kor += 1) {
       if (kor >= 1) {
         /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
           float *next = A_p == A_recv ? A_recv2 : A_recv;
-          dmd_shift(rt, 1, 1, A_p, 2, A_x, (const long[]){ 64 * x - A_o[0], ((x + y + kor - 1) % 8 == 0 ? 0 : -(256 * ((7 * x + 7 * y + 7 * kor - 7) % 8)) + 2048) - A_o[1] }, (const long[]){ 64, 256 }
-              , next, A_recv_a, A_zero, (const long[]){ 64, 256 });
+          dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 64, 256 }
+              , next, A_recv_a, dmd_zero, (const long[]){ 64, 256 });
           A_p = next; A_o[0] = 64 * x; A_o[1] = 256 * ((x + y + kor) % 8); A_x[0] = 64; A_x[1] = 256;
         }
         /* B: ring shift along x: receive from x + 1, send to x - 1 */
         {
           float *next = B_p == B_recv ? B_recv2 : B_recv;
-          dmd_shift(rt, 0, 1, B_p, 2, B_x, (const long[]){ ((x + y + kor - 1) % 8 == 0 ? 0 : -(256 * ((7 * x + 7 * y + 7 * kor - 7) % 8)) + 2048) - B_o[0], 128 * y - B_o[1] }, (const long[]){ 256, 128 }
-              , next, B_recv_a, B_zero, (const long[]){ 256, 128 });
+          dmd_shift(rt, 0, 1, B_p, 2, B_x, dmd_zero, (const long[]){ 256, 128 }
+              , next, B_recv_a, dmd_zero, (const long[]){ 256, 128 });
           B_p = next; B_o[0] = 256 * ((x + y + kor) % 8); B_o[1] = 128 * y; B_x[0] = 256; B_x[1] = 128;
         }
       }

@@ -49,19 +49,19 @@ int main(int argc, char **argv)
   float *A_recv = dmd_alloc(rt, 16384);
   float *A_recv2 = dmd_alloc(rt, 16384);
   const long A_recv_a[] = { 64, 256 };
-  const long A_zero[] = { 0, 0 };
   float *B_recv = dmd_alloc(rt, 32768);
   dmd_compute_begin(rt);
   {
-    /* A: the first step's block is this rank's own */
-    A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+    /* A: the first step's box lies in this rank's own block */
+    A_p = A_l + (64 * x - A_lo[0]) * A_ext[1] + (256 * y - A_lo[1]);
+      A_o[0] = 64 * x; A_o[1] = 256 * y; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
     for (int kor = 0; kor <= 7; kor += 1) {
       if (kor >= 1)
         /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
           float *next = A_p == A_recv ? A_recv2 : A_recv;
-          dmd_shift(rt, 1, 1, A_p, 2, A_x, (const long[]){ 64 * x - A_o[0], ((y + kor - 1) % 8 == 0 ? 0 : -(256 * ((7 * y + 7 * kor - 7) % 8)) + 2048) - A_o[1] }, (const long[]){ 64, 256 }
-              , next, A_recv_a, A_zero, (const long[]){ 64, 256 });
+          dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 64, 256 }
+              , next, A_recv_a, dmd_zero, (const long[]){ 64, 256 });
           A_p = next; A_o[0] = 64 * x; A_o[1] = 256 * ((y + kor) % 8); A_x[0] = 64; A_x[1] = 256;
         }
       /* B: broadcast along x */

@@ -49,19 +49,19 @@ int main(int argc, char **argv)
   float *A_recv = dmd_alloc(rt, 456);
   float *A_recv2 = dmd_alloc(rt, 456);
   const long A_recv_a[] = { 19, 24 };
-  const long A_zero[] = { 0, 0 };
   float *B_recv = dmd_alloc(rt, 312);
   dmd_compute_begin(rt);
   {
-    /* A: the first step's block is this rank's own */
-    A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+    /* A: the first step's box lies in this rank's own block */
+    A_p = A_l + (40 - A_lo[0]) * A_ext[1] + (48 - A_lo[1]);
+      A_o[0] = 40; A_o[1] = 48; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
     for (int kor = 0; kor <= 2; kor += 1) {
       if (kor >= 1)
         /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
           float *next = A_p == A_recv ? A_recv2 : A_recv;
-          dmd_shift(rt, 1, 1, A_p, 2, A_x, (const long[]){ 40 - A_o[0], (kor == 2 ? 0 : 48) - A_o[1] }, (const long[]){ 19, (kor == 1 ? 22 : 24) }
-              , next, A_recv_a, A_zero, (const long[]){ 19, 24 });
+          dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 19, (kor == 1 ? 22 : 24) }
+              , next, A_recv_a, dmd_zero, (const long[]){ 19, 24 });
           A_p = next; A_o[0] = 40; A_o[1] = (kor == 1 ? 0 : 24); A_x[0] = 19; A_x[1] = 24;
         }
       /* B: broadcast along x */
