@@ -117,13 +117,16 @@ static int analyse(struct session *s, const char *path, int classes)
 	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
 		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
 	s->m = dmd_model_build(s->ctx, s->job);
-	if (!s->m)
-		return 2;
-	if (dmd_part_comm(s->m) < 0)
-		return 2;
+	if (!s->m || dmd_part_comm(s->m) < 0) {
+		if (dmd_job_n_errors() > 0)
+			return 2;
+		fprintf(stderr, "%s: error: internal error: the analysis of "
+			"this job failed (please report it)\n", path);
+		return 1;
+	}
 	if (classes && dmd_part_classes(s->m) < 0) {
-		fprintf(stderr, "%s: error: cannot find the rank classes\n",
-			path);
+		fprintf(stderr, "%s: error: internal error: cannot find the "
+			"rank classes (please report it)\n", path);
 		return 1;
 	}
 	return 0;

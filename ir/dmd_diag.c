@@ -11,6 +11,16 @@
 
 #include "dmd_job.h"
 
+/* The number of messages printed so far. */
+static int dmd_diag_n_errors;
+
+/* How many errors have been reported (so that a caller can tell a
+ * failure that was explained from one that was not). */
+int dmd_job_n_errors(void)
+{
+	return dmd_diag_n_errors;
+}
+
 /* Print "PATH:LINE:COL: error: <fmt...>\n" to stderr. */
 void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap)
@@ -25,6 +35,7 @@ void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	fflush(stderr);
+	dmd_diag_n_errors++;
 }
 
 /* Variadic front end of dmd_job_verror. */

@@ -169,6 +169,8 @@ void dmd_job_error(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap);
+/* The number of errors reported so far. */
+int dmd_job_n_errors(void);
 
 /* Print an expression in a syntax that isl reads ("floor((x)/4)" for
  * "x // 4", "(a) mod 8" for "a % 8") to a malloc'ed string. */
