@@ -452,6 +452,8 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 	case DMD_STMT_GEMM:
 		return print_gemm(p, m, pl, info->real);
 	case DMD_STMT_VIEW_LOCAL:
+		p = print_line(p, "{");
+		p = isl_printer_indent(p, 2);
 		snprintf(b, sizeof(b), "/* %s: the first step's box lies in "
 			"this rank's own block */", t);
 		p = print_line(p, b);
@@ -461,10 +463,12 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		p = print_linear(p, t, nd, pl->expr, "lo", "ext");
 		p = isl_printer_print_str(p, ";");
 		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, 2);
 		p = print_view(p, t, nd, NULL, pl, 0, NULL);
-		return isl_printer_indent(p, -2);
+		p = isl_printer_indent(p, -2);
+		return print_line(p, "}");
 	case DMD_STMT_BCAST:
+		p = print_line(p, "{");
+		p = isl_printer_indent(p, 2);
 		snprintf(b, sizeof(b), "/* %s: broadcast along %s */", t,
 			m->job->axes[x->axis]);
 		p = print_line(p, b);
@@ -493,16 +497,18 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, ", ");
 		p = print_list(p, pl, 1 + nd, nd);
 		p = isl_printer_print_str(p, ");");
-		return isl_printer_end_line(p);
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, -2);
+		return print_line(p, "}");
 	case DMD_STMT_SHIFT:
+		p = print_line(p, "{");
+		p = isl_printer_indent(p, 2);
 		snprintf(b, sizeof(b), "/* %s: ring shift along %s: receive "
 			"from %s %c 1, send to %s %c 1 */", t,
 			m->job->axes[x->axis], m->job->axes[x->axis],
 			x->disp > 0 ? '+' : '-', m->job->axes[x->axis],
 			x->disp > 0 ? '-' : '+');
 		p = print_line(p, b);
-		p = print_line(p, "{");
-		p = isl_printer_indent(p, 2);
 		snprintf(b, sizeof(b), "%s *next = %s_p == %s ? %s : %s;",
 			info->real, t, rb, rb2, rb);
 		p = print_line(p, b);
@@ -525,16 +531,20 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 		return print_line(p, "}");
 	case DMD_STMT_BEGIN:
 		if (x->kind == DMD_XFER_RETURN) {
-			snprintf(b, sizeof(b), "/* %s: partial results summed "
-				"onto their holders */", t);
-			p = print_line(p, b);
-			return print_line(p, "dmd_xfer_begin(rt);");
+			snprintf(b, sizeof(b), "dmd_xfer_begin(rt); /* %s: "
+				"partial results summed onto their holders */",
+				t);
+			return print_line(p, b);
 		}
+		p = print_line(p, "{");
+		p = isl_printer_indent(p, 2);
 		snprintf(b, sizeof(b), "/* %s: point to point, each piece "
 			"from one holder */", t);
 		p = print_line(p, b);
 		p = print_view(p, t, nd, rb, pl, 0, alloc);
-		return print_line(p, "dmd_xfer_begin(rt);");
+		p = print_line(p, "dmd_xfer_begin(rt);");
+		p = isl_printer_indent(p, -2);
+		return print_line(p, "}");
 	case DMD_STMT_RECV:
 	case DMD_STMT_SEND:
 		if (x->kind == DMD_XFER_RETURN)

@@ -48,13 +48,15 @@ int main(int argc, char **argv)
   double *B_recv = dmd_alloc(rt, 1048576);
   dmd_compute_begin(rt);
   for (int no = 0; no <= 3; no += 1) {
-    /* B: broadcast along x */
-    if (x == no) {
-      B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
-    } else {
-      B_p = B_recv; B_o[0] = 0; B_o[1] = 1024 * no; B_x[0] = 1024; B_x[1] = 1024;
+    {
+      /* B: broadcast along x */
+      if (x == no) {
+        B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+      } else {
+        B_p = B_recv; B_o[0] = 0; B_o[1] = 1024 * no; B_x[0] = 1024; B_x[1] = 1024;
+      }
+      dmd_bcast(rt, 0, no, B_p, 2, B_x, (const long[]){ 0 - B_o[0], 1024 * no - B_o[1] }, (const long[]){ 1024, 1024 });
     }
-    dmd_bcast(rt, 0, no, B_p, 2, B_x, (const long[]){ 0 - B_o[0], 1024 * no - B_o[1] }, (const long[]){ 1024, 1024 });
     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, 512, 1024, 1024
         , 1.0, A_p + (0 - A_o[0]) * A_x[1] + (512 * x - A_o[1]), A_x[1]
         , B_p + (0 - B_o[0]) * B_x[1] + (1024 * no - B_o[1]), B_x[1]

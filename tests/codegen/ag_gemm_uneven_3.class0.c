@@ -48,13 +48,15 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 1300);
   dmd_compute_begin(rt);
   for (int no = 0; no <= 2; no += 1) {
-    /* B: broadcast along x */
-    if (x == no) {
-      B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
-    } else {
-      B_p = B_recv; B_o[0] = 0; B_o[1] = 26 * no; B_x[0] = 50; B_x[1] = 26;
+    {
+      /* B: broadcast along x */
+      if (x == no) {
+        B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+      } else {
+        B_p = B_recv; B_o[0] = 0; B_o[1] = 26 * no; B_x[0] = 50; B_x[1] = 26;
+      }
+      dmd_bcast(rt, 0, no, B_p, 2, B_x, (const long[]){ 0 - B_o[0], 26 * no - B_o[1] }, (const long[]){ 50, (no == 2 ? 25 : 26) });
     }
-    dmd_bcast(rt, 0, no, B_p, 2, B_x, (const long[]){ 0 - B_o[0], 26 * no - B_o[1] }, (const long[]){ 50, (no == 2 ? 25 : 26) });
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, 21, (no == 2 ? 25 : 26), 50
         , 1.0f, A_p + (0 - A_o[0]) * A_x[1] + (21 * x - A_o[1]), A_x[1]
         , B_p + (0 - B_o[0]) * B_x[1] + (26 * no - B_o[1]), B_x[1]

@@ -54,23 +54,27 @@ int main(int argc, char **argv)
   const long B_recv_a[] = { 24, 14 };
   dmd_compute_begin(rt);
   {
-    /* A: the first step's box lies in this rank's own block */
-    A_p = A_l + (34 - A_lo[0]) * A_ext[1] + (48 - A_lo[1]);
+    {
+      /* A: the first step's box lies in this rank's own block */
+      A_p = A_l + (34 - A_lo[0]) * A_ext[1] + (48 - A_lo[1]);
       A_o[0] = 34; A_o[1] = 48; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
-    /* B: the first step's box lies in this rank's own block */
-    B_p = B_l + (48 - B_lo[0]) * B_ext[1] + (0 - B_lo[1]);
+    }
+    {
+      /* B: the first step's box lies in this rank's own block */
+      B_p = B_l + (48 - B_lo[0]) * B_ext[1] + (0 - B_lo[1]);
       B_o[0] = 48; B_o[1] = 0; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+    }
     for (int kor = 0; kor <= 2; kor += 1) {
       if (kor >= 1) {
-        /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
+          /* A: ring shift along y: receive from y + 1, send to y - 1 */
           double *next = A_p == A_recv ? A_recv2 : A_recv;
           dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 16, (kor == 1 ? 22 : 24) }
               , next, A_recv_a, dmd_zero, (const long[]){ 16, 24 });
           A_p = next; A_o[0] = 34; A_o[1] = (kor == 1 ? 0 : 24); A_x[0] = 16; A_x[1] = 24;
         }
-        /* B: ring shift along x: receive from x + 1, send to x - 1 */
         {
+          /* B: ring shift along x: receive from x + 1, send to x - 1 */
           double *next = B_p == B_recv ? B_recv2 : B_recv;
           dmd_shift(rt, 0, 1, B_p, 2, B_x, dmd_zero, (const long[]){ (kor == 1 ? 22 : 24), 14 }
               , next, B_recv_a, dmd_zero, (const long[]){ 24, 14 });

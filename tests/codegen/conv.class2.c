@@ -48,9 +48,11 @@ int main(int argc, char **argv)
   double *I_recv = dmd_alloc(rt, 19);
   dmd_compute_begin(rt);
   {
-    /* I: point to point, each piece from one holder */
-    I_p = I_recv; I_o[0] = 45; I_x[0] = 19;
-    dmd_xfer_begin(rt);
+    {
+      /* I: point to point, each piece from one holder */
+      I_p = I_recv; I_o[0] = 45; I_x[0] = 19;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ 2 }, I_recv, 1, I_x, (const long[]){ 45 - I_o[0] }, (const long[]){ 3 });
     dmd_copy(rt, I_recv, 1, I_x, (const long[]){ 48 - I_o[0] }, I_l, I_ext, (const long[]){ 48 - I_lo[0] }, (const long[]){ 16 });
     dmd_send(rt, (const int[]){ 2 }, I_l, 1, I_ext, (const long[]){ 48 - I_lo[0] }, (const long[]){ 1 });

@@ -52,8 +52,7 @@ int main(int argc, char **argv)
   {
     for (int ii = 0; ii <= 31; ii += 1)
       s_p[0] += a_p[(ii + 68 - a_o[0])] * b_p[(ii + 68 - b_o[0])];
-    /* s: partial results summed onto their holders */
-    dmd_xfer_begin(rt);
+    dmd_xfer_begin(rt); /* s: partial results summed onto their holders */
     for (int peer_x = 0; peer_x <= 1; peer_x += 1)
       dmd_recv_sum(rt, (const int[]){ peer_x }, s_l, 0, s_ext, NULL, NULL);
     dmd_copy_sum(rt, s_l, 0, s_ext, NULL, s_p, s_x, NULL, NULL);

@@ -51,9 +51,11 @@ int main(int argc, char **argv)
   double *B_recv = dmd_alloc(rt, 195);
   dmd_compute_begin(rt);
   for (int ko = 0; ko <= 2; ko += 1) {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_o[1] = 15 * ko; A_x[0] = 15; A_x[1] = 15;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_o[1] = 15 * ko; A_x[0] = 15; A_x[1] = 15;
+      dmd_xfer_begin(rt);
+    }
     if (ko >= 1)
       dmd_recv(rt, (const int[]){ 0, 1 }, A_recv, 2, A_x, (const long[]){ 0 - A_o[0], (ko == 1 ? 20 : 30) - A_o[1] }, (const long[]){ 15, 10 });
     if (ko <= 1) {
@@ -61,9 +63,11 @@ int main(int argc, char **argv)
       dmd_send(rt, (const int[]){ 0, 1 }, A_l, 2, A_ext, (const long[]){ 0 - A_lo[0], 15 * ko - A_lo[1] }, (const long[]){ 15, (ko == 1 ? 5 : 15) });
     }
     dmd_xfer_end(rt);
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 0; B_o[1] = 15 * ko; B_x[0] = 13; B_x[1] = 15;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 0; B_o[1] = 15 * ko; B_x[0] = 13; B_x[1] = 15;
+      dmd_xfer_begin(rt);
+    }
     if (ko >= 1)
       dmd_recv(rt, (const int[]){ 1, 0 }, B_recv, 2, B_x, (const long[]){ 0 - B_o[0], (ko == 1 ? 20 : 30) - B_o[1] }, (const long[]){ 13, 10 });
     if (ko <= 1) {

@@ -56,8 +56,7 @@ int main(int argc, char **argv)
         , 1.0, A_p + (15 * x - A_o[0]) * A_x[1] + (11 - A_o[1]), A_x[1]
         , B_p + (11 - B_o[0]) * B_x[1] + (13 * y - B_o[1]), B_x[1]
         , 1.0, C_p + (15 * x - C_o[0]) * C_x[1] + (13 * y - C_o[1]), C_x[1]);
-    /* C: partial results summed onto their holders */
-    dmd_xfer_begin(rt);
+    dmd_xfer_begin(rt); /* C: partial results summed onto their holders */
     dmd_send(rt, (const int[]){ x, y, 0 }, C_p, 2, C_x, (const long[]){ 15 * x - C_o[0], 13 * y - C_o[1] }, (const long[]){ 15, 13 });
     dmd_xfer_end(rt);
   }

@@ -52,25 +52,29 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 32768);
   dmd_compute_begin(rt);
   {
-    /* A: the first step's box lies in this rank's own block */
-    A_p = A_l + (64 * x - A_lo[0]) * A_ext[1] + (256 * y - A_lo[1]);
+    {
+      /* A: the first step's box lies in this rank's own block */
+      A_p = A_l + (64 * x - A_lo[0]) * A_ext[1] + (256 * y - A_lo[1]);
       A_o[0] = 64 * x; A_o[1] = 256 * y; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+    }
     for (int kor = 0; kor <= 7; kor += 1) {
       if (kor >= 1)
-        /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
+          /* A: ring shift along y: receive from y + 1, send to y - 1 */
           float *next = A_p == A_recv ? A_recv2 : A_recv;
           dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 64, 256 }
               , next, A_recv_a, dmd_zero, (const long[]){ 64, 256 });
           A_p = next; A_o[0] = 64 * x; A_o[1] = 256 * ((y + kor) % 8); A_x[0] = 64; A_x[1] = 256;
         }
-      /* B: broadcast along x */
-      if (x == (y + kor) % 8) {
-        B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
-      } else {
-        B_p = B_recv; B_o[0] = 256 * ((y + kor) % 8); B_o[1] = 128 * y; B_x[0] = 256; B_x[1] = 128;
+      {
+        /* B: broadcast along x */
+        if (x == (y + kor) % 8) {
+          B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+        } else {
+          B_p = B_recv; B_o[0] = 256 * ((y + kor) % 8); B_o[1] = 128 * y; B_x[0] = 256; B_x[1] = 128;
+        }
+        dmd_bcast(rt, 0, (y + kor) % 8, B_p, 2, B_x, (const long[]){ 256 * ((y + kor) % 8) - B_o[0], 128 * y - B_o[1] }, (const long[]){ 256, 128 });
       }
-      dmd_bcast(rt, 0, (y + kor) % 8, B_p, 2, B_x, (const long[]){ 256 * ((y + kor) % 8) - B_o[0], 128 * y - B_o[1] }, (const long[]){ 256, 128 });
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 64, 128, 256
           , 1.0f, A_p + (64 * x - A_o[0]) * A_x[1] + (256 * ((y + kor) % 8) - A_o[1]), A_x[1]
           , B_p + (256 * ((y + kor) % 8) - B_o[0]) * B_x[1] + (128 * y - B_o[1]), B_x[1]

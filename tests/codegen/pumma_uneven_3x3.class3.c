@@ -52,25 +52,29 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 312);
   dmd_compute_begin(rt);
   {
-    /* A: the first step's box lies in this rank's own block */
-    A_p = A_l + (40 - A_lo[0]) * A_ext[1] + (48 - A_lo[1]);
+    {
+      /* A: the first step's box lies in this rank's own block */
+      A_p = A_l + (40 - A_lo[0]) * A_ext[1] + (48 - A_lo[1]);
       A_o[0] = 40; A_o[1] = 48; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+    }
     for (int kor = 0; kor <= 2; kor += 1) {
       if (kor >= 1)
-        /* A: ring shift along y: receive from y + 1, send to y - 1 */
         {
+          /* A: ring shift along y: receive from y + 1, send to y - 1 */
           float *next = A_p == A_recv ? A_recv2 : A_recv;
           dmd_shift(rt, 1, 1, A_p, 2, A_x, dmd_zero, (const long[]){ 19, (kor == 1 ? 22 : 24) }
               , next, A_recv_a, dmd_zero, (const long[]){ 19, 24 });
           A_p = next; A_o[0] = 40; A_o[1] = (kor == 1 ? 0 : 24); A_x[0] = 19; A_x[1] = 24;
         }
-      /* B: broadcast along x */
-      if (x == (kor + 2) % 3) {
-        B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
-      } else {
-        B_p = B_recv; B_o[0] = (kor == 1 ? 0 : -12 * kor + 48); B_o[1] = 30; B_x[0] = 24; B_x[1] = 13;
+      {
+        /* B: broadcast along x */
+        if (x == (kor + 2) % 3) {
+          B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+        } else {
+          B_p = B_recv; B_o[0] = (kor == 1 ? 0 : -12 * kor + 48); B_o[1] = 30; B_x[0] = 24; B_x[1] = 13;
+        }
+        dmd_bcast(rt, 0, (kor + 2) % 3, B_p, 2, B_x, (const long[]){ (kor == 1 ? 0 : -12 * kor + 48) - B_o[0], 30 - B_o[1] }, (const long[]){ (kor == 0 ? 22 : 24), 13 });
       }
-      dmd_bcast(rt, 0, (kor + 2) % 3, B_p, 2, B_x, (const long[]){ (kor == 1 ? 0 : -12 * kor + 48) - B_o[0], 30 - B_o[1] }, (const long[]){ (kor == 0 ? 22 : 24), 13 });
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 19, 13, (kor == 0 ? 22 : 24)
           , 1.0f, A_p + (40 - A_o[0]) * A_x[1] + ((kor == 1 ? 0 : -12 * kor + 48) - A_o[1]), A_x[1]
           , B_p + ((kor == 1 ? 0 : -12 * kor + 48) - B_o[0]) * B_x[1] + (30 - B_o[1]), B_x[1]

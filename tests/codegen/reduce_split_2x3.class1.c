@@ -55,8 +55,7 @@ int main(int argc, char **argv)
         , 1.0, A_p + (5 * x - A_o[0]) * A_x[1] + (5 - A_o[1]), A_x[1]
         , B_p + (5 - B_o[0]) * B_x[1] + (0 - B_o[1]), B_x[1]
         , 1.0, C_p + (5 * x - C_o[0]) * C_x[1] + (0 - C_o[1]), C_x[1]);
-    /* C: partial results summed onto their holders */
-    dmd_xfer_begin(rt);
+    dmd_xfer_begin(rt); /* C: partial results summed onto their holders */
     dmd_recv_sum(rt, (const int[]){ x, 0 }, C_l, 2, C_ext, (const long[]){ 5 * x - C_lo[0], 0 - C_lo[1] }, (const long[]){ 5, 7 });
     dmd_recv_sum(rt, (const int[]){ x, 2 }, C_l, 2, C_ext, (const long[]){ 5 * x - C_lo[0], 0 - C_lo[1] }, (const long[]){ 5, 7 });
     dmd_copy_sum(rt, C_l, 2, C_ext, (const long[]){ 5 * x - C_lo[0], 0 - C_lo[1] }, C_p, C_x, (const long[]){ 5 * x - C_o[0], 0 - C_o[1] }, (const long[]){ 5, 7 });

@@ -42,9 +42,11 @@ int main(int argc, char **argv)
   double *A_recv = dmd_alloc(rt, 380);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_o[1] = 0; A_x[0] = 20; A_x[1] = 19;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_o[1] = 0; A_x[0] = 20; A_x[1] = 19;
+      dmd_xfer_begin(rt);
+    }
     for (int peer_x = 0; peer_x <= 1; peer_x += 1)
       dmd_recv(rt, (const int[]){ peer_x, -peer_x + 1 }, A_recv, 2, A_x, (const long[]){ (peer_x == 0 ? 1 : 19) - A_o[0], (peer_x == 1 ? 1 : 18) - A_o[1] }, (const long[]){ (peer_x == 1 ? 1 : 18), (peer_x == 0 ? 1 : 17) });
     dmd_copy(rt, A_recv, 2, A_x, (const long[]){ 0 - A_o[0], 0 - A_o[1] }, A_l, A_ext, (const long[]){ 0 - A_lo[0], 0 - A_lo[1] }, (const long[]){ 19, 18 });

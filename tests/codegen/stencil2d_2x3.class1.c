@@ -42,9 +42,11 @@ int main(int argc, char **argv)
   double *A_recv = dmd_alloc(rt, 400);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_o[1] = 17; A_x[0] = 20; A_x[1] = 20;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_o[1] = 17; A_x[0] = 20; A_x[1] = 20;
+      dmd_xfer_begin(rt);
+    }
     for (int peer_x = 0; peer_x <= 1; peer_x += 1) {
       dmd_recv(rt, (const int[]){ peer_x, peer_x }, A_recv, 2, A_x, (const long[]){ (peer_x == 0 ? 1 : 19) - A_o[0], (peer_x == 0 ? 17 : 18) - A_o[1] }, (const long[]){ (peer_x == 1 ? 1 : 18), (peer_x == 0 ? 1 : 18) });
       if (peer_x == 0)

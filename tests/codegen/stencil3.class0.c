@@ -41,9 +41,11 @@ int main(int argc, char **argv)
   double *A_recv = dmd_alloc(rt, 202);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_x[0] = 202;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_x[0] = 202;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ 1 }, A_recv, 1, A_x, (const long[]){ 201 - A_o[0] }, (const long[]){ 1 });
     dmd_copy(rt, A_recv, 1, A_x, (const long[]){ 0 - A_o[0] }, A_l, A_ext, (const long[]){ 0 - A_lo[0] }, (const long[]){ 201 });
     dmd_send(rt, (const int[]){ 1 }, A_l, 1, A_ext, (const long[]){ 200 - A_lo[0] }, (const long[]){ 1 });

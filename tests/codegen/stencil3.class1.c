@@ -41,9 +41,11 @@ int main(int argc, char **argv)
   double *A_recv = dmd_alloc(rt, 203);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 201 * x - 1; A_x[0] = 203;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 201 * x - 1; A_x[0] = 203;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ x - 1 }, A_recv, 1, A_x, (const long[]){ 201 * x - 1 - A_o[0] }, (const long[]){ 1 });
     dmd_recv(rt, (const int[]){ x + 1 }, A_recv, 1, A_x, (const long[]){ 201 * x + 201 - A_o[0] }, (const long[]){ 1 });
     dmd_copy(rt, A_recv, 1, A_x, (const long[]){ 201 * x - A_o[0] }, A_l, A_ext, (const long[]){ 201 * x - A_lo[0] }, (const long[]){ 201 });

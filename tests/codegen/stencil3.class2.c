@@ -41,9 +41,11 @@ int main(int argc, char **argv)
   double *A_recv = dmd_alloc(rt, 200);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 803; A_x[0] = 200;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 803; A_x[0] = 200;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ 3 }, A_recv, 1, A_x, (const long[]){ 803 - A_o[0] }, (const long[]){ 1 });
     dmd_copy(rt, A_recv, 1, A_x, (const long[]){ 804 - A_o[0] }, A_l, A_ext, (const long[]){ 804 - A_lo[0] }, (const long[]){ 199 });
     dmd_send(rt, (const int[]){ 3 }, A_l, 1, A_ext, (const long[]){ 804 - A_lo[0] }, (const long[]){ 1 });

@@ -50,20 +50,24 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 32768);
   dmd_compute_begin(rt);
   for (int ko = 0; ko <= 7; ko += 1) {
-    /* A: broadcast along y */
-    if (y == ko) {
-      A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
-    } else {
-      A_p = A_recv; A_o[0] = 64 * x; A_o[1] = 256 * ko; A_x[0] = 64; A_x[1] = 256;
+    {
+      /* A: broadcast along y */
+      if (y == ko) {
+        A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+      } else {
+        A_p = A_recv; A_o[0] = 64 * x; A_o[1] = 256 * ko; A_x[0] = 64; A_x[1] = 256;
+      }
+      dmd_bcast(rt, 1, ko, A_p, 2, A_x, (const long[]){ 64 * x - A_o[0], 256 * ko - A_o[1] }, (const long[]){ 64, 256 });
     }
-    dmd_bcast(rt, 1, ko, A_p, 2, A_x, (const long[]){ 64 * x - A_o[0], 256 * ko - A_o[1] }, (const long[]){ 64, 256 });
-    /* B: broadcast along x */
-    if (x == ko) {
-      B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
-    } else {
-      B_p = B_recv; B_o[0] = 256 * ko; B_o[1] = 128 * y; B_x[0] = 256; B_x[1] = 128;
+    {
+      /* B: broadcast along x */
+      if (x == ko) {
+        B_p = B_l; B_o[0] = B_lo[0]; B_o[1] = B_lo[1]; B_x[0] = B_ext[0]; B_x[1] = B_ext[1];
+      } else {
+        B_p = B_recv; B_o[0] = 256 * ko; B_o[1] = 128 * y; B_x[0] = 256; B_x[1] = 128;
+      }
+      dmd_bcast(rt, 0, ko, B_p, 2, B_x, (const long[]){ 256 * ko - B_o[0], 128 * y - B_o[1] }, (const long[]){ 256, 128 });
     }
-    dmd_bcast(rt, 0, ko, B_p, 2, B_x, (const long[]){ 256 * ko - B_o[0], 128 * y - B_o[1] }, (const long[]){ 256, 128 });
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 64, 128, 256
         , 1.0f, A_p + (64 * x - A_o[0]) * A_x[1] + (256 * ko - A_o[1]), A_x[1]
         , B_p + (256 * ko - B_o[0]) * B_x[1] + (128 * y - B_o[1]), B_x[1]

@@ -50,9 +50,11 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 576);
   dmd_compute_begin(rt);
   for (int ko = 0; ko <= 3; ko += 1) {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_o[1] = 24 * ko; A_x[0] = 32; A_x[1] = 24;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_o[1] = 24 * ko; A_x[0] = 32; A_x[1] = 24;
+      dmd_xfer_begin(rt);
+    }
     if (ko >= 1)
       dmd_recv(rt, (const int[]){ 0, 1 }, A_recv, 2, A_x, (const long[]){ 0 - A_o[0], (ko == 1 ? 40 : 24 * ko) - A_o[1] }, (const long[]){ 32, (ko == 2 ? 24 : 8) });
     if (ko <= 1) {
@@ -60,9 +62,11 @@ int main(int argc, char **argv)
       dmd_send(rt, (const int[]){ 0, 1 }, A_l, 2, A_ext, (const long[]){ 0 - A_lo[0], 24 * ko - A_lo[1] }, (const long[]){ 32, (ko == 1 ? 16 : 24) });
     }
     dmd_xfer_end(rt);
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 24 * ko; B_o[1] = 0; B_x[0] = 24; B_x[1] = 24;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 24 * ko; B_o[1] = 0; B_x[0] = 24; B_x[1] = 24;
+      dmd_xfer_begin(rt);
+    }
     if (ko >= 1)
       dmd_recv(rt, (const int[]){ 1, 0 }, B_recv, 2, B_x, (const long[]){ (ko == 1 ? 40 : 24 * ko) - B_o[0], 0 - B_o[1] }, (const long[]){ (ko == 2 ? 24 : 8), 24 });
     if (ko <= 1) {

@@ -50,16 +50,20 @@ int main(int argc, char **argv)
   double *B_recv = dmd_alloc(rt, 442);
   dmd_compute_begin(rt);
   for (int ko = 0; ko <= 2; ko += 1) {
-    /* A: broadcast along y */
-    if (y == ko) {
-      A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
-    } else {
-      A_p = A_recv; A_o[0] = 31; A_o[1] = 26 * ko; A_x[0] = 30; A_x[1] = 26;
+    {
+      /* A: broadcast along y */
+      if (y == ko) {
+        A_p = A_l; A_o[0] = A_lo[0]; A_o[1] = A_lo[1]; A_x[0] = A_ext[0]; A_x[1] = A_ext[1];
+      } else {
+        A_p = A_recv; A_o[0] = 31; A_o[1] = 26 * ko; A_x[0] = 30; A_x[1] = 26;
+      }
+      dmd_bcast(rt, 1, ko, A_p, 2, A_x, (const long[]){ 31 - A_o[0], 26 * ko - A_o[1] }, (const long[]){ 30, (ko == 2 ? 25 : 26) });
     }
-    dmd_bcast(rt, 1, ko, A_p, 2, A_x, (const long[]){ 31 - A_o[0], 26 * ko - A_o[1] }, (const long[]){ 30, (ko == 2 ? 25 : 26) });
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 26 * ko; B_o[1] = 17 * y; B_x[0] = 26; B_x[1] = 17;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 26 * ko; B_o[1] = 17 * y; B_x[0] = 26; B_x[1] = 17;
+      dmd_xfer_begin(rt);
+    }
     if (ko <= 1)
       dmd_recv(rt, (const int[]){ 0, y }, B_recv, 2, B_x, (const long[]){ 26 * ko - B_o[0], 17 * y - B_o[1] }, (const long[]){ (ko == 1 ? 13 : 26), 17 });
     if (ko >= 1) {

@@ -49,16 +49,20 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 8);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 0; A_x[0] = 8;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 0; A_x[0] = 8;
+      dmd_xfer_begin(rt);
+    }
     for (int peer_x = 1; peer_x <= 2; peer_x += 1)
       dmd_recv(rt, (const int[]){ peer_x }, A_recv, 1, A_x, (const long[]){ (peer_x == 1 ? 5 : 6) - A_o[0] }, (const long[]){ (peer_x == 1 ? 1 : 2) });
     dmd_copy(rt, A_recv, 1, A_x, (const long[]){ 0 - A_o[0] }, A_l, A_ext, (const long[]){ 0 - A_lo[0] }, (const long[]){ 5 });
     dmd_xfer_end(rt);
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 0; B_x[0] = 8;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 0; B_x[0] = 8;
+      dmd_xfer_begin(rt);
+    }
     dmd_copy(rt, B_recv, 1, B_x, (const long[]){ 0 - B_o[0] }, B_l, B_ext, (const long[]){ 0 - B_lo[0] }, (const long[]){ 8 });
     dmd_xfer_end(rt);
     for (int ii = 0; ii <= 7; ii += 1)

@@ -49,15 +49,19 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 8);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 8; A_x[0] = 8;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 8; A_x[0] = 8;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ 2 }, A_recv, 1, A_x, (const long[]){ 8 - A_o[0] }, (const long[]){ 8 });
     dmd_send(rt, (const int[]){ 0 }, A_l, 1, A_ext, (const long[]){ 5 - A_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 8; B_x[0] = 8;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 8; B_x[0] = 8;
+      dmd_xfer_begin(rt);
+    }
     dmd_recv(rt, (const int[]){ 2 }, B_recv, 1, B_x, (const long[]){ 15 - B_o[0] }, (const long[]){ 1 });
     dmd_copy(rt, B_recv, 1, B_x, (const long[]){ 8 - B_o[0] }, B_l, B_ext, (const long[]){ 8 - B_lo[0] }, (const long[]){ 7 });
     dmd_xfer_end(rt);

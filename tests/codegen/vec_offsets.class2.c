@@ -49,16 +49,20 @@ int main(int argc, char **argv)
   float *B_recv = dmd_alloc(rt, 6);
   dmd_compute_begin(rt);
   {
-    /* A: point to point, each piece from one holder */
-    A_p = A_recv; A_o[0] = 16; A_x[0] = 6;
-    dmd_xfer_begin(rt);
+    {
+      /* A: point to point, each piece from one holder */
+      A_p = A_recv; A_o[0] = 16; A_x[0] = 6;
+      dmd_xfer_begin(rt);
+    }
     dmd_copy(rt, A_recv, 1, A_x, (const long[]){ 16 - A_o[0] }, A_l, A_ext, (const long[]){ 16 - A_lo[0] }, (const long[]){ 6 });
     for (int peer_x = 0; peer_x <= 1; peer_x += 1)
       dmd_send(rt, (const int[]){ peer_x }, A_l, 1, A_ext, (const long[]){ (peer_x == 0 ? 6 : 8) - A_lo[0] }, (const long[]){ (peer_x == 0 ? 2 : 8) });
     dmd_xfer_end(rt);
-    /* B: point to point, each piece from one holder */
-    B_p = B_recv; B_o[0] = 16; B_x[0] = 6;
-    dmd_xfer_begin(rt);
+    {
+      /* B: point to point, each piece from one holder */
+      B_p = B_recv; B_o[0] = 16; B_x[0] = 6;
+      dmd_xfer_begin(rt);
+    }
     dmd_copy(rt, B_recv, 1, B_x, (const long[]){ 16 - B_o[0] }, B_l, B_ext, (const long[]){ 16 - B_lo[0] }, (const long[]){ 6 });
     dmd_send(rt, (const int[]){ 1 }, B_l, 1, B_ext, (const long[]){ 15 - B_lo[0] }, (const long[]){ 1 });
     dmd_xfer_end(rt);
