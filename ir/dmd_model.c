@@ -133,6 +133,55 @@ static int model_error(struct dmd_model *m, struct dmd_loc loc,
 	return -1;
 }
 
+/* Is "name" taken in the emitted C (a keyword, a name the emitted
+ * program declares, or the name of a variable it derives from tensor
+ * "T": T_l, T_p, T_o, T_x, T_lo, T_ext, T_recv...)? */
+static int reserved_c_name(struct dmd_model *m, const char *name)
+{
+	static const char *words[] = { "auto", "break", "case", "char",
+		"const", "continue", "default", "do", "double", "else", "enum",
+		"extern", "float", "for", "goto", "if", "inline", "int", "long",
+		"register", "restrict", "return", "short", "signed", "sizeof",
+		"static", "struct", "switch", "typedef", "union", "unsigned",
+		"void", "volatile", "while", "_Bool", "_Complex", "main",
+		"argc", "argv", "rt", "job", "next", "mesh_shape", "axis_names",
+		"class_ranks", "floord", "min", "max", "fmin", "fmax", "exp",
+		"sqrt", "NULL", NULL };
+	static const char *suffix[] = { "_l", "_p", "_o", "_x", "_lo", "_ext",
+		"_part", "_recv", "_recv2", "_recv_a", NULL };
+	int i, j;
+
+	for (i = 0; words[i]; ++i)
+		if (!strcmp(name, words[i]))
+			return 1;
+	if (!strncmp(name, "dmd_", 4) || !strncmp(name, "peer_", 5) ||
+	    !strncmp(name, "cblas", 5) || !strncmp(name, "Cblas", 5) ||
+	    !strncmp(name, "MPI_", 4))
+		return 1;
+	for (i = 0; i < m->job->n_tensors; ++i) {
+		const char *t = m->job->tensors[i].name;
+		size_t n = strlen(t);
+		if (strncmp(name, t, n))
+			continue;
+		for (j = 0; suffix[j]; ++j)
+			if (!strcmp(name + n, suffix[j]))
+				return 1;
+		if (!strncmp(name + n, "_recv", 5))
+			return 1;
+	}
+	return 0;
+}
+
+/* Report "name" (a loop or mesh axis) if the emitted C cannot use it. */
+static int check_c_name(struct dmd_model *m, const char *name,
+	struct dmd_loc loc, const char *what)
+{
+	if (!reserved_c_name(m, name))
+		return 0;
+	return model_error(m, loc, "%s name '%s' is reserved in the emitted "
+		"C; choose another name", what, name);
+}
+
 static int find_var(struct dmd_model *m, const char *name)
 {
 	int i;
@@ -158,6 +207,9 @@ static int collect_vars(struct dmd_model *m, struct dmd_expr *e, int lhs,
 			if (m->n_vars >= DMD_MAX_LOOPS)
 				return model_error(m, e->loc,
 					"too many index variables");
+			if (check_c_name(m, e->name, e->loc,
+					"index variable") < 0)
+				return -1;
 			i = m->n_vars++;
 			m->vars[i] = strdup(e->name);
 			m->var_reduced[i] = 1;
@@ -589,7 +641,7 @@ static int fresh_loop(struct dmd_model *m, const char *name,
 	if (dmd_job_find_tensor(m->job, name) >= 0)
 		return model_error(m, loc,
 			"loop '%s' has the name of a tensor", name);
-	return 0;
+	return check_c_name(m, name, loc, "loop");
 }
 
 /* "L[a, b, c]" with the current loop names, loop "skip" replaced by
@@ -1232,6 +1284,10 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 	free(b.s);
 	if (!m->mesh)
 		goto error;
+	for (i = 0; i < job->n_axes; ++i)
+		if (check_c_name(m, job->axes[i], job->mesh_loc,
+				"mesh axis") < 0)
+			goto error;
 
 	if (collect_vars(m, job->lhs, 1, 0) < 0 ||
 	    collect_vars(m, job->rhs, 0, 0) < 0)

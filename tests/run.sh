@@ -11,7 +11,9 @@
 #              ASan/UBSan/LeakSanitizer with bin-san/distmpmd)
 #   codegen    golden emitted C of every class of every job
 #              (also under ASan/UBSan/LeakSanitizer)
-#   scale      a 64x64 mesh with uneven extents: class count, manifest cover
+#   scale      64x64 meshes with uneven extents and the seed examples at
+#              full size: build time, class count, manifest cover (also
+#              under ASan/UBSan/LeakSanitizer)
 #   e2e        generated programs run under mpiexec.mpich and match the
 #              reference, including uneven shapes
 # TESTS="unit errors" selects parts.
@@ -80,6 +82,9 @@ for part in $PARTS; do
         ;;
     scale)
         run scale bash tests/scale/run.sh
+        if [ -x bin-san/distmpmd ]; then
+            run scale/sanitizers san_env bash tests/scale/run.sh
+        fi
         ;;
     e2e)
         run e2e bash tests/e2e/run.sh
