@@ -11,7 +11,7 @@ passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# check JOB MAXCLASSES MAXSECONDS NRANKS
+# check JOB MAXCLASSES MAXSECONDS NRANKS   (MAXCLASSES "=N": exactly N)
 check() {
     local job=$1 max=$2 secs=$3 nranks=$4 name
     name=$(basename "$job" .yaml)
@@ -44,7 +44,10 @@ for c in m["classes"]:
 bad = [r for r in range(n) if seen[r] != 1]
 assert not bad, "ranks not covered exactly once: %s" % bad[:10]
 k = len(m["classes"])
-assert 1 <= k <= int(mx), "%d classes, at most %s expected" % (k, mx)
+if mx.startswith("="):
+    assert k == int(mx[1:]), "%d classes, %s expected" % (k, mx[1:])
+else:
+    assert 1 <= k <= int(mx), "%d classes, at most %s expected" % (k, mx)
 # the appfile runs every rank once, in rank order
 tot = 0
 for line in open(app):
@@ -68,11 +71,11 @@ PYEOF
 check tests/scale/summa_64x64.yaml 9 60 4096
 check tests/scale/stencil_64x64.yaml 27 120 4096
 # the seed examples at their full sizes: built (compiled), not run
-check examples/summa.yaml 1 60 64
-check examples/pumma.yaml 1 60 64
-check examples/cannon.yaml 1 60 64
-check examples/ag_gemm.yaml 1 60 4
-check examples/tail.yaml 2 60 2
-check examples/stencil3.yaml 3 60 5
+check examples/summa.yaml =1 60 64
+check examples/pumma.yaml =1 60 64
+check examples/cannon.yaml =1 60 64
+check examples/ag_gemm.yaml =1 60 4
+check examples/tail.yaml =2 60 2
+check examples/stencil3.yaml =3 60 5
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
