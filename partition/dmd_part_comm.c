@@ -324,6 +324,67 @@ static __isl_give isl_map *in_to_params(struct dmd_model *m,
 static struct dmd_p2p *split_pieces(struct dmd_model *m, struct dmd_xfer *x,
 	__isl_take isl_map *pieces);
 
+/* Each piece { [r, t, s] -> T[e] } travels as its box (its hull in each
+ * dimension).  That is right when the sender holds the whole box (extra
+ * elements are copies of the same values); check it:
+ *   { [r, t, s] -> e : lo <= e <= hi } is a subset of { [r, t, s] -> e :
+ *   e held by s }. */
+static int check_piece_boxes(struct dmd_model *m, struct dmd_xfer *x,
+	__isl_keep isl_map *pieces)
+{
+	int np = m->job->n_axes, len = x->level + 1, nd, d, i;
+	isl_multi_pw_aff *lo, *hi;
+	isl_map *box, *sender, *held;
+	isl_bool ok;
+	char s[2048];
+	size_t n;
+
+	nd = m->job->tensors[x->tensor].ndim;
+	if (nd == 0)
+		return 0;
+	lo = isl_multi_pw_aff_from_pw_aff(isl_map_dim_min(
+		isl_map_copy(pieces), 0));
+	hi = isl_multi_pw_aff_from_pw_aff(isl_map_dim_max(
+		isl_map_copy(pieces), 0));
+	for (d = 1; d < nd; ++d) {
+		lo = isl_multi_pw_aff_flat_range_product(lo,
+			isl_multi_pw_aff_from_pw_aff(isl_map_dim_min(
+				isl_map_copy(pieces), d)));
+		hi = isl_multi_pw_aff_flat_range_product(hi,
+			isl_multi_pw_aff_from_pw_aff(isl_map_dim_max(
+				isl_map_copy(pieces), d)));
+	}
+	lo = isl_multi_pw_aff_set_tuple_name(lo, isl_dim_out,
+		m->job->tensors[x->tensor].name);
+	hi = isl_multi_pw_aff_set_tuple_name(hi, isl_dim_out,
+		m->job->tensors[x->tensor].name);
+	box = isl_map_from_domain_and_range(
+		isl_map_domain(isl_map_copy(pieces)),
+		isl_set_universe(isl_space_range(isl_map_get_space(pieces))));
+	box = isl_map_lower_bound_multi_pw_aff(box, lo);
+	box = isl_map_upper_bound_multi_pw_aff(box, hi);
+	n = sprintf(s, "{ [");
+	for (i = 0; i < 2 * np + len; ++i)
+		n += sprintf(s + n, "%sa%d", i ? ", " : "", i);
+	n += sprintf(s + n, "] -> R[");
+	for (i = 0; i < np; ++i)
+		n += sprintf(s + n, "%sa%d", i ? ", " : "", np + len + i);
+	sprintf(s + n, "] }");
+	sender = isl_map_read_from_str(m->ctx, s);
+	held = isl_map_apply_range(sender, isl_map_copy(m->dist[x->tensor].holds));
+	ok = isl_map_is_subset(box, held);
+	isl_map_free(box);
+	isl_map_free(held);
+	if (ok == isl_bool_true)
+		return 0;
+	if (ok == isl_bool_false)
+		dmd_job_error(m->job, m->job->compute_loc, "the pieces of "
+			"tensor '%s' that ranks exchange are not boxes held by "
+			"one rank each; this distribution is not supported",
+			m->job->tensors[x->tensor].name);
+	return -1;
+}
+
 static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 	__isl_take isl_map *need)
 {
@@ -371,6 +432,10 @@ static struct dmd_p2p *build_p2p(struct dmd_model *m, struct dmd_xfer *x,
 	pref = isl_map_uncurry(pref);
 	pieces = isl_map_flatten_domain(pref);
 	pieces = isl_map_coalesce(pieces);
+	if (check_piece_boxes(m, x, pieces) < 0) {
+		isl_map_free(pieces);
+		return NULL;
+	}
 	return split_pieces(m, x, pieces);
 }
 
