@@ -407,10 +407,16 @@ static void draw_mesh(struct dmd_model *m)
 			printf("\n");
 		if (r % (rows * cols) == 0 && na > 2) {
 			long rest = r / (rows * cols);
+			long c[DMD_MAX_AXES];
+			for (i = na - 3; i >= 0; --i) {
+				c[i] = rest % m->job->mesh_shape[i];
+				rest /= m->job->mesh_shape[i];
+			}
 			printf("  slice");
-			for (i = na - 3; i >= 0; --i)
-				;
-			printf(" %ld:\n", rest);
+			for (i = 0; i < na - 2; ++i)
+				printf("%s %s = %ld", i ? "," : "",
+					m->job->axes[i], c[i]);
+			printf(":\n");
 		}
 		if (r % cols == 0)
 			printf("  ");

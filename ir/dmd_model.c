@@ -686,7 +686,7 @@ static int do_divide(struct dmd_model *m, int li, const char *io,
 	char *iname = strdup(l->name);
 	long E = l->extent;
 	char pair[256];
-	int r, k;
+	int r;
 
 	snprintf(pair, sizeof(pair), "%s, %s", io, ii);
 	buf_add(&b, "{ ");
@@ -721,15 +721,13 @@ static int do_divide(struct dmd_model *m, int li, const char *io,
 	m->loops[li].name = strdup(io);
 	m->loops[li + 1].name = strdup(ii);
 	free(iname);
-	/* the old name is freed: it was shared by both copies */
-	k = 0;
-	(void) k;
 	r = apply_sched(m, b.s);
 	free(b.s);
 	return r;
 }
 
-/* Free loop li's old name before do_divide overwrites both copies. */
+/* divide loop "li"; its old name is freed once both new loops have
+ * their own names. */
 static int divide_loop(struct dmd_model *m, int li, const char *io,
 	const char *ii, long P, int balanced)
 {

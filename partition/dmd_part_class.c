@@ -473,12 +473,6 @@ static char *explain(struct dmd_model *m, __isl_keep isl_set *set)
 	return s;
 }
 
-/* Why the ranks of "set" form a class. */
-static char *why_class(struct dmd_model *m, __isl_keep isl_set *set)
-{
-	return explain(m, set);
-}
-
 /* Order classes by their first rank. */
 static int cmp_class(const void *a, const void *b)
 {
@@ -544,7 +538,7 @@ int dmd_part_classes(struct dmd_model *m)
 	for (j = 0; j < m->n_class; ++j) {
 		struct dmd_class *c = &m->cls[j];
 		int first = atoi(c->code);
-		c->why = why_class(m, c->set);
+		c->why = explain(m, c->set);
 		free(c->code);
 		c->code = dmd_emit_class(m, cells[first], j, m->n_class,
 			c->why, c->n_ranges, c->ranges);
