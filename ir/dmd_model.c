@@ -1094,10 +1094,36 @@ static int restrict_executors(struct dmd_model *m)
 	acc = isl_map_drop_unused_params(acc);
 	hs = isl_map_apply_range(acc, isl_map_reverse(isl_map_copy(
 		m->dist[m->out_tensor].holds)));
-	pref = isl_map_intersect(isl_map_copy(ei), hs);
-	dom = isl_map_domain(isl_map_copy(pref));
-	c = isl_map_union(pref, isl_map_subtract_domain(ei, dom));
-	c = isl_map_lexmin(c);
+	/* axis by axis, prefer executors whose coordinate along the axis is
+	 * that of a holder: the choice then follows the blocks of the
+	 * output and the iterations of a rank stay boxes */
+	for (i = 0; i < np; ++i) {
+		isl_map *same;
+		char *str;
+		struct dmd_buf b = { 0 };
+		int j;
+
+		buf_add(&b, "{ R[");
+		for (j = 0; j < np; ++j)
+			buf_add(&b, "%sh%d", j ? ", " : "", j);
+		buf_add(&b, "] -> R[");
+		for (j = 0; j < np; ++j)
+			buf_add(&b, "%sr%d", j ? ", " : "", j);
+		buf_add(&b, "] : r%d = h%d", i, i);
+		for (j = 0; j < np; ++j)
+			buf_add(&b, " and 0 <= r%d < %ld", j,
+				m->job->mesh_shape[j]);
+		buf_add(&b, " }");
+		str = b.s;
+		same = isl_map_apply_range(isl_map_copy(hs),
+			isl_map_read_from_str(m->ctx, str));
+		free(str);
+		pref = isl_map_intersect(isl_map_copy(ei), same);
+		dom = isl_map_domain(isl_map_copy(pref));
+		ei = isl_map_union(pref, isl_map_subtract_domain(ei, dom));
+	}
+	isl_map_free(hs);
+	c = isl_map_lexmin(ei);
 	e = isl_map_reverse(c);
 	for (i = 0; i < np; ++i)
 		e = isl_map_set_dim_name(e, isl_dim_in, i, m->job->axes[i]);

@@ -420,8 +420,19 @@ static void dmd_rt_check_box(dmd_rt *rt, const char *what, int ndim,
 {
 	int i;
 
+	int empty = 0;
+
 	if (ndim < 0 || ndim > DMD_RT_MAX_DIMS)
 		dmd_fail(rt, "%s: bad number of dimensions %d", what, ndim);
+	for (i = 0; i < ndim; ++i) {
+		if (cnt[i] < 0)
+			dmd_fail(rt, "%s: negative extent %ld in dimension %d",
+				what, cnt[i], i);
+		empty |= cnt[i] == 0;
+	}
+	/* an empty box has no place: any origin will do */
+	if (empty)
+		return;
 	for (i = 0; i < ndim; ++i)
 		if (ext[i] < 0 || lo[i] < 0 || cnt[i] < 0 ||
 		    lo[i] + cnt[i] > ext[i])

@@ -16,12 +16,14 @@
 #              under ASan/UBSan/LeakSanitizer)
 #   e2e        generated programs run under mpiexec.mpich and match the
 #              reference, including uneven shapes
+#   fuzz       random jobs (uneven extents, random distributions and
+#              schedules; fixed seeds) match the reference
 # TESTS="unit errors" selects parts.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors codegen scale e2e}
+PARTS=${TESTS:-unit ref errors codegen scale e2e fuzz}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -88,6 +90,10 @@ for part in $PARTS; do
         ;;
     e2e)
         run e2e bash tests/e2e/run.sh
+        ;;
+    fuzz)
+        run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:40} \
+            bin/distmpmd tests/ref/dmd_ref.py
         ;;
     *)
         echo "unknown test part '$part'"

@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""Random jobs: a schedule changes performance, never results.
+
+    fuzz.py [--seeds A:B] [--keep] DISTMPMD REF
+
+For each seed, generate a small job (mesh of at most 6 ranks, uneven
+extents, random distributions, a random but valid schedule), run it with
+`distmpmd run --stats`, and compare the output with the independent
+reference (tests/ref/dmd_ref.py).  A job the compiler refuses with exit 2
+and a located message counts as a pass only if the message says the
+feature is not supported; anything else (a crash, a wrong result, a hang,
+an internal error) is a failure.  Prints "ok SEED ..." / "FAIL SEED ..."
+and "N passed, M failed".
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def mesh(rng):
+    if rng.random() < 0.4:
+        return ["x"], [rng.randint(2, 4)]
+    shape = [rng.randint(1, 3), rng.randint(2, 3)]
+    while shape[0] * shape[1] > 6:
+        shape = [rng.randint(1, 3), rng.randint(2, 3)]
+    return ["x", "y"], shape
+
+
+def dist(rng, ndim, axes, shape):
+    """A dist list using each axis at most once, and a split."""
+    free = list(axes)
+    rng.shuffle(free)
+    d = []
+    for _ in range(ndim):
+        if free and rng.random() < 0.7:
+            a = free.pop()
+            i = axes.index(a)
+            if rng.random() < 0.15 and shape[i] > 1:
+                d.append('"(%s + 1) %% %d"' % (a, shape[i]))
+            else:
+                d.append(a)
+        else:
+            d.append('"-"')
+    split = rng.choice(["block", "block", "balanced"])
+    return "[" + ", ".join(d) + "]", split
+
+
+def tensor(rng, name, dims, axes, shape, dtype, role, seed):
+    d, split = dist(rng, len(dims), axes, shape)
+    s = "  %s: {shape: [%s], dtype: %s, dist: %s, split: %s" % (
+        name, ", ".join(str(e) for e in dims), dtype, d, split)
+    if role == "out":
+        s += ", file: %s.npy}" % name
+    elif rng.random() < 0.3:
+        s += ", file: %s.npy}" % name
+    else:
+        s += ", init: random, seed: %d}" % seed
+    return s
+
+
+def matmul_job(rng, axes, shape, dtype):
+    M, N, K = rng.randint(3, 23), rng.randint(3, 19), rng.randint(4, 29)
+    ta, tb = rng.random() < 0.3, rng.random() < 0.3
+    a = "A[k, m]" if ta else "A[m, k]"
+    b = "B[n, k]" if tb else "B[k, n]"
+    acc = rng.random() < 0.2
+    ts = [tensor(rng, "A", [K, M] if ta else [M, K], axes, shape, dtype,
+                 "in", 1),
+          tensor(rng, "B", [N, K] if tb else [K, N], axes, shape, dtype,
+                 "in", 2),
+          tensor(rng, "C", [M, N], axes, shape, dtype, "out", 3)]
+    stmt = "C[m, n] %s %s * %s" % ("+=" if acc else "=", a, b)
+    # schedule
+    sched = []
+    loops = ["m", "n", "k"]
+    used = list(axes)
+    rng.shuffle(used)
+    dvars = [v for v in ["m", "n", "k"] if rng.random() < 0.6][:len(used)]
+    if not (dvars and rng.random() < 0.85):
+        dvars = []
+    if dvars:
+        outs = [v + "o" for v in dvars]
+        ins = [v + "i" for v in dvars]
+        sched.append("distribute([%s], [%s], [%s], [%s])" % (
+            ", ".join(dvars), ", ".join(outs), ", ".join(ins),
+            ", ".join(used[:len(dvars)])))
+        loops = outs + [(v + "i" if v in dvars else v) for v in
+                        ["m", "n", "k"]]
+    kname = "ki" if "k" in dvars else "k"
+    time_outer = []
+    if rng.random() < 0.6:
+        how = rng.choice(["divide", "split", "balanced"])
+        if how == "split":
+            sched.append("split(%s, kt, kk, %d)" % (kname, rng.randint(2, 7)))
+        elif how == "balanced":
+            sched.append("divide(%s, kt, kk, %d, balanced)" % (
+                kname, rng.randint(2, 4)))
+        else:
+            sched.append("divide(%s, kt, kk, %d)" % (kname,
+                                                    rng.randint(2, 4)))
+        i = loops.index(kname)
+        loops[i:i + 1] = ["kt", "kk"]
+        time_outer = ["kt"]
+        # move kt outside the other non-distributed loops
+        space = [l for l in loops if l.endswith("o")]
+        rest = [l for l in loops if l not in space and l != "kt"]
+        sched.append("reorder(%s)" % ", ".join(["kt"] + rest))
+        loops = space + ["kt"] + rest
+        if rng.random() < 0.4 and space:
+            sched.append("rotate(kt, [%s], ktr)" % rng.choice(space))
+            loops[loops.index("kt")] = "ktr"
+            time_outer = ["ktr"]
+    comm_at = rng.choice(time_outer + [l for l in loops if l.endswith("o")]
+                         + [None])
+    if comm_at:
+        sched.append("communicate([%s], %s)" % (
+            rng.choice(["A", "B", "A, B", "A, B"]), comm_at))
+    inner = [l for l in loops if not l.endswith("o") and l not in time_outer]
+    if len(inner) == 3 and rng.random() < 0.6:
+        sched.append("tensorize([%s], gemm)" % ", ".join(inner))
+    return ts, stmt, sched
+
+
+def stencil_job(rng, axes, shape, dtype):
+    if len(axes) == 2 and rng.random() < 0.5:
+        E0, E1 = rng.randint(5, 17), rng.randint(5, 17)
+        ts = [tensor(rng, "A", [E0, E1], axes, shape, dtype, "in", 1),
+              tensor(rng, "B", [E0, E1], axes, shape, dtype, "out", 2)]
+        stmt = ("B[i, j] = A[i - 1, j] + 2 * A[i, j + 1] - A[i + 1, j]"
+                " * A[i, j - 1]")
+        sched = []
+        if rng.random() < 0.8:
+            sched.append("distribute([i, j], [io, jo], [ii, ji], [%s])" %
+                         ", ".join(rng.sample(axes, 2)))
+            if rng.random() < 0.5:
+                sched.append("communicate(A, %s)" % rng.choice(
+                    ["io", "jo", "ii"]))
+        return ts, stmt, sched
+    E = rng.randint(8, 40)
+    ts = [tensor(rng, "A", [E], axes, shape, dtype, "in", 1),
+          tensor(rng, "B", [E], axes, shape, dtype, "out", 2)]
+    stmt = rng.choice(["B[i] = A[i - 1] + A[i] + A[i + 1]",
+                       "B[i] += max(A[i - 2], A[i + 1]) * 0.5",
+                       "B[i] = relu(A[i + 2] - A[i])"])
+    sched = []
+    if rng.random() < 0.8:
+        sched.append("distribute([i], [io], [ii], [%s])" % rng.choice(axes))
+        if rng.random() < 0.5:
+            sched.append("split(ii, it, iu, %d)" % rng.randint(2, 5))
+            sched.append("communicate(A, it)")
+        elif rng.random() < 0.6:
+            sched.append("communicate(A, io)")
+    return ts, stmt, sched
+
+
+def job(seed):
+    rng = random.Random(seed)
+    axes, shape = mesh(rng)
+    dtype = rng.choice(["f32", "f64"])
+    if rng.random() < 0.6:
+        ts, stmt, sched = matmul_job(rng, axes, shape, dtype)
+    else:
+        ts, stmt, sched = stencil_job(rng, axes, shape, dtype)
+    text = ["# fuzz seed %d" % seed, "name: fuzz%d" % seed,
+            "mesh: {axes: [%s], shape: [%s]}" % (
+                ", ".join(axes), ", ".join(str(s) for s in shape)),
+            "tensors:"] + ts + ["compute: " + stmt]
+    if sched:
+        text.append("schedule:")
+        text += ["  - " + c for c in sched]
+    return "\n".join(text) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seeds", default="0:20")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("distmpmd")
+    ap.add_argument("ref")
+    args = ap.parse_args()
+    args.distmpmd = os.path.abspath(args.distmpmd)
+    args.ref = os.path.abspath(args.ref)
+    lo, hi = (int(v) for v in args.seeds.split(":"))
+    passed = failed = 0
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    for seed in range(lo, hi):
+        d = tempfile.mkdtemp(prefix="dmd-fuzz-%d-" % seed)
+        path = os.path.join(d, "fuzz%d.yaml" % seed)
+        with open(path, "w") as f:
+            f.write(job(seed))
+        ok, why = True, ""
+        r = subprocess.run([sys.executable, args.ref, "inputs", path],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            ok, why = False, "reference inputs: " + r.stderr.strip()
+        if ok:
+            try:
+                r = subprocess.run([args.distmpmd, "run", path, "--stats"],
+                                   cwd=d, capture_output=True, text=True,
+                                   timeout=300, env=env)
+            except subprocess.TimeoutExpired:
+                ok, why = False, "timeout"
+        if ok and r.returncode == 2 and "not supported" in r.stderr:
+            why = "refused: " + r.stderr.strip().splitlines()[-1]
+        elif ok and r.returncode != 0:
+            ok, why = False, "run exit %d: %s" % (
+                r.returncode, (r.stderr.strip().splitlines() or [""])[-1])
+        elif ok:
+            c = subprocess.run([sys.executable, args.ref, "check", path],
+                               capture_output=True, text=True)
+            ok = c.returncode == 0
+            why = (c.stdout + c.stderr).strip().splitlines()[-1]
+        if ok:
+            passed += 1
+            print("ok %d %s" % (seed, why))
+            if not args.keep:
+                shutil.rmtree(d)
+        else:
+            failed += 1
+            print("FAIL %d %s (kept in %s)" % (seed, why, d))
+        sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
