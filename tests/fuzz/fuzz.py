@@ -49,10 +49,31 @@ def dist(rng, ndim, axes, shape):
     return "[" + ", ".join(d) + "]", split
 
 
+def offsets(rng, dims, d, axes, shape):
+    """Sometimes explicit block boundaries for a dimension split over one
+    axis (uneven, possibly empty blocks)."""
+    entries = [e.strip() for e in d.strip("[]").split(",")]
+    out = []
+    for i, e in enumerate(entries):
+        if e in axes and rng.random() < 0.3:
+            b = shape[axes.index(e)]
+            cuts = sorted(rng.randint(0, dims[i]) for _ in range(b - 1))
+            out.append("%d: [%s]" % (i, ", ".join(
+                str(c) for c in [0] + cuts + [dims[i]])))
+    return out
+
+
 def tensor(rng, name, dims, axes, shape, dtype, role, seed):
     d, split = dist(rng, len(dims), axes, shape)
     s = "  %s: {shape: [%s], dtype: %s, dist: %s, split: %s" % (
         name, ", ".join(str(e) for e in dims), dtype, d, split)
+    offs = offsets(rng, dims, d, axes, shape)
+    if offs:
+        s += ", offsets: {%s}" % ", ".join(offs)
+    unused = [a for a in axes if a not in d]
+    if role == "in" and unused and rng.random() < 0.2:
+        a = rng.choice(unused)
+        s += ", place: {%s: %d}" % (a, rng.randint(0, shape[axes.index(a)] - 1))
     if role == "out":
         s += ", file: %s.npy}" % name
     elif rng.random() < 0.3:
