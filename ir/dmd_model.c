@@ -674,102 +674,82 @@ static int apply_sched(struct dmd_model *m, const char *str)
 	return m->sched ? 0 : -1;
 }
 
-/* divide(i, io, ii, P[, balanced]): loop "li" becomes "io" (P parts) and
- * "ii" (the offset in the part), blocks as in spec 1.2:
- *   block:    io = floor(i / s), s = ceil(E / P)
- *   balanced: i in [io*q + min(io, r), (io+1)*q + min(io+1, r)) */
-static int do_divide(struct dmd_model *m, int li, const char *io,
-	const char *ii, long P, int balanced)
+/* Replace loop "li" by the pair "io" (extent "eo") and "ii" (extent
+ * "ei") related to it by "cons", a constraint over the old name and the
+ * new ones, e.g. "k = 256 * ko + ki and 0 <= ki < 256". */
+static int cut_loop(struct dmd_model *m, int li, const char *io,
+	const char *ii, long eo, long ei, const char *cons)
 {
 	struct dmd_buf b = { 0 };
-	struct dmd_loop *l = &m->loops[li];
-	char *iname = strdup(l->name);
-	long E = l->extent;
 	char pair[256];
-	int r;
-
-	snprintf(pair, sizeof(pair), "%s, %s", io, ii);
-	buf_add(&b, "{ ");
-	print_loops(&b, m, -1, NULL);
-	buf_add(&b, " -> ");
-	print_loops(&b, m, li, pair);
-	if (!balanced) {
-		long s = (E + P - 1) / P;
-		buf_add(&b, " : %s = %ld * %s + %s and 0 <= %s < %ld }",
-			iname, s, io, ii, ii, s);
-		l->extent = P;
-		/* insert ii after io */
-		memmove(&m->loops[li + 2], &m->loops[li + 1],
-			(m->n_loops - li - 1) * sizeof(struct dmd_loop));
-		m->loops[li + 1] = m->loops[li];
-		m->loops[li + 1].extent = s;
-	} else {
-		long q = E / P, rr = E % P;
-		buf_add(&b, " : 0 <= %s < %ld and ((%s < %ld and "
-			"%s = %ld * %s + %s and 0 <= %s < %ld) or "
-			"(%s >= %ld and %s = %ld * %s + %ld + %s and "
-			"0 <= %s < %ld)) }",
-			io, P, io, rr, iname, q + 1, io, ii, ii, q + 1,
-			io, rr, iname, q, io, rr, ii, ii, q);
-		memmove(&m->loops[li + 2], &m->loops[li + 1],
-			(m->n_loops - li - 1) * sizeof(struct dmd_loop));
-		m->loops[li + 1] = m->loops[li];
-		m->loops[li].extent = P;
-		m->loops[li + 1].extent = rr ? q + 1 : q;
-	}
-	m->n_loops++;
-	m->loops[li].name = strdup(io);
-	m->loops[li + 1].name = strdup(ii);
-	free(iname);
-	r = apply_sched(m, b.s);
-	free(b.s);
-	return r;
-}
-
-/* divide loop "li"; its old name is freed once both new loops have
- * their own names. */
-static int divide_loop(struct dmd_model *m, int li, const char *io,
-	const char *ii, long P, int balanced)
-{
 	char *old = m->loops[li].name;
 	int r;
 
 	if (m->n_loops + 1 > DMD_MAX_LOOPS)
 		return -1;
-	r = do_divide(m, li, io, ii, P, balanced);
-	free(old);
-	return r;
-}
-
-/* split(i, io, ii, S): io = floor(i / S), ii = i mod S. */
-static int split_loop(struct dmd_model *m, int li, const char *io,
-	const char *ii, long S)
-{
-	long E = m->loops[li].extent;
-	long P = (E + S - 1) / S;
-	char *old = m->loops[li].name;
-	struct dmd_buf b = { 0 };
-	char pair[256];
-	int r;
-
 	snprintf(pair, sizeof(pair), "%s, %s", io, ii);
 	buf_add(&b, "{ ");
 	print_loops(&b, m, -1, NULL);
 	buf_add(&b, " -> ");
 	print_loops(&b, m, li, pair);
-	buf_add(&b, " : %s = %ld * %s + %s and 0 <= %s < %ld }",
-		old, S, io, ii, ii, S);
+	buf_add(&b, " : %s }", cons);
 	memmove(&m->loops[li + 2], &m->loops[li + 1],
 		(m->n_loops - li - 1) * sizeof(struct dmd_loop));
 	m->loops[li + 1] = m->loops[li];
 	m->n_loops++;
 	m->loops[li].name = strdup(io);
-	m->loops[li].extent = P;
+	m->loops[li].extent = eo;
 	m->loops[li + 1].name = strdup(ii);
-	m->loops[li + 1].extent = S;
+	m->loops[li + 1].extent = ei;
 	r = apply_sched(m, b.s);
 	free(b.s);
 	free(old);
+	return r;
+}
+
+/* divide(i, io, ii, P[, balanced]): loop "li" becomes "io" (P parts) and
+ * "ii" (the offset in the part), blocks as in spec 1.2:
+ *   block:    i = s * io + ii, 0 <= ii < s, s = ceil(E / P)
+ *   balanced: i in [io*q + min(io, r), (io+1)*q + min(io+1, r)) */
+static int divide_loop(struct dmd_model *m, int li, const char *io,
+	const char *ii, long P, int balanced)
+{
+	const char *i = m->loops[li].name;
+	long E = m->loops[li].extent;
+	char *cons;
+	int r;
+
+	if (!balanced) {
+		long s = (E + P - 1) / P;
+		cons = dmd_strdup_printf("%s = %ld * %s + %s and 0 <= %s < %ld",
+			i, s, io, ii, ii, s);
+		r = cut_loop(m, li, io, ii, P, s, cons);
+	} else {
+		long q = E / P, rr = E % P;
+		cons = dmd_strdup_printf("0 <= %s < %ld and ((%s < %ld and "
+			"%s = %ld * %s + %s and 0 <= %s < %ld) or "
+			"(%s >= %ld and %s = %ld * %s + %ld + %s and "
+			"0 <= %s < %ld))",
+			io, P, io, rr, i, q + 1, io, ii, ii, q + 1,
+			io, rr, i, q, io, rr, ii, ii, q);
+		r = cut_loop(m, li, io, ii, P, rr ? q + 1 : q, cons);
+	}
+	free(cons);
+	return r;
+}
+
+/* split(i, io, ii, S): i = S * io + ii with 0 <= ii < S. */
+static int split_loop(struct dmd_model *m, int li, const char *io,
+	const char *ii, long S)
+{
+	long E = m->loops[li].extent;
+	char *cons;
+	int r;
+
+	cons = dmd_strdup_printf("%s = %ld * %s + %s and 0 <= %s < %ld",
+		m->loops[li].name, S, io, ii, ii, S);
+	r = cut_loop(m, li, io, ii, (E + S - 1) / S, S, cons);
+	free(cons);
 	return r;
 }
 
