@@ -607,8 +607,8 @@ static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
 
 /* Print the header comment. */
 static __isl_give isl_printer *print_header(__isl_take isl_printer *p,
-	struct dmd_model *m, int class_id, int n_classes, const char *why,
-	int n_ranges, long (*ranges)[2])
+	struct dmd_model *m, int class_id, int n_classes, const char *set,
+	const char *why, int n_ranges, long (*ranges)[2])
 {
 	char b[512];
 	int i;
@@ -618,7 +618,10 @@ static __isl_give isl_printer *print_header(__isl_take isl_printer *p,
 		m->job->name, class_id, n_classes);
 	p = print_line(p, b);
 	p = print_line(p, " *");
-	p = print_line(p, " * Ranks: @CLASS_SET@");
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, " * Ranks: ");
+	p = isl_printer_print_str(p, set);
+	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, " *   (rank ");
 	for (i = 0; i < n_ranges; ++i) {
@@ -943,11 +946,9 @@ static __isl_give isl_printer *print_output(__isl_take isl_printer *p,
 	return print_line(p, b);
 }
 
-/* The C program of "cell".  With class_id < 0, no header and no job
- * descriptor: the text used to compare the code of cells. */
-__isl_give char *dmd_emit_class(struct dmd_model *m, __isl_keep isl_set *cell,
-	int class_id, int n_classes, const char *why,
-	int n_ranges, long (*ranges)[2])
+/* The body of the C program of "cell" (from "int main" on): the text
+ * that is compared to merge cells with identical code. */
+__isl_give char *dmd_emit_body(struct dmd_model *m, __isl_keep isl_set *cell)
 {
 	struct dmd_prog *prog;
 	struct emit_info info;
@@ -963,17 +964,6 @@ __isl_give char *dmd_emit_class(struct dmd_model *m, __isl_keep isl_set *cell,
 	info.real = m->job->dtype == DMD_F32 ? "float" : "double";
 	p = isl_printer_to_str(m->ctx);
 	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
-	if (class_id >= 0) {
-		p = print_header(p, m, class_id, n_classes, why, n_ranges,
-			ranges);
-		p = print_line(p, "#include <math.h>");
-		p = print_line(p, "#include <cblas.h>");
-		p = print_line(p, "#include \"dmd_rt.h\"");
-		p = print_line(p, "#include \"dmd_emit_ops.h\"");
-		p = print_line(p, "");
-		p = print_desc(p, m, class_id, n_classes, n_ranges, ranges);
-		p = print_line(p, "");
-	}
 	p = print_line(p, "int main(int argc, char **argv)");
 	p = print_line(p, "{");
 	p = isl_printer_indent(p, 2);
@@ -1001,5 +991,32 @@ __isl_give char *dmd_emit_class(struct dmd_model *m, __isl_keep isl_set *cell,
 	s = isl_printer_get_str(p);
 	isl_printer_free(p);
 	dmd_spec_prog_free(prog);
+	return s;
+}
+
+/* The whole C file of class "c" (number "class_id" of "n_classes"):
+ * the header comment (which ranks, why), the includes, the job
+ * descriptor, then "body". */
+__isl_give char *dmd_emit_file(struct dmd_model *m, struct dmd_class *c,
+	int class_id, int n_classes, const char *body)
+{
+	isl_printer *p;
+	char *set, *s;
+
+	set = isl_set_to_str(c->set);
+	p = isl_printer_to_str(m->ctx);
+	p = print_header(p, m, class_id, n_classes, set, c->why,
+		c->n_ranges, c->ranges);
+	p = print_line(p, "#include <math.h>");
+	p = print_line(p, "#include <cblas.h>");
+	p = print_line(p, "#include \"dmd_rt.h\"");
+	p = print_line(p, "#include \"dmd_emit_ops.h\"");
+	p = print_line(p, "");
+	p = print_desc(p, m, class_id, n_classes, c->n_ranges, c->ranges);
+	p = print_line(p, "");
+	p = isl_printer_print_str(p, body);
+	s = isl_printer_get_str(p);
+	isl_printer_free(p);
+	free(set);
 	return s;
 }

@@ -193,10 +193,11 @@ int dmd_part_add_pw_aff_facts(struct dmd_model *m, const char *what,
 	__isl_keep isl_pw_aff *pa);
 int dmd_part_rank_ranges(struct dmd_model *m, struct dmd_class *c);
 
-/* specialize/dmd_spec.c + emit/dmd_emit.c: the C program of one cell. */
-__isl_give char *dmd_emit_class(struct dmd_model *m, __isl_keep isl_set *cell,
-	int class_id, int n_classes, const char *why,
-	int n_ranges, long (*ranges)[2]);
+/* specialize/dmd_spec.c + emit/dmd_emit.c: the C program of one cell,
+ * and the whole file of a class around it. */
+__isl_give char *dmd_emit_body(struct dmd_model *m, __isl_keep isl_set *cell);
+__isl_give char *dmd_emit_file(struct dmd_model *m, struct dmd_class *c,
+	int class_id, int n_classes, const char *body);
 
 /* helpers shared by the passes (ir/dmd_model.c) */
 char *dmd_strdup_printf(const char *fmt, ...)

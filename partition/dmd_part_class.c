@@ -493,10 +493,13 @@ int dmd_part_classes(struct dmd_model *m)
 		return -1;
 	if (refine(m, &cells, &n) < 0)
 		return -1;
+	if (getenv("DMD_DEBUG"))
+		fprintf(stderr, "distmpmd: %d facts, %d cells\n", m->n_fact,
+			n);
 	code = calloc(n, sizeof(char *));
 	rep = calloc(n, sizeof(int));
 	for (i = 0; i < n; ++i) {
-		code[i] = dmd_emit_class(m, cells[i], -1, 0, NULL, 0, NULL);
+		code[i] = dmd_emit_body(m, cells[i]);
 		if (!code[i])
 			goto error;
 	}
@@ -520,43 +523,20 @@ int dmd_part_classes(struct dmd_model *m)
 		rep[i] = m->n_class;
 		m->n_class++;
 	}
-	/* number the classes by their first rank; remember a cell of each */
-	for (j = 0; j < m->n_class; ++j) {
-		struct dmd_class *c = &m->cls[j];
-		for (i = 0; i < n; ++i)
-			if (rep[i] == j) {
-				free(c->code);
-				c->code = dmd_strdup_printf("%d", i);
-				break;
-			}
-		if (dmd_part_rank_ranges(m, c) < 0)
+	/* number the classes by their first rank, then wrap each body (the
+	 * same for all the cells of the class) in its header */
+	for (j = 0; j < m->n_class; ++j)
+		if (dmd_part_rank_ranges(m, &m->cls[j]) < 0)
 			goto error;
-	}
 	qsort(m->cls, m->n_class, sizeof(*m->cls), &cmp_class);
-	/* final code with the class's header: regenerate under the first
-	 * cell of each class (the body is the same for all its cells) */
 	for (j = 0; j < m->n_class; ++j) {
 		struct dmd_class *c = &m->cls[j];
-		int first = atoi(c->code);
+		char *body = c->code;
 		c->why = explain(m, c->set);
-		free(c->code);
-		c->code = dmd_emit_class(m, cells[first], j, m->n_class,
-			c->why, c->n_ranges, c->ranges);
+		c->code = dmd_emit_file(m, c, j, m->n_class, body);
+		free(body);
 		if (!c->code)
 			goto error;
-		/* the header names the whole class */
-		{
-			char *hdr_set = isl_set_to_str(c->set);
-			char *marker = strstr(c->code, "@CLASS_SET@");
-			if (marker) {
-				char *nc = dmd_strdup_printf("%.*s%s%s",
-					(int) (marker - c->code), c->code,
-					hdr_set, marker + 11);
-				free(c->code);
-				c->code = nc;
-			}
-			free(hdr_set);
-		}
 	}
 	for (i = 0; i < n; ++i) {
 		isl_set_free(cells[i]);
