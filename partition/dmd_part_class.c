@@ -264,22 +264,9 @@ static int collect_facts(struct dmd_model *m)
 			snprintf(what, sizeof(what), "copies %s from its "
 				"own block", tn);
 			r |= add_dom_fact(m, what, p->self_dom);
-			for (d = 0; d < nd; ++d) {
-				snprintf(what, sizeof(what), "the %s pieces "
-					"along dim %d", tn, d);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->recv_lo[d]);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->recv_ext[d]);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->send_lo[d]);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->send_ext[d]);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->self_lo[d]);
-				r |= dmd_part_add_pw_aff_facts(m, what,
-					p->self_ext[d]);
-			}
+			/* the pieces' boxes follow from the roles and the
+			 * extents above; where they still differ, the code
+			 * of the class keeps a condition */
 		}
 	}
 	r |= dmd_part_add_fact(m, "computes", isl_set_copy(m->comp_ranks));
