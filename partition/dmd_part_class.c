@@ -110,19 +110,58 @@ static int add_dom_fact(struct dmd_model *m, const char *what,
 	return dmd_part_add_fact(m, what, isl_set_params(isl_set_copy(dom)));
 }
 
-/* The set of peer offsets of a recv/send domain [x, y] -> { X[t, s] }:
+/* What add_offset_fact needs: the offsets per rank and the fact name. */
+struct offset_data {
+	struct dmd_model *m;
+	const char *what;
+	isl_set *off;		/* [x, y] -> { [dx, dy] } */
+	int r;
+};
+
+/* The fact of one peer offset, e.g. [-1]: the ranks that talk to the
+ * peer at x - 1 ("receives A from x - 1"). */
+static isl_stat add_offset_fact(__isl_take isl_point *pnt, void *user)
+{
+	struct offset_data *data = user;
+	struct dmd_model *m = data->m;
+	isl_set *pt = isl_set_from_point(pnt);
+	isl_set *who;
+	char buf[256], *w;
+	size_t n = 0;
+	int d;
+
+	buf[0] = '\0';
+	for (d = 0; d < m->job->n_axes; ++d) {
+		isl_val *v = isl_set_plain_get_val_if_fixed(pt, isl_dim_set, d);
+		long o = isl_val_get_num_si(v);
+		isl_val_free(v);
+		if (o)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s %c %ld",
+				n ? ", " : "", m->job->axes[d],
+				o > 0 ? '+' : '-', o > 0 ? o : -o);
+	}
+	pt = isl_set_align_params(pt, isl_set_get_space(data->off));
+	who = isl_set_params(isl_set_intersect(isl_set_copy(data->off), pt));
+	w = dmd_strdup_printf("%s %s", data->what, buf);
+	if (dmd_part_add_fact(m, w, who) < 0)
+		data->r = -1;
+	free(w);
+	return isl_stat_ok;
+}
+
+/* The peer offsets of a recv/send domain [x, y] -> { X[t, s] } are
  * { [s - x, ...] }; each offset gives a fact: the ranks that talk to the
- * peer at that offset.  Only a few offsets are expected (halos). */
+ * peer at that offset (the edges of a halo have fewer).  Only a few
+ * offsets (at most 8) are expected; with more, none is recorded. */
 static int add_peer_facts(struct dmd_model *m, const char *what,
 	__isl_keep isl_set *dom, int len)
 {
+	struct offset_data data = { m, what, NULL, 0 };
 	int np = m->job->n_axes, i;
-	isl_set *off;
-	isl_map *delta;
+	isl_set *all;
+	isl_val *cnt = NULL;
 	char s[1024];
 	size_t n;
-	isl_bool fin;
-	isl_val *cnt;
 
 	if (!dom)
 		return 0;
@@ -135,76 +174,21 @@ static int add_peer_facts(struct dmd_model *m, const char *what,
 		n += sprintf(s + n, "%sa%d - %s", i ? ", " : "", len + i,
 			m->job->axes[i]);
 	sprintf(s + n, "] }");
-	delta = isl_map_read_from_str(m->ctx, s);
-	off = isl_set_apply(isl_set_reset_tuple_id(isl_set_copy(dom)),
-		isl_map_copy(delta));
+	data.off = isl_set_apply(isl_set_reset_tuple_id(isl_set_copy(dom)),
+		isl_map_read_from_str(m->ctx, s));
 	/* all offsets over all ranks */
-	{
-		isl_set *all = isl_set_copy(off);
-		all = isl_set_move_dims(all, isl_dim_set, 0, isl_dim_param, 0,
-			np);
-		all = isl_set_project_out(all, isl_dim_set, 0, np);
-		fin = isl_set_is_bounded(all);
-		cnt = fin == isl_bool_true ? isl_set_count_val(all) : NULL;
-		if (cnt && isl_val_is_int(cnt) &&
-		    isl_val_get_num_si(cnt) <= 8) {
-			isl_point *pts[8];
-			int k = 0, j;
-			isl_set *a2 = isl_set_copy(all);
-			while (!isl_set_is_empty(a2) && k < 8) {
-				isl_point *p = isl_set_sample_point(
-					isl_set_copy(a2));
-				pts[k++] = p;
-				a2 = isl_set_subtract(a2,
-					isl_set_from_point(isl_point_copy(p)));
-			}
-			isl_set_free(a2);
-			for (j = 0; j < k; ++j) {
-				isl_set *pt = isl_set_from_point(pts[j]);
-				isl_set *who;
-				char buf[256];
-				size_t bn = 0;
-				int d;
-				buf[0] = '\0';
-				for (d = 0; d < np; ++d) {
-					isl_val *v = isl_set_plain_get_val_if_fixed(
-						pt, isl_dim_set, d);
-					long o = isl_val_get_num_si(v);
-					isl_val_free(v);
-					if (o)
-						bn += snprintf(buf + bn,
-							sizeof(buf) - bn,
-							"%s%s %c %ld",
-							bn ? ", " : "",
-							m->job->axes[d],
-							o > 0 ? '+' : '-',
-							o > 0 ? o : -o);
-				}
-				pt = isl_set_align_params(pt,
-					isl_set_get_space(off));
-				who = isl_set_params(isl_set_intersect(
-					isl_set_copy(off), pt));
-				{
-					char *w = dmd_strdup_printf("%s %s",
-						what, buf);
-					if (dmd_part_add_fact(m, w, who) < 0) {
-						free(w);
-						isl_val_free(cnt);
-						isl_set_free(all);
-						isl_set_free(off);
-						isl_map_free(delta);
-						return -1;
-					}
-					free(w);
-				}
-			}
-		}
-		isl_val_free(cnt);
-		isl_set_free(all);
-	}
-	isl_set_free(off);
-	isl_map_free(delta);
-	return 0;
+	all = isl_set_move_dims(isl_set_copy(data.off), isl_dim_set, 0,
+		isl_dim_param, 0, np);
+	all = isl_set_project_out(all, isl_dim_set, 0, np);
+	if (isl_set_is_bounded(all) == isl_bool_true)
+		cnt = isl_set_count_val(all);
+	if (cnt && isl_val_is_int(cnt) && isl_val_get_num_si(cnt) <= 8 &&
+	    isl_set_foreach_point(all, &add_offset_fact, &data) < 0)
+		data.r = -1;
+	isl_val_free(cnt);
+	isl_set_free(all);
+	isl_set_free(data.off);
+	return data.r;
 }
 
 /* Collect every fact the emitted code depends on. */
