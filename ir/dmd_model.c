@@ -1278,6 +1278,11 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 	m->ctx = ctx;
 	m->job = job;
 	m->flops = -1;
+	if (job->nranks > DMD_MAX_RANKS) {
+		model_error(m, job->mesh_loc, "the mesh has %ld ranks; at most "
+			"%d are supported", job->nranks, DMD_MAX_RANKS);
+		goto error;
+	}
 
 	buf_add(&b, "%s -> { : ", dmd_model_params(m));
 	for (i = 0; i < job->n_axes; ++i)

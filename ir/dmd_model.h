@@ -21,6 +21,8 @@
 #include "dmd_job.h"
 
 #define DMD_MAX_LOOPS 32
+/* The manifest and the appfile list every rank: a bound on their size. */
+#define DMD_MAX_RANKS (1 << 20)
 
 enum dmd_loop_kind { DMD_LOOP_TIME, DMD_LOOP_SPACE };
 
