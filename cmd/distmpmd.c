@@ -97,6 +97,7 @@ struct session {
 	struct dmd_model *m;
 };
 
+/* Free what "s" holds. */
 static void session_free(struct session *s)
 {
 	dmd_model_free(s->m);
@@ -256,6 +257,7 @@ static int do_build(struct session *s, const char *dir)
 	return r;
 }
 
+/* Does any argument ask for help? */
 static int wants_help(int argc, char **argv)
 {
 	int i;
@@ -266,6 +268,7 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
+/* Print "usage" to stderr; exit status 2. */
 static int bad_usage(const char *usage)
 {
 	fputs(usage, stderr);
@@ -278,6 +281,7 @@ static void default_dir(struct session *s, char *dir, size_t size)
 	snprintf(dir, size, "build/%s", s->job->name);
 }
 
+/* distmpmd build JOB [-o DIR] */
 static int cmd_build(int argc, char **argv)
 {
 	struct session s;
@@ -323,6 +327,7 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* distmpmd run JOB_OR_DIR [--stats] [-- MPIEXEC_ARGS] */
 static int cmd_run(int argc, char **argv)
 {
 	const char *target = NULL;
@@ -429,6 +434,7 @@ static void draw_mesh(struct dmd_model *m)
 	free(cls);
 }
 
+/* distmpmd classes JOB */
 static int cmd_classes(int argc, char **argv)
 {
 	struct session s;
@@ -470,6 +476,7 @@ static int cmd_classes(int argc, char **argv)
 	return r;
 }
 
+/* distmpmd emit JOB --rank R | --class K */
 static int cmd_emit(int argc, char **argv)
 {
 	struct session s;
@@ -544,6 +551,7 @@ static const char *kind_name(enum dmd_xfer_kind k)
 	return "?";
 }
 
+/* distmpmd check JOB: a summary of the loops and transfers. */
 static int cmd_check(int argc, char **argv)
 {
 	struct session s;
@@ -585,6 +593,7 @@ static int cmd_check(int argc, char **argv)
 	return r;
 }
 
+/* Dispatch on the command. */
 int main(int argc, char **argv)
 {
 	const char *cmd;

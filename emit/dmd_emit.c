@@ -158,6 +158,7 @@ static __isl_give isl_printer *print_view(__isl_take isl_printer *p,
 	return isl_printer_end_line(p);
 }
 
+/* One line at the current indentation (an empty line without it). */
 static __isl_give isl_printer *print_line(__isl_take isl_printer *p,
 	const char *s)
 {

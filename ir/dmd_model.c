@@ -25,6 +25,7 @@ struct dmd_buf {
 	size_t len, cap;
 };
 
+/* Append formatted text to "b". */
 static void buf_add(struct dmd_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -103,6 +104,7 @@ long dmd_pw_aff_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx)
 	return r;
 }
 
+/* The mesh parameters as isl writes them, "[x, y]" (a static buffer). */
 const char *dmd_model_params(struct dmd_model *m)
 {
 	static char buf[512];
@@ -182,6 +184,7 @@ static int check_c_name(struct dmd_model *m, const char *name,
 		"C; choose another name", what, name);
 }
 
+/* The index of index variable "name", or -1. */
 static int find_var(struct dmd_model *m, const char *name)
 {
 	int i;
@@ -603,6 +606,7 @@ static int build_dist(struct dmd_model *m, int ti)
 	return dist->writer ? 0 : -1;
 }
 
+/* The position of loop "name" in the current loop order, or -1. */
 static int find_loop(struct dmd_model *m, const char *name)
 {
 	int i;
@@ -1330,7 +1334,8 @@ error:
 	return NULL;
 }
 
-static void free_p2p(struct dmd_p2p *p)
+/* Free the pieces of a point-to-point transfer. */
+static void free_p2p(__isl_take struct dmd_p2p *p)
 {
 	int d;
 

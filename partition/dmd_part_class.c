@@ -68,6 +68,7 @@ struct piece_data {
 	int r;
 };
 
+/* Record the projection onto the mesh of one piece of a quantity. */
 static isl_stat add_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
 	void *user)
 {
@@ -318,6 +319,7 @@ static int refine(struct dmd_model *m, isl_set ***cells_p, int *n_p)
 	return 0;
 }
 
+/* qsort order of ranks. */
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *) a, y = *(const long *) b;
@@ -330,6 +332,7 @@ struct rank_data {
 	long n;
 };
 
+/* Add the row-major rank of mesh point "pnt" to the list. */
 static isl_stat add_rank(__isl_take isl_point *pnt, void *user)
 {
 	struct rank_data *d = user;

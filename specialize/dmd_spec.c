@@ -60,6 +60,7 @@ static struct dmd_stmt *add_stmt(struct dmd_prog *p, enum dmd_stmt_type type,
 	return s;
 }
 
+/* Append a quantity the statement prints. */
 static void push_pa(struct dmd_stmt *s, __isl_take isl_pw_aff *pa)
 {
 	s->pa[s->n_pa++] = pa;
@@ -351,6 +352,7 @@ static void add_compute(struct dmd_prog *p, const int *cnt, int K)
 	place(p, s, isl_map_domain(isl_map_copy(m->rsched)));
 }
 
+/* The statement whose domain tuple is "name". */
 static struct dmd_stmt *find_stmt(struct dmd_prog *p, const char *name)
 {
 	int i;
@@ -361,6 +363,7 @@ static struct dmd_stmt *find_stmt(struct dmd_prog *p, const char *name)
 	return NULL;
 }
 
+/* Free a payload (the free_user of its isl_id). */
 static void payload_free(void *user)
 {
 	struct dmd_payload *pl = user;
