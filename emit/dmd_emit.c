@@ -277,6 +277,12 @@ static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
 			p = isl_printer_print_str(p, "fmax(");
 		else if (!strcmp(e->name, "min"))
 			p = isl_printer_print_str(p, "fmin(");
+		else if (!strcmp(e->name, "abs"))
+			p = isl_printer_print_str(p, "fabs(");
+		else if (!strcmp(e->name, "sigmoid"))
+			p = isl_printer_print_str(p, "dmd_sigmoid(");
+		else if (!strcmp(e->name, "gelu"))
+			p = isl_printer_print_str(p, "dmd_gelu(");
 		else {
 			p = isl_printer_print_str(p, e->name);
 			p = isl_printer_print_str(p, "(");

@@ -1124,6 +1124,12 @@ static const struct {
 	{ "exp", 1 },
 	{ "sqrt", 1 },
 	{ "relu", 1 },
+	{ "tanh", 1 },
+	{ "sigmoid", 1 },
+	{ "erf", 1 },
+	{ "gelu", 1 },
+	{ "abs", 1 },
+	{ "log", 1 },
 };
 
 /* The rest of a call whose function name has just been consumed ("name"

@@ -18,6 +18,27 @@ static void dmd_job_tensor_clear(struct dmd_tensor *tensor)
 	free(tensor->file);
 }
 
+/* Release what the "n" steps at "steps" own, and the array.  Returns
+ * NULL. */
+static struct dmd_step *dmd_job_steps_free(struct dmd_step *steps, int n)
+{
+	int i, j;
+
+	if (!steps)
+		return NULL;
+	for (i = 0; i < n; ++i) {
+		dmd_expr_free(steps[i].lhs);
+		dmd_expr_free(steps[i].rhs);
+		if (steps[i].cmds)
+			for (j = 0; j < steps[i].n_cmds; ++j)
+				dmd_sched_cmd_clear(&steps[i].cmds[j]);
+		free(steps[i].cmds);
+		dmd_job_steps_free(steps[i].steps, steps[i].n_steps);
+	}
+	free(steps);
+	return NULL;
+}
+
 /* Release "job" and everything reachable from it.  Returns NULL. */
 struct dmd_job *dmd_job_free(struct dmd_job *job)
 {
@@ -40,6 +61,7 @@ struct dmd_job *dmd_job_free(struct dmd_job *job)
 		for (i = 0; i < job->n_cmds; ++i)
 			dmd_sched_cmd_clear(&job->cmds[i]);
 	free(job->cmds);
+	dmd_job_steps_free(job->steps, job->n_steps);
 	free(job);
 	return NULL;
 }

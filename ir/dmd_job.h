@@ -33,7 +33,8 @@ enum dmd_init { DMD_INIT_NONE = 0, DMD_INIT_ZEROS, DMD_INIT_ONES,
  *   ACCESS   name = tensor, args = indices (n_arg == 0 for a scalar)
  *   ADD SUB MUL DIV(/) FDIV(//) MOD(%)   args[0], args[1]
  *   NEG      args[0]
- *   CALL     name = max|min|exp|sqrt|relu, args
+ *   CALL     name = max|min|exp|sqrt|relu|tanh|sigmoid|erf|gelu|abs|log,
+ *            args
  */
 enum dmd_expr_type {
 	DMD_EXPR_INT,
@@ -79,6 +80,11 @@ struct dmd_tensor {
 	int n_place;
 	int place_axis[DMD_MAX_AXES];
 	long place_coord[DMD_MAX_AXES];
+	/* partial: held as unreduced partial sums along these mesh axes
+	 * (spec 1.5); indices into mesh axes. */
+	int n_partial;
+	int partial_axis[DMD_MAX_AXES];
+	struct dmd_loc partial_loc;
 	char *file;			/* as written, relative to the job file */
 	struct dmd_loc file_loc;
 	enum dmd_init init;
@@ -127,6 +133,28 @@ struct dmd_sched_cmd {
 	int balanced;			/* divide(..., balanced) */
 };
 
+/* A step of a program (spec 1.5): a statement with its own schedule,
+ * or "repeat" steps of its own "n_repeat" times in order. */
+enum dmd_step_type { DMD_STEP_COMPUTE, DMD_STEP_REPEAT };
+
+struct dmd_step {
+	enum dmd_step_type type;
+	struct dmd_loc loc;		/* of the step's mapping */
+	/* DMD_STEP_COMPUTE: as the fields of struct dmd_job below */
+	struct dmd_expr *lhs;
+	int accumulate;
+	struct dmd_expr *rhs;
+	struct dmd_loc compute_loc;
+	int n_cmds;
+	struct dmd_sched_cmd *cmds;
+	struct dmd_loc schedule_loc;
+	/* DMD_STEP_REPEAT */
+	long n_repeat;
+	struct dmd_loc repeat_loc;
+	int n_steps;
+	struct dmd_step *steps;
+};
+
 struct dmd_job {
 	char *path;			/* the job file as given */
 	char *dir;			/* its directory, absolute */
@@ -152,12 +180,26 @@ struct dmd_job {
 	int n_cmds;
 	struct dmd_sched_cmd *cmds;
 	struct dmd_loc schedule_loc;
+
+	/* program (spec 1.5).  A program that is a single statement is
+	 * stored as above (lhs, rhs, cmds) with n_steps == 0, exactly as a
+	 * "compute" job; otherwise lhs == NULL and "steps" holds it. */
+	int is_program;
+	struct dmd_loc program_loc;
+	int n_steps;
+	struct dmd_step *steps;
 };
 
 /* Read and validate a job file.  On error, print
  * "PATH:LINE:COL: error: ..." to stderr and return NULL. */
 struct dmd_job *dmd_job_read(const char *path);
 struct dmd_job *dmd_job_free(struct dmd_job *job);
+
+/* Check the program of "job" (spec 1.5): no step reads a tensor that has
+ * neither 'file' nor 'init' before a step writes it; no tensor read from
+ * its file is partial.  Reports the first problem and returns -1, else 0.
+ * (ir/dmd_program.c) */
+int dmd_job_check_program(const struct dmd_job *job);
 
 /* Index of the tensor or mesh axis called "name", or -1. */
 int dmd_job_find_tensor(const struct dmd_job *job, const char *name);

@@ -148,7 +148,7 @@ static int reserved_c_name(struct dmd_model *m, const char *name)
 		"void", "volatile", "while", "_Bool", "_Complex", "main",
 		"argc", "argv", "rt", "job", "next", "mesh_shape", "axis_names",
 		"class_ranks", "floord", "min", "max", "fmin", "fmax", "exp",
-		"sqrt", "NULL", NULL };
+		"sqrt", "tanh", "erf", "log", "fabs", "NULL", NULL };
 	static const char *suffix[] = { "_l", "_p", "_o", "_x", "_lo", "_ext",
 		"_part", "_recv", "_recv2", "_recv_a", NULL };
 	int i, j;
@@ -1285,6 +1285,12 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 	if (job->nranks > DMD_MAX_RANKS) {
 		model_error(m, job->mesh_loc, "the mesh has %ld ranks; at most "
 			"%d are supported", job->nranks, DMD_MAX_RANKS);
+		goto error;
+	}
+	if (!job->lhs) {
+		model_error(m, job->program_loc, "a program of several steps "
+			"cannot be compiled yet: only programs of one "
+			"'compute' step are supported");
 		goto error;
 	}
 

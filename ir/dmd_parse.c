@@ -590,7 +590,8 @@ static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
 /* The keys of a tensor, in the order they are read. */
 enum {
 	DMD_TK_SHAPE, DMD_TK_DTYPE, DMD_TK_DIST, DMD_TK_SPLIT, DMD_TK_OFFSETS,
-	DMD_TK_PLACE, DMD_TK_FILE, DMD_TK_INIT, DMD_TK_SEED, DMD_TK_N
+	DMD_TK_PLACE, DMD_TK_FILE, DMD_TK_INIT, DMD_TK_SEED, DMD_TK_PARTIAL,
+	DMD_TK_N
 };
 
 /* Read the "shape" of tensor "t". */
@@ -865,6 +866,48 @@ bad:
 	return -1;
 }
 
+/* Read "partial: [axes]" of tensor "t" (spec 1.5): distinct mesh axes. */
+static int dmd_parse_partial(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *list)
+{
+	struct dmd_job *job = parse->job;
+	yaml_node_item_t *item;
+	char buf[DMD_PARSE_SHOW_SIZE];
+	int a, i;
+
+	if (dmd_parse_expect(parse, list, YAML_SEQUENCE_NODE,
+			"for 'partial' of tensor '%s'", t->name) < 0)
+		return -1;
+	t->partial_loc = dmd_parse_loc(list);
+	for (item = list->data.sequence.items.start;
+	     item < list->data.sequence.items.top; ++item) {
+		yaml_node_t *node = dmd_parse_node(parse, *item);
+
+		if (!node || dmd_parse_expect(parse, node, YAML_SCALAR_NODE,
+				"in 'partial' of tensor '%s'", t->name) < 0)
+			return -1;
+		a = dmd_job_find_axis(job, dmd_parse_str(node));
+		if (a < 0 || strlen(dmd_parse_str(node)) !=
+			     node->data.scalar.length) {
+			dmd_parse_error(parse, dmd_parse_loc(node), "unknown "
+				"mesh axis '%s' in 'partial' of tensor '%s'",
+				dmd_parse_show_node(node, buf), t->name);
+			return -1;
+		}
+		for (i = 0; i < t->n_partial; ++i)
+			if (t->partial_axis[i] == a)
+				break;
+		if (i < t->n_partial) {
+			dmd_parse_error(parse, dmd_parse_loc(node), "mesh axis "
+				"'%s' appears twice in 'partial' of tensor "
+				"'%s'", job->axes[a], t->name);
+			return -1;
+		}
+		t->partial_axis[t->n_partial++] = a;
+	}
+	return 0;
+}
+
 /* Read scalar "node" as one of "names" (n of them, each standing for its
  * index); "what" and "expected" make the message otherwise. */
 static int dmd_parse_enum(struct dmd_parse *parse, yaml_node_t *node,
@@ -898,6 +941,7 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		{ .name = "shape" }, { .name = "dtype" }, { .name = "dist" },
 		{ .name = "split" }, { .name = "offsets" }, { .name = "place" },
 		{ .name = "file" }, { .name = "init" }, { .name = "seed" },
+		{ .name = "partial" },
 	};
 	char *where = NULL;
 	yaml_node_t *v;
@@ -984,6 +1028,9 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		t->init = DMD_INIT_ZEROS + r;
 	}
 	if ((v = keys[DMD_TK_SEED].value) && dmd_parse_seed(parse, t, v) < 0)
+		return -1;
+	if ((v = keys[DMD_TK_PARTIAL].value) &&
+	    dmd_parse_partial(parse, t, v) < 0)
 		return -1;
 	return 0;
 }
@@ -1132,16 +1179,187 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 }
 
 /* ---------------------------------------------------------------------
+ * program (spec 1.5)
+ */
+
+/* Move the statement just read into the job's single-statement fields
+ * (lhs, rhs, cmds) over to "step". */
+static void dmd_parse_take_stmt(struct dmd_job *job, struct dmd_step *step)
+{
+	step->lhs = job->lhs;
+	step->rhs = job->rhs;
+	step->accumulate = job->accumulate;
+	step->compute_loc = job->compute_loc;
+	step->cmds = job->cmds;
+	step->n_cmds = job->n_cmds;
+	step->schedule_loc = job->schedule_loc;
+	job->lhs = job->rhs = NULL;
+	job->accumulate = 0;
+	job->cmds = NULL;
+	job->n_cmds = 0;
+	job->compute_loc = job->schedule_loc = (struct dmd_loc) { 0, 0 };
+}
+
+static int dmd_parse_steps(struct dmd_parse *parse, yaml_node_t *key,
+	yaml_node_t *list, struct dmd_step **steps, int *n_steps);
+
+/* Read one step, mapping "map", into "step": either "compute" with an
+ * optional "schedule", or "repeat: N" with "steps". */
+static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
+	struct dmd_step *step)
+{
+	enum { K_COMPUTE, K_SCHEDULE, K_REPEAT, K_STEPS, K_N };
+	struct dmd_parse_key keys[K_N] = {
+		{ .name = "compute" }, { .name = "schedule" },
+		{ .name = "repeat" }, { .name = "steps" },
+	};
+	struct dmd_job *job = parse->job;
+	char buf[DMD_PARSE_SHOW_SIZE];
+
+	if (dmd_parse_expect(parse, map, YAML_MAPPING_NODE,
+			"for a step of 'program'") < 0 ||
+	    dmd_parse_keys(parse, map, keys, K_N, "in a step") < 0)
+		return -1;
+	step->loc = dmd_parse_loc(map);
+	if (keys[K_COMPUTE].key && keys[K_REPEAT].key) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_REPEAT].key),
+			"a step has either 'compute' or 'repeat', not both");
+		return -1;
+	}
+	if (keys[K_COMPUTE].key) {
+		if (keys[K_STEPS].key) {
+			dmd_parse_error(parse, dmd_parse_loc(keys[K_STEPS].key),
+				"'steps' belongs to a 'repeat' step");
+			return -1;
+		}
+		step->type = DMD_STEP_COMPUTE;
+		if (dmd_parse_compute(parse, keys[K_COMPUTE].value) < 0)
+			return -1;
+		if (keys[K_SCHEDULE].key &&
+		    dmd_parse_schedule(parse, keys[K_SCHEDULE].key,
+				keys[K_SCHEDULE].value) < 0) {
+			dmd_parse_take_stmt(job, step);
+			return -1;
+		}
+		dmd_parse_take_stmt(job, step);
+		return 0;
+	}
+	if (!keys[K_REPEAT].key) {
+		dmd_parse_error(parse, step->loc,
+			"a step needs 'compute' or 'repeat'");
+		return -1;
+	}
+	step->type = DMD_STEP_REPEAT;
+	if (keys[K_SCHEDULE].key) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_SCHEDULE].key),
+			"'schedule' belongs to a 'compute' step");
+		return -1;
+	}
+	step->repeat_loc = dmd_parse_loc(keys[K_REPEAT].value);
+	if (keys[K_REPEAT].value->type != YAML_SCALAR_NODE ||
+	    dmd_parse_long(parse, keys[K_REPEAT].value, &step->n_repeat,
+			"'repeat'") < 0)
+		goto not_positive;
+	if (step->n_repeat < 1)
+		goto not_positive;
+	if (!keys[K_STEPS].key) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_REPEAT].key),
+			"missing key 'steps' in a 'repeat' step");
+		return -1;
+	}
+	return dmd_parse_steps(parse, keys[K_STEPS].key,
+		keys[K_STEPS].value, &step->steps, &step->n_steps);
+not_positive:
+	if (dmd_job_n_errors() > 0)
+		return -1;
+	dmd_parse_error(parse, step->repeat_loc, "'repeat' must be a positive "
+		"integer (a number of repetitions), got '%s'",
+		keys[K_REPEAT].value->type == YAML_SCALAR_NODE ?
+		dmd_parse_show_node(keys[K_REPEAT].value, buf) : "a collection");
+	return -1;
+}
+
+/* Read the list of steps "list" (the value of "key": 'program' or
+ * 'steps') into a new array *steps of *n_steps entries. */
+static int dmd_parse_steps(struct dmd_parse *parse, yaml_node_t *key,
+	yaml_node_t *list, struct dmd_step **steps, int *n_steps)
+{
+	yaml_node_item_t *item;
+	const char *name = dmd_parse_str(key);
+	int n, i;
+
+	if (dmd_parse_is_null(list) ||
+	    (list->type == YAML_SEQUENCE_NODE &&
+	     list->data.sequence.items.top == list->data.sequence.items.start)) {
+		dmd_parse_error(parse, dmd_parse_loc(key), "'%s' has no steps",
+			name);
+		return -1;
+	}
+	if (dmd_parse_expect(parse, list, YAML_SEQUENCE_NODE,
+			"for '%s'", name) < 0)
+		return -1;
+	n = list->data.sequence.items.top - list->data.sequence.items.start;
+	*steps = calloc(n, sizeof(**steps));
+	if (!*steps) {
+		dmd_parse_error(parse, dmd_parse_loc(list), "out of memory");
+		return -1;
+	}
+	*n_steps = n;
+	for (item = list->data.sequence.items.start, i = 0;
+	     item < list->data.sequence.items.top; ++item, ++i) {
+		yaml_node_t *node = dmd_parse_node(parse, *item);
+
+		if (!node || dmd_parse_step(parse, node, &(*steps)[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Read "program" (the value of "key").  A program of a single statement
+ * is stored as a "compute" job is (spec 1.5: a v1 job is a program of one
+ * step). */
+static int dmd_parse_program(struct dmd_parse *parse, yaml_node_t *key,
+	yaml_node_t *list)
+{
+	struct dmd_job *job = parse->job;
+	struct dmd_step *one;
+
+	job->is_program = 1;
+	job->program_loc = dmd_parse_loc(key);
+	if (dmd_parse_steps(parse, key, list, &job->steps, &job->n_steps) < 0)
+		return -1;
+	if (dmd_job_check_program(job) < 0)
+		return -1;
+	one = &job->steps[0];
+	if (job->n_steps != 1 || one->type != DMD_STEP_COMPUTE)
+		return 0;
+	job->lhs = one->lhs;
+	job->rhs = one->rhs;
+	job->accumulate = one->accumulate;
+	job->compute_loc = one->compute_loc;
+	job->cmds = one->cmds;
+	job->n_cmds = one->n_cmds;
+	job->schedule_loc = one->schedule_loc;
+	free(job->steps);
+	job->steps = NULL;
+	job->n_steps = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
  * The top level
  */
 
 /* Read the top-level mapping "root". */
 static int dmd_parse_top(struct dmd_parse *parse, yaml_node_t *root)
 {
+	enum { K_NAME, K_MESH, K_TENSORS, K_COMPUTE, K_SCHEDULE, K_PROGRAM,
+		K_N };
 	struct dmd_job *job = parse->job;
-	struct dmd_parse_key keys[] = {
+	struct dmd_parse_key keys[K_N] = {
 		{ .name = "name" }, { .name = "mesh" }, { .name = "tensors" },
 		{ .name = "compute" }, { .name = "schedule" },
+		{ .name = "program" },
 	};
 	char buf[DMD_PARSE_SHOW_SIZE];
 	int i;
@@ -1153,33 +1371,51 @@ static int dmd_parse_top(struct dmd_parse *parse, yaml_node_t *root)
 	}
 	if (dmd_parse_expect(parse, root, YAML_MAPPING_NODE,
 			"at top level") < 0 ||
-	    dmd_parse_keys(parse, root, keys, 5, "at top level") < 0)
+	    dmd_parse_keys(parse, root, keys, K_N, "at top level") < 0)
 		return -1;
-	for (i = 0; i < 4; ++i)
+	if (keys[K_COMPUTE].key && keys[K_PROGRAM].key) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_PROGRAM].key),
+			"a job has either 'compute' or 'program', not both");
+		return -1;
+	}
+	if (keys[K_PROGRAM].key && keys[K_SCHEDULE].key) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_SCHEDULE].key),
+			"with 'program', each step has its own 'schedule'");
+		return -1;
+	}
+	for (i = 0; i < K_COMPUTE; ++i)
 		if (!keys[i].key)
 			return dmd_parse_missing(parse, dmd_parse_loc(root),
 				keys[i].name, "at top level");
-	if (dmd_parse_expect(parse, keys[0].value, YAML_SCALAR_NODE,
+	if (!keys[K_COMPUTE].key && !keys[K_PROGRAM].key)
+		return dmd_parse_missing(parse, dmd_parse_loc(root),
+			"compute' or 'program", "at top level");
+	if (dmd_parse_expect(parse, keys[K_NAME].value, YAML_SCALAR_NODE,
 			"for 'name'") < 0)
 		return -1;
-	if (!dmd_parse_is_identifier(keys[0].value)) {
-		dmd_parse_error(parse, dmd_parse_loc(keys[0].value), "job name "
-			"'%s' is not an identifier",
-			dmd_parse_show_node(keys[0].value, buf));
+	if (!dmd_parse_is_identifier(keys[K_NAME].value)) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[K_NAME].value), "job "
+			"name '%s' is not an identifier",
+			dmd_parse_show_node(keys[K_NAME].value, buf));
 		return -1;
 	}
-	job->name = dmd_parse_strdup(parse, keys[0].value);
+	job->name = dmd_parse_strdup(parse, keys[K_NAME].value);
 	if (!job->name)
 		return -1;
-	job->name_loc = dmd_parse_loc(keys[0].value);
-	if (dmd_parse_mesh(parse, keys[1].key, keys[1].value) < 0 ||
-	    dmd_parse_tensors(parse, keys[2].value) < 0 ||
-	    dmd_parse_compute(parse, keys[3].value) < 0)
+	job->name_loc = dmd_parse_loc(keys[K_NAME].value);
+	if (dmd_parse_mesh(parse, keys[K_MESH].key, keys[K_MESH].value) < 0 ||
+	    dmd_parse_tensors(parse, keys[K_TENSORS].value) < 0)
 		return -1;
-	if (keys[4].key &&
-	    dmd_parse_schedule(parse, keys[4].key, keys[4].value) < 0)
+	if (keys[K_PROGRAM].key)
+		return dmd_parse_program(parse, keys[K_PROGRAM].key,
+			keys[K_PROGRAM].value);
+	if (dmd_parse_compute(parse, keys[K_COMPUTE].value) < 0)
 		return -1;
-	return 0;
+	if (keys[K_SCHEDULE].key &&
+	    dmd_parse_schedule(parse, keys[K_SCHEDULE].key,
+			keys[K_SCHEDULE].value) < 0)
+		return -1;
+	return dmd_job_check_program(job);
 }
 
 /* The location of byte "offset" of the text (for libyaml's reader

@@ -3,9 +3,22 @@
 #ifndef DMD_EMIT_OPS_H
 #define DMD_EMIT_OPS_H
 
+#include <math.h>
+
 #define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
 #define min(x, y) ((x) < (y) ? (x) : (y))
 #define max(x, y) ((x) > (y) ? (x) : (y))
+
+/* The functions of spec 1.5 that C's math library lacks, on doubles. */
+static inline double dmd_sigmoid(double x)
+{
+	return 1.0 / (1.0 + exp(-x));
+}
+
+static inline double dmd_gelu(double x)
+{
+	return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+}
 
 /* The origin of a box that starts at a buffer's first element. */
 static const long dmd_zero[8] = { 0 };

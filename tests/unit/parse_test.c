@@ -99,6 +99,13 @@ static void print_tensor(const struct dmd_job *job, const struct dmd_tensor *t)
 	for (i = 0; i < t->n_place; ++i)
 		printf("  place %s=%ld\n", job->axes[t->place_axis[i]],
 			t->place_coord[i]);
+	if (t->n_partial > 0) {
+		printf("  partial");
+		for (i = 0; i < t->n_partial; ++i)
+			printf(" %s", job->axes[t->partial_axis[i]]);
+		print_loc(t->partial_loc);
+		printf("\n");
+	}
 	printf("  file %s", t->file ? t->file : "-");
 	print_loc(t->file_loc);
 	printf("\n  init %s\n  seed %llu\n", inits[t->init], t->seed);
@@ -145,12 +152,73 @@ static int dir_ok(const struct dmd_job *job)
 	return ok;
 }
 
+/* Print one statement with its schedule, each line after "indent". */
+static void print_stmt(const char *indent, const struct dmd_expr *lhs,
+	int accumulate, const struct dmd_expr *rhs, struct dmd_loc stmt_loc,
+	int n_cmds, const struct dmd_sched_cmd *cmds, struct dmd_loc sched_loc)
+{
+	static const char *const names[] = { "divide", "split", "reorder",
+		"distribute", "rotate", "communicate", "tensorize" };
+	int i, j;
+
+	printf("%scompute ", indent);
+	print_expr(lhs);
+	printf(" %s ", accumulate ? "+=" : "=");
+	print_expr(rhs);
+	printf(" stmt");
+	print_loc(stmt_loc);
+	printf("\n");
+	print_accesses(lhs);
+	print_accesses(rhs);
+	printf("%sschedule %d", indent, n_cmds);
+	print_loc(sched_loc);
+	printf("\n");
+	for (i = 0; i < n_cmds; ++i) {
+		const struct dmd_sched_cmd *cmd = &cmds[i];
+
+		printf("%s  %s", indent, names[cmd->type]);
+		print_loc(cmd->loc);
+		printf(":");
+		for (j = 0; j < cmd->n_args; ++j) {
+			printf(" ");
+			print_arg(&cmd->args[j]);
+		}
+		if (cmd->balanced)
+			printf(" (balanced)");
+		printf("\n");
+	}
+}
+
+/* Print the steps of a program, nested steps indented by two more. */
+static void print_steps(int depth, const struct dmd_step *steps, int n)
+{
+	char indent[2 * 64 + 1];
+	int i, k = depth < 64 ? depth : 64;
+
+	memset(indent, ' ', 2 * k);
+	indent[2 * k] = '\0';
+	for (i = 0; i < n; ++i) {
+		const struct dmd_step *s = &steps[i];
+
+		printf("%sstep %d", indent, i + 1);
+		print_loc(s->loc);
+		if (s->type == DMD_STEP_REPEAT) {
+			printf(" repeat %ld", s->n_repeat);
+			print_loc(s->repeat_loc);
+			printf("\n");
+			print_steps(depth + 1, s->steps, s->n_steps);
+			continue;
+		}
+		printf("\n");
+		print_stmt(indent, s->lhs, s->accumulate, s->rhs,
+			s->compute_loc, s->n_cmds, s->cmds, s->schedule_loc);
+	}
+}
+
 /* Print the canonical dump of "job". */
 static void dump(const struct dmd_job *job)
 {
-	static const char *const cmds[] = { "divide", "split", "reorder",
-		"distribute", "rotate", "communicate", "tensorize" };
-	int i, j;
+	int i;
 
 	printf("name %s", job->name);
 	print_loc(job->name_loc);
@@ -163,32 +231,17 @@ static void dump(const struct dmd_job *job)
 	printf("dir %s\n", dir_ok(job) ? "ok" : "WRONG");
 	for (i = 0; i < job->n_tensors; ++i)
 		print_tensor(job, &job->tensors[i]);
-	printf("compute ");
-	print_expr(job->lhs);
-	printf(" %s ", job->accumulate ? "+=" : "=");
-	print_expr(job->rhs);
-	printf(" stmt");
-	print_loc(job->compute_loc);
-	printf("\n");
-	print_accesses(job->lhs);
-	print_accesses(job->rhs);
-	printf("schedule %d", job->n_cmds);
-	print_loc(job->schedule_loc);
-	printf("\n");
-	for (i = 0; i < job->n_cmds; ++i) {
-		const struct dmd_sched_cmd *cmd = &job->cmds[i];
-
-		printf("  %s", cmds[cmd->type]);
-		print_loc(cmd->loc);
-		printf(":");
-		for (j = 0; j < cmd->n_args; ++j) {
-			printf(" ");
-			print_arg(&cmd->args[j]);
-		}
-		if (cmd->balanced)
-			printf(" (balanced)");
+	if (job->is_program) {
+		printf("program %d steps", job->n_steps ? job->n_steps : 1);
+		print_loc(job->program_loc);
 		printf("\n");
 	}
+	if (job->steps) {
+		print_steps(1, job->steps, job->n_steps);
+		return;
+	}
+	print_stmt("", job->lhs, job->accumulate, job->rhs, job->compute_loc,
+		job->n_cmds, job->cmds, job->schedule_loc);
 	if (dmd_job_find_tensor(job, job->lhs->name) < 0)
 		printf("lookup failed\n");
 }
