@@ -320,9 +320,9 @@ static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
 static __isl_give isl_printer *print_comp(__isl_take isl_printer *p,
 	struct dmd_model *m, struct dmd_payload *pl)
 {
-	struct dmd_expr *l = m->job->lhs;
+	struct dmd_expr *l = m->st->lhs;
 	isl_ast_expr **next = pl->expr + l->n_arg;
-	int i, reduce = m->job->accumulate;
+	int i, reduce = m->st->accumulate;
 
 	for (i = 0; i < m->n_vars; ++i)
 		reduce |= m->var_reduced[i];
@@ -331,7 +331,7 @@ static __isl_give isl_printer *print_comp(__isl_take isl_printer *p,
 	p = isl_printer_print_str(p, "_p[");
 	p = print_index(p, l->name, l->n_arg, pl->expr);
 	p = isl_printer_print_str(p, reduce ? "] += " : "] = ");
-	p = print_rhs(p, m, m->job->rhs, &next);
+	p = print_rhs(p, m, m->st->rhs, &next);
 	p = isl_printer_print_str(p, ";");
 	return isl_printer_end_line(p);
 }

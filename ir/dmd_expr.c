@@ -1397,9 +1397,11 @@ static int dmd_expr_check_rhs(struct dmd_expr_check *c,
 	return 0;
 }
 
-/* Parse and check the statement "src"; on success fill job->lhs, job->rhs
- * and job->accumulate and return 0.  Returns -1 after an error. */
-int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src)
+/* Parse and check the statement "src"; on success fill step->lhs,
+ * step->rhs and step->accumulate and return 0.  Returns -1 after an
+ * error. */
+int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
+	struct dmd_step *step)
 {
 	struct dmd_expr_parser p;
 	struct dmd_expr_check check = { &p, 0, 0, NULL };
@@ -1445,9 +1447,9 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src)
 	    dmd_expr_check_rhs(&check, rhs) < 0)
 		goto error;
 	free(check.var);
-	job->lhs = lhs;
-	job->rhs = rhs;
-	job->accumulate = accumulate;
+	step->lhs = lhs;
+	step->rhs = rhs;
+	step->accumulate = accumulate;
 	return 0;
 error:
 	free(check.var);

@@ -55,12 +55,6 @@ struct dmd_job *dmd_job_free(struct dmd_job *job)
 		for (i = 0; i < job->n_tensors; ++i)
 			dmd_job_tensor_clear(&job->tensors[i]);
 	free(job->tensors);
-	dmd_expr_free(job->lhs);
-	dmd_expr_free(job->rhs);
-	if (job->cmds)
-		for (i = 0; i < job->n_cmds; ++i)
-			dmd_sched_cmd_clear(&job->cmds[i]);
-	free(job->cmds);
 	dmd_job_steps_free(job->steps, job->n_steps);
 	free(job);
 	return NULL;

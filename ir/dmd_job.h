@@ -140,8 +140,8 @@ enum dmd_step_type { DMD_STEP_COMPUTE, DMD_STEP_REPEAT };
 struct dmd_step {
 	enum dmd_step_type type;
 	struct dmd_loc loc;		/* of the step's mapping */
-	/* DMD_STEP_COMPUTE: as the fields of struct dmd_job below */
-	struct dmd_expr *lhs;
+	/* DMD_STEP_COMPUTE: the statement lhs (=|+=) rhs, with its schedule */
+	struct dmd_expr *lhs;		/* an ACCESS */
 	int accumulate;
 	struct dmd_expr *rhs;
 	struct dmd_loc compute_loc;
@@ -171,19 +171,9 @@ struct dmd_job {
 	struct dmd_tensor *tensors;
 	enum dmd_dtype dtype;		/* shared by all tensors */
 
-	/* compute: lhs (an ACCESS), op, rhs */
-	struct dmd_expr *lhs;
-	int accumulate;			/* '+=' */
-	struct dmd_expr *rhs;
-	struct dmd_loc compute_loc;
-
-	int n_cmds;
-	struct dmd_sched_cmd *cmds;
-	struct dmd_loc schedule_loc;
-
-	/* program (spec 1.5).  A program that is a single statement is
-	 * stored as above (lhs, rhs, cmds) with n_steps == 0, exactly as a
-	 * "compute" job; otherwise lhs == NULL and "steps" holds it. */
+	/* The program (spec 1.5): n_steps >= 1 steps in order.  A job with
+	 * "compute" (v1) is a program of one DMD_STEP_COMPUTE step, with
+	 * is_program == 0 (then inputs without file or init are zeros). */
 	int is_program;
 	struct dmd_loc program_loc;
 	int n_steps;

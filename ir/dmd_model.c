@@ -925,8 +925,8 @@ static int apply_commands(struct dmd_model *m)
 	if (!m->sched)
 		return -1;
 
-	for (i = 0; i < m->job->n_cmds; ++i) {
-		struct dmd_sched_cmd *c = &m->job->cmds[i];
+	for (i = 0; i < m->st->n_cmds; ++i) {
+		struct dmd_sched_cmd *c = &m->st->cmds[i];
 		int li;
 		switch (c->type) {
 		case DMD_CMD_DIVIDE:
@@ -1137,7 +1137,7 @@ static int resolve_points(struct dmd_model *m)
 	int i, j;
 
 	for (i = 0; i < m->n_comm; ++i) {
-		struct dmd_sched_cmd *c = &m->job->cmds[m->comm_loop[i]];
+		struct dmd_sched_cmd *c = &m->st->cmds[m->comm_loop[i]];
 		int li = find_loop(m, c->args[1].id);
 		if (li < 0)
 			return model_error(m, c->args[1].loc,
@@ -1146,7 +1146,7 @@ static int resolve_points(struct dmd_model *m)
 		m->comm_loop[i] = li;
 	}
 	if (m->has_gemm) {
-		struct dmd_sched_cmd *c = &m->job->cmds[m->has_gemm - 1];
+		struct dmd_sched_cmd *c = &m->st->cmds[m->has_gemm - 1];
 		for (j = 0; j < 3; ++j) {
 			int li = find_loop(m, c->args[0].ids[j]);
 			if (li < 0)
@@ -1178,7 +1178,7 @@ static int resolve_points(struct dmd_model *m)
 static int is_matmul(struct dmd_model *m, int *ta, int *tb, int *acc_a,
 	int *acc_b)
 {
-	struct dmd_expr *l = m->job->lhs, *r = m->job->rhs;
+	struct dmd_expr *l = m->st->lhs, *r = m->st->rhs;
 	struct dmd_expr *a, *b;
 	const char *i, *j, *k;
 	int d;
@@ -1287,7 +1287,8 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 			"%d are supported", job->nranks, DMD_MAX_RANKS);
 		goto error;
 	}
-	if (!job->lhs) {
+	m->st = &job->steps[0];
+	if (job->n_steps != 1 || m->st->type != DMD_STEP_COMPUTE) {
 		model_error(m, job->program_loc, "a program of several steps "
 			"cannot be compiled yet: only programs of one "
 			"'compute' step are supported");
@@ -1308,8 +1309,8 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 				"mesh axis") < 0)
 			goto error;
 
-	if (collect_vars(m, job->lhs, 1, 0) < 0 ||
-	    collect_vars(m, job->rhs, 0, 0) < 0)
+	if (collect_vars(m, m->st->lhs, 1, 0) < 0 ||
+	    collect_vars(m, m->st->rhs, 0, 0) < 0)
 		goto error;
 	m->out_tensor = m->acc[0].tensor;
 	if (build_domain(m) < 0)
@@ -1327,7 +1328,7 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 		else
 			m->dist[m->acc[i].tensor].is_input = 1;
 	}
-	if (job->accumulate)
+	if (m->st->accumulate)
 		m->dist[m->out_tensor].is_input = 1;
 
 	if (apply_commands(m) < 0 || build_rsched(m) < 0 ||

@@ -130,6 +130,7 @@ struct dmd_class {
 struct dmd_model {
 	isl_ctx *ctx;
 	struct dmd_job *job;		/* not owned */
+	struct dmd_step *st;		/* its single step (not owned) */
 
 	isl_set *mesh;			/* [x, y] -> { : in the mesh } */
 	isl_space *rank_space;		/* { R[x, y] } with the same params */

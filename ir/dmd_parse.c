@@ -1119,8 +1119,10 @@ done:
  * compute and schedule
  */
 
-/* Read the statement (after the tensors). */
-static int dmd_parse_compute(struct dmd_parse *parse, yaml_node_t *node)
+/* Read the statement "node" of compute step "step" (after the
+ * tensors). */
+static int dmd_parse_compute(struct dmd_parse *parse, yaml_node_t *node,
+	struct dmd_step *step)
 {
 	struct dmd_src src;
 	int r;
@@ -1128,23 +1130,24 @@ static int dmd_parse_compute(struct dmd_parse *parse, yaml_node_t *node)
 	if (dmd_parse_expect(parse, node, YAML_SCALAR_NODE,
 			"for 'compute'") < 0)
 		return -1;
-	parse->job->compute_loc = dmd_parse_loc(node);
+	step->type = DMD_STEP_COMPUTE;
+	step->compute_loc = dmd_parse_loc(node);
 	if (dmd_parse_with_src(parse, node, "compute", &src) < 0)
 		return -1;
-	r = dmd_expr_parse_stmt(parse->job, &src);
+	r = dmd_expr_parse_stmt(parse->job, &src, step);
 	free((void *) src.locs);
 	return r;
 }
 
-/* Read the schedule: a list of commands. */
+/* Read the schedule of compute step "step": a list of commands. */
 static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
-	yaml_node_t *list)
+	yaml_node_t *list, struct dmd_step *step)
 {
 	struct dmd_job *job = parse->job;
 	yaml_node_item_t *item;
 	int n, i;
 
-	job->schedule_loc = dmd_parse_loc(key);
+	step->schedule_loc = dmd_parse_loc(key);
 	if (dmd_parse_is_null(list))
 		return 0;
 	if (dmd_parse_expect(parse, list, YAML_SEQUENCE_NODE,
@@ -1153,12 +1156,12 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 	n = list->data.sequence.items.top - list->data.sequence.items.start;
 	if (n == 0)
 		return 0;
-	job->cmds = calloc(n, sizeof(*job->cmds));
-	if (!job->cmds) {
+	step->cmds = calloc(n, sizeof(*step->cmds));
+	if (!step->cmds) {
 		dmd_parse_error(parse, dmd_parse_loc(list), "out of memory");
 		return -1;
 	}
-	job->n_cmds = n;
+	step->n_cmds = n;
 	for (item = list->data.sequence.items.start, i = 0;
 	     item < list->data.sequence.items.top; ++item, ++i) {
 		yaml_node_t *node = dmd_parse_node(parse, *item);
@@ -1170,7 +1173,7 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 			return -1;
 		if (dmd_parse_with_src(parse, node, "schedule", &src) < 0)
 			return -1;
-		r = dmd_expr_parse_cmd(job, &src, &job->cmds[i]);
+		r = dmd_expr_parse_cmd(job, &src, &step->cmds[i]);
 		free((void *) src.locs);
 		if (r < 0)
 			return -1;
@@ -1181,24 +1184,6 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 /* ---------------------------------------------------------------------
  * program (spec 1.5)
  */
-
-/* Move the statement just read into the job's single-statement fields
- * (lhs, rhs, cmds) over to "step". */
-static void dmd_parse_take_stmt(struct dmd_job *job, struct dmd_step *step)
-{
-	step->lhs = job->lhs;
-	step->rhs = job->rhs;
-	step->accumulate = job->accumulate;
-	step->compute_loc = job->compute_loc;
-	step->cmds = job->cmds;
-	step->n_cmds = job->n_cmds;
-	step->schedule_loc = job->schedule_loc;
-	job->lhs = job->rhs = NULL;
-	job->accumulate = 0;
-	job->cmds = NULL;
-	job->n_cmds = 0;
-	job->compute_loc = job->schedule_loc = (struct dmd_loc) { 0, 0 };
-}
 
 static int dmd_parse_steps(struct dmd_parse *parse, yaml_node_t *key,
 	yaml_node_t *list, struct dmd_step **steps, int *n_steps);
@@ -1213,7 +1198,6 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 		{ .name = "compute" }, { .name = "schedule" },
 		{ .name = "repeat" }, { .name = "steps" },
 	};
-	struct dmd_job *job = parse->job;
 	char buf[DMD_PARSE_SHOW_SIZE];
 
 	if (dmd_parse_expect(parse, map, YAML_MAPPING_NODE,
@@ -1232,16 +1216,12 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 				"'steps' belongs to a 'repeat' step");
 			return -1;
 		}
-		step->type = DMD_STEP_COMPUTE;
-		if (dmd_parse_compute(parse, keys[K_COMPUTE].value) < 0)
+		if (dmd_parse_compute(parse, keys[K_COMPUTE].value, step) < 0)
 			return -1;
 		if (keys[K_SCHEDULE].key &&
 		    dmd_parse_schedule(parse, keys[K_SCHEDULE].key,
-				keys[K_SCHEDULE].value) < 0) {
-			dmd_parse_take_stmt(job, step);
+				keys[K_SCHEDULE].value, step) < 0)
 			return -1;
-		}
-		dmd_parse_take_stmt(job, step);
 		return 0;
 	}
 	if (!keys[K_REPEAT].key) {
@@ -1315,35 +1295,39 @@ static int dmd_parse_steps(struct dmd_parse *parse, yaml_node_t *key,
 	return 0;
 }
 
-/* Read "program" (the value of "key").  A program of a single statement
- * is stored as a "compute" job is (spec 1.5: a v1 job is a program of one
- * step). */
+/* Read "program" (the value of "key"). */
 static int dmd_parse_program(struct dmd_parse *parse, yaml_node_t *key,
 	yaml_node_t *list)
 {
 	struct dmd_job *job = parse->job;
-	struct dmd_step *one;
 
 	job->is_program = 1;
 	job->program_loc = dmd_parse_loc(key);
 	if (dmd_parse_steps(parse, key, list, &job->steps, &job->n_steps) < 0)
 		return -1;
-	if (dmd_job_check_program(job) < 0)
+	return dmd_job_check_program(job);
+}
+
+/* Read a v1 job's "compute" and "schedule" (NULL keys if absent) as a
+ * program of one step (spec 1.5). */
+static int dmd_parse_v1(struct dmd_parse *parse, yaml_node_t *compute,
+	yaml_node_t *key, yaml_node_t *schedule)
+{
+	struct dmd_job *job = parse->job;
+
+	job->steps = calloc(1, sizeof(*job->steps));
+	if (!job->steps) {
+		dmd_parse_error(parse, dmd_parse_loc(compute), "out of memory");
 		return -1;
-	one = &job->steps[0];
-	if (job->n_steps != 1 || one->type != DMD_STEP_COMPUTE)
-		return 0;
-	job->lhs = one->lhs;
-	job->rhs = one->rhs;
-	job->accumulate = one->accumulate;
-	job->compute_loc = one->compute_loc;
-	job->cmds = one->cmds;
-	job->n_cmds = one->n_cmds;
-	job->schedule_loc = one->schedule_loc;
-	free(job->steps);
-	job->steps = NULL;
-	job->n_steps = 0;
-	return 0;
+	}
+	job->n_steps = 1;
+	job->steps[0].loc = dmd_parse_loc(compute);
+	if (dmd_parse_compute(parse, compute, &job->steps[0]) < 0)
+		return -1;
+	if (key && dmd_parse_schedule(parse, key, schedule,
+			&job->steps[0]) < 0)
+		return -1;
+	return dmd_job_check_program(job);
 }
 
 /* ---------------------------------------------------------------------
@@ -1409,13 +1393,8 @@ static int dmd_parse_top(struct dmd_parse *parse, yaml_node_t *root)
 	if (keys[K_PROGRAM].key)
 		return dmd_parse_program(parse, keys[K_PROGRAM].key,
 			keys[K_PROGRAM].value);
-	if (dmd_parse_compute(parse, keys[K_COMPUTE].value) < 0)
-		return -1;
-	if (keys[K_SCHEDULE].key &&
-	    dmd_parse_schedule(parse, keys[K_SCHEDULE].key,
-			keys[K_SCHEDULE].value) < 0)
-		return -1;
-	return dmd_job_check_program(job);
+	return dmd_parse_v1(parse, keys[K_COMPUTE].value,
+		keys[K_SCHEDULE].key, keys[K_SCHEDULE].value);
 }
 
 /* The location of byte "offset" of the text (for libyaml's reader

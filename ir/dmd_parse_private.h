@@ -32,10 +32,11 @@ struct dmd_expr *dmd_expr_free(struct dmd_expr *e);
 struct dmd_expr *dmd_expr_parse_dist(struct dmd_job *job,
 	const struct dmd_src *src);
 
-/* Parse and check the statement; on success fill job->lhs, job->rhs and
- * job->accumulate and return 0.  Needs the mesh and the tensors.  Returns
- * -1 after reporting an error. */
-int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src);
+/* Parse and check the statement; on success fill step->lhs, step->rhs
+ * and step->accumulate and return 0.  Needs the mesh and the tensors.
+ * Returns -1 after reporting an error. */
+int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
+	struct dmd_step *step);
 
 /* Parse and check one schedule command into "cmd" (which must be zeroed;
  * it owns what is stored in it even on error: release it with

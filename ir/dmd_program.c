@@ -178,7 +178,7 @@ static int dmd_program_check_steps(struct dmd_program_walk *w,
 			continue;
 		}
 		if (dmd_program_check_stmt(w, s->lhs, s->accumulate, s->rhs,
-				1) < 0)
+				w->job->is_program) < 0)
 			return -1;
 	}
 	return 0;
@@ -199,11 +199,7 @@ int dmd_job_check_program(const struct dmd_job *job)
 		dmd_job_error(job, job->program_loc, "out of memory");
 		return -1;
 	}
-	if (job->steps)
-		r = dmd_program_check_steps(&w, job->steps, job->n_steps);
-	else
-		r = dmd_program_check_stmt(&w, job->lhs, job->accumulate,
-			job->rhs, job->is_program);
+	r = dmd_program_check_steps(&w, job->steps, job->n_steps);
 	free(w.written);
 	return r;
 }

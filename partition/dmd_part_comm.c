@@ -378,7 +378,7 @@ static int check_piece_boxes(struct dmd_model *m, struct dmd_xfer *x,
 	if (ok == isl_bool_true)
 		return 0;
 	if (ok == isl_bool_false)
-		dmd_job_error(m->job, m->job->compute_loc, "the pieces of "
+		dmd_job_error(m->job, m->st->compute_loc, "the pieces of "
 			"tensor '%s' that ranks exchange are not boxes held by "
 			"one rank each; this distribution is not supported",
 			m->job->tensors[x->tensor].name);

@@ -232,17 +232,17 @@ static void dump(const struct dmd_job *job)
 	for (i = 0; i < job->n_tensors; ++i)
 		print_tensor(job, &job->tensors[i]);
 	if (job->is_program) {
-		printf("program %d steps", job->n_steps ? job->n_steps : 1);
+		printf("program %d steps", job->n_steps);
 		print_loc(job->program_loc);
 		printf("\n");
-	}
-	if (job->steps) {
 		print_steps(1, job->steps, job->n_steps);
 		return;
 	}
-	print_stmt("", job->lhs, job->accumulate, job->rhs, job->compute_loc,
-		job->n_cmds, job->cmds, job->schedule_loc);
-	if (dmd_job_find_tensor(job, job->lhs->name) < 0)
+	print_stmt("", job->steps[0].lhs, job->steps[0].accumulate,
+		job->steps[0].rhs, job->steps[0].compute_loc,
+		job->steps[0].n_cmds, job->steps[0].cmds,
+		job->steps[0].schedule_loc);
+	if (dmd_job_find_tensor(job, job->steps[0].lhs->name) < 0)
 		printf("lookup failed\n");
 }
 
