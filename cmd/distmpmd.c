@@ -24,6 +24,8 @@
 #include <isl/set.h>
 
 #include "ir/dmd_model.h"
+#include "partition/dmd_part.h"
+#include "emit/dmd_emit.h"
 #include "manifests/dmd_manifest.h"
 
 #ifndef DMD_TOP
@@ -90,24 +92,35 @@ static const char *usage_check =
 "Parse and analyse JOB without emitting code; print a summary of the\n"
 "loops and transfers, or the problems found (exit 2).\n";
 
-/* The analysed job: the model with its transfers (and classes). */
+/* The analysed job: every stage of the compiler, each made by its room:
+ * job (ir) -> model (ir) -> plan (partition) -> facts and cells
+ * (partition) -> classes with their code (specialize + emit). */
 struct session {
 	isl_ctx *ctx;
 	struct dmd_job *job;
 	struct dmd_model *m;
+	struct dmd_plan *plan;
+	struct dmd_facts *facts;
+	struct dmd_cells *cells;
+	struct dmd_classes *cls;
 };
 
 /* Free what "s" holds. */
 static void session_free(struct session *s)
 {
+	dmd_emit_classes_free(s->cls);
+	dmd_part_cells_free(s->cells);
+	dmd_part_facts_free(s->facts);
+	dmd_part_plan_free(s->plan);
 	dmd_model_free(s->m);
 	dmd_job_free(s->job);
 	if (s->ctx)
 		isl_ctx_free(s->ctx);
 }
 
-/* Read and analyse "path"; with classes != 0 find the rank classes too.
- * Returns 0, or the exit status (2 for a bad job, 1 otherwise). */
+/* Read and analyse "path"; with classes != 0 find the rank classes and
+ * emit their code too.  Returns 0, or the exit status (2 for a bad job,
+ * 1 otherwise). */
 static int analyse(struct session *s, const char *path, int classes)
 {
 	memset(s, 0, sizeof(*s));
@@ -117,15 +130,25 @@ static int analyse(struct session *s, const char *path, int classes)
 	s->ctx = isl_ctx_alloc();
 	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
 		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
+	isl_options_set_ast_iterator_type(s->ctx, "int64_t");
 	s->m = dmd_model_build(s->ctx, s->job);
-	if (!s->m || dmd_part_comm(s->m) < 0) {
+	if (s->m)
+		s->plan = dmd_part_plan(s->m);
+	if (!s->m || !s->plan) {
 		if (dmd_job_n_errors() > 0)
 			return 2;
 		fprintf(stderr, "%s: error: internal error: the analysis of "
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
-	if (classes && dmd_part_classes(s->m) < 0) {
+	if (!classes)
+		return 0;
+	s->facts = dmd_part_facts(s->plan);
+	if (s->facts)
+		s->cells = dmd_part_cells(s->m, s->facts);
+	if (s->cells)
+		s->cls = dmd_emit_classes(s->plan, s->facts, s->cells);
+	if (!s->cls) {
 		fprintf(stderr, "%s: error: internal error: cannot find the "
 			"rank classes (please report it)\n", path);
 		return 1;
@@ -187,8 +210,7 @@ static int compile_class(const char *dir, int k, const char *job_dir)
 	char cmd[8192];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "mpicc.mpich -O2 -Wall -Werror "
-		"-Wno-unused-variable -Wno-unused-but-set-variable "
+	snprintf(cmd, sizeof(cmd), "mpicc.mpich -O3 -Wall -Wextra -Werror "
 		"-I'%s/runtime' %s -DDMD_JOB_DIR='\"%s\"' "
 		"-o '%s/class%d' '%s/class%d.c' '%s/obj/libdmdrt.a' %s -lm",
 		top_dir(), DMD_BLAS_CFLAGS, job_dir, dir, k, dir, k,
@@ -205,7 +227,7 @@ static int compile_class(const char *dir, int k, const char *job_dir)
 /* The build: sources, binaries, then manifest and appfile. */
 static int do_build(struct session *s, const char *dir)
 {
-	struct dmd_model *m = s->m;
+	struct dmd_classes *cls = s->cls;
 	struct dmd_manifest man;
 	struct dmd_mclass *mc;
 	char path[PATH_MAX];
@@ -219,12 +241,15 @@ static int do_build(struct session *s, const char *dir)
 	/* an old manifest must not describe new binaries */
 	snprintf(path, sizeof(path), "%s/manifest.yaml", dir);
 	unlink(path);
-	for (i = 0; i < m->n_class; ++i) {
+	snprintf(path, sizeof(path), "%s/common.h", dir);
+	if (write_file(path, cls->common) < 0)
+		return 1;
+	for (i = 0; i < cls->n; ++i) {
 		snprintf(path, sizeof(path), "%s/class%d.c", dir, i);
-		if (write_file(path, m->cls[i].code) < 0)
+		if (write_file(path, cls->cls[i].code) < 0)
 			return 1;
 	}
-	for (i = 0; i < m->n_class; ++i)
+	for (i = 0; i < cls->n; ++i)
 		if (compile_class(dir, i, s->job->dir) < 0)
 			return 1;
 	memset(&man, 0, sizeof(man));
@@ -233,22 +258,24 @@ static int do_build(struct session *s, const char *dir)
 	man.axes = s->job->axes;
 	man.shape = s->job->mesh_shape;
 	man.nranks = s->job->nranks;
-	man.n_classes = m->n_class;
-	mc = calloc(m->n_class, sizeof(*mc));
-	for (i = 0; i < m->n_class; ++i) {
+	man.n_classes = cls->n;
+	mc = calloc(cls->n, sizeof(*mc));
+	for (i = 0; i < cls->n; ++i) {
 		mc[i].id = i;
-		mc[i].source = dmd_strdup_printf("class%d.c", i);
-		mc[i].binary = dmd_strdup_printf("class%d", i);
-		mc[i].set = isl_set_to_str(m->cls[i].set);
-		mc[i].why = m->cls[i].why;
-		mc[i].n_ranges = m->cls[i].n_ranges;
-		mc[i].ranges = m->cls[i].ranges;
-		mc[i].count = m->cls[i].count;
+		mc[i].source = malloc(32);
+		mc[i].binary = malloc(32);
+		snprintf(mc[i].source, 32, "class%d.c", i);
+		snprintf(mc[i].binary, 32, "class%d", i);
+		mc[i].set = strdup(cls->cls[i].set_text);
+		mc[i].why = cls->cls[i].why;
+		mc[i].n_ranges = cls->cls[i].n_ranges;
+		mc[i].ranges = cls->cls[i].ranges;
+		mc[i].count = cls->cls[i].count;
 	}
 	man.classes = mc;
 	if (dmd_manifest_write(dir, &man) < 0)
 		r = 1;
-	for (i = 0; i < m->n_class; ++i) {
+	for (i = 0; i < cls->n; ++i) {
 		free(mc[i].source);
 		free(mc[i].binary);
 		free(mc[i].set);
@@ -312,8 +339,8 @@ static int cmd_build(int argc, char **argv)
 		r = do_build(&s, dir);
 		if (!r)
 			printf("distmpmd: built %s: %d class%s for %ld ranks "
-				"in %s\n", s.job->name, s.m->n_class,
-				s.m->n_class == 1 ? "" : "es", s.job->nranks,
+				"in %s\n", s.job->name, s.cls->n,
+				s.cls->n == 1 ? "" : "es", s.job->nranks,
 				dir);
 	}
 	session_free(&s);
@@ -386,18 +413,18 @@ static char label(int k)
 /* Draw the mesh: one character per rank, the class label; a 1-D mesh is
  * one row, a 2-D mesh has x down and y across, higher dimensions are
  * printed as slices of the last two axes. */
-static void draw_mesh(struct dmd_model *m)
+static void draw_mesh(struct dmd_model *m, struct dmd_classes *cl)
 {
 	long n = m->job->nranks, r;
 	int *cls = malloc(n * sizeof(int));
 	int i, na = m->job->n_axes;
 	long rows, cols;
 
-	for (i = 0; i < m->n_class; ++i) {
+	for (i = 0; i < cl->n; ++i) {
 		int j;
-		for (j = 0; j < m->cls[i].n_ranges; ++j)
-			for (r = m->cls[i].ranges[j][0];
-			     r <= m->cls[i].ranges[j][1]; ++r)
+		for (j = 0; j < cl->cls[i].n_ranges; ++j)
+			for (r = cl->cls[i].ranges[j][0];
+			     r <= cl->cls[i].ranges[j][1]; ++r)
 				cls[r] = i;
 	}
 	cols = m->job->mesh_shape[na - 1];
@@ -448,29 +475,26 @@ static int cmd_classes(int argc, char **argv)
 		return bad_usage(usage_classes);
 	r = analyse(&s, argv[0], 1);
 	if (!r) {
-		struct dmd_model *m = s.m;
+		struct dmd_classes *cl = s.cls;
 		printf("job %s: %ld ranks, %d class%s\n", s.job->name,
-			s.job->nranks, m->n_class, m->n_class == 1 ? "" : "es");
-		for (i = 0; i < m->n_class; ++i) {
-			char *set = isl_set_to_str(m->cls[i].set);
+			s.job->nranks, cl->n, cl->n == 1 ? "" : "es");
+		for (i = 0; i < cl->n; ++i) {
+			struct dmd_class *c = &cl->cls[i];
 			printf("\nclass %d (%c): %ld rank%s:", i, label(i),
-				m->cls[i].count,
-				m->cls[i].count == 1 ? "" : "s");
-			for (j = 0; j < m->cls[i].n_ranges; ++j)
-				if (m->cls[i].ranges[j][0] ==
-				    m->cls[i].ranges[j][1])
+				c->count, c->count == 1 ? "" : "s");
+			for (j = 0; j < c->n_ranges; ++j)
+				if (c->ranges[j][0] == c->ranges[j][1])
 					printf("%s %ld", j ? "," : "",
-						m->cls[i].ranges[j][0]);
+						c->ranges[j][0]);
 				else
 					printf("%s %ld-%ld", j ? "," : "",
-						m->cls[i].ranges[j][0],
-						m->cls[i].ranges[j][1]);
-			printf("\n  set: %s\n  why: %s\n", set,
-				m->cls[i].why);
-			free(set);
+						c->ranges[j][0],
+						c->ranges[j][1]);
+			printf("\n  set: %s\n  why: %s\n", c->set_text,
+				c->why);
 		}
 		printf("\n");
-		draw_mesh(m);
+		draw_mesh(s.m, cl);
 	}
 	session_free(&s);
 	return r;
@@ -507,12 +531,12 @@ static int cmd_emit(int argc, char **argv)
 		return bad_usage(usage_emit);
 	r = analyse(&s, job, 1);
 	if (!r && cls >= 0) {
-		if (cls >= s.m->n_class) {
+		if (cls >= s.cls->n) {
 			fprintf(stderr, "distmpmd: there is no class %ld (%d "
-				"classes)\n", cls, s.m->n_class);
+				"classes)\n", cls, s.cls->n);
 			r = 2;
 		} else
-			fputs(s.m->cls[cls].code, stdout);
+			fputs(s.cls->cls[cls].code, stdout);
 		session_free(&s);
 		return r;
 	}
@@ -522,33 +546,16 @@ static int cmd_emit(int argc, char **argv)
 		r = 2;
 	}
 	if (!r) {
-		for (i = 0; i < s.m->n_class; ++i) {
+		for (i = 0; i < s.cls->n; ++i) {
 			int j;
-			for (j = 0; j < s.m->cls[i].n_ranges; ++j)
-				if (s.m->cls[i].ranges[j][0] <= rank &&
-				    rank <= s.m->cls[i].ranges[j][1])
-					fputs(s.m->cls[i].code, stdout);
+			for (j = 0; j < s.cls->cls[i].n_ranges; ++j)
+				if (s.cls->cls[i].ranges[j][0] <= rank &&
+				    rank <= s.cls->cls[i].ranges[j][1])
+					fputs(s.cls->cls[i].code, stdout);
 		}
 	}
 	session_free(&s);
 	return r;
-}
-
-static const char *kind_name(enum dmd_xfer_kind k)
-{
-	switch (k) {
-	case DMD_XFER_LOCAL:
-		return "local";
-	case DMD_XFER_BCAST:
-		return "broadcast";
-	case DMD_XFER_SHIFT:
-		return "shift";
-	case DMD_XFER_P2P:
-		return "point-to-point";
-	case DMD_XFER_RETURN:
-		return "partial results summed onto the holders";
-	}
-	return "?";
 }
 
 /* distmpmd check JOB: a summary of the loops and transfers. */
@@ -566,26 +573,40 @@ static int cmd_check(int argc, char **argv)
 	r = analyse(&s, argv[0], 0);
 	if (!r) {
 		struct dmd_model *m = s.m;
+		int k;
+
 		printf("%s: ok: job %s, %ld ranks\n", argv[0], s.job->name,
 			s.job->nranks);
-		printf("loops:");
-		for (i = 0; i < m->n_loops; ++i)
-			printf(" %s%s", m->loops[i].name,
-				m->loops[i].kind == DMD_LOOP_SPACE ?
-				"(space)" : m->loops[i].tensorized ?
-				"(gemm)" : "");
-		printf("\n");
-		for (i = 0; i < m->n_xfer; ++i) {
-			struct dmd_xfer *x = &m->xfer[i];
-			printf("transfer %s of %s at %s: %s", x->name,
-				s.job->tensors[x->tensor].name,
-				x->kind == DMD_XFER_RETURN ? "the end" :
+		for (k = 0; k < m->n_poly; ++k) {
+			struct dmd_poly *p = m->poly[k];
+
+			printf("step %d: %s\n  loops:", k + 1, p->label);
+			for (i = 0; i < p->n_loops; ++i)
+				printf(" %s%s", p->loops[i].name,
+					p->loops[i].kind == DMD_LOOP_SPACE ?
+					"(space)" : p->loops[i].tensorized ?
+					"(gemm)" : "");
+			printf("\n");
+		}
+		for (i = 0; i < s.plan->n_xfer; ++i) {
+			struct dmd_xfer *x = s.plan->xfer[i];
+			struct dmd_poly *p = m->poly[x->step];
+
+			printf("transfer %s of %s in step %d at %s: %s", x->name,
+				s.job->tensors[x->tensor].name, x->step + 1,
+				x->use == DMD_USE_RETURN ? "the end" :
 				x->level < 0 ? "the start" :
-				m->loops[m->time_loop[x->level]].name,
-				kind_name(x->kind));
+				p->loops[p->time_loop[x->level]].name,
+				dmd_part_kind_name(x->kind));
 			if (x->kind == DMD_XFER_BCAST ||
 			    x->kind == DMD_XFER_SHIFT)
 				printf(" along %s", s.job->axes[x->axis]);
+			if (x->ghost)
+				printf(" (into ghost cells)");
+			if (x->use == DMD_USE_SNAPSHOT)
+				printf(" (the values before the step)");
+			if (x->use == DMD_USE_REDUCE)
+				printf(" (summed over the partial axes)");
 			printf("\n");
 		}
 	}

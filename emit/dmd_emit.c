@@ -1,165 +1,144 @@
-/* dmd_emit.c: print the program of one rank class as a C file that calls
- * the runtime (runtime/dmd_rt.h) and CBLAS.
+/* dmd_emit.c: the C program of a cell, the header shared by the class
+ * programs (common.h) and the file of a class.
  *
- * Every tensor T used by the statement has, on every rank:
- *   T_l           its own block (T_lo origin, T_ext extents)
- *   T_p, T_o, T_x the view the statement reads: a pointer, the global
- *                 index of its first element, and its buffer extents.
- * Transfers set the view; the statement reads T_p[(i - T_o[0]) * T_x[1]
- * + (j - T_o[1])].
+ * The program of a cell, for PUMMA:
+ *   int main(int argc, char **argv)
+ *   {
+ *     dmd_rt *const rt = dmd_init(...);
+ *     const int64_t c_x = dmd_coord(rt, 0), c_y = dmd_coord(rt, 1);
+ *     (tensor buffers: blocks, ghost cells, reads; transfer buffers)
+ *     dmd_compute_begin(rt);
+ *     (each step, in a block declaring its views; repeats as loops)
+ *     dmd_compute_end(rt);
+ *     (output writes)
+ *     return dmd_finish(rt);
+ *   }
+ * Each step is printed twice: the first pass records which view
+ * components the step reads, the second prints it updating only those,
+ * and the declarations come before it.  The set-up likewise declares only
+ * the variables the program uses, so the code compiles without warnings.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <isl/ast.h>
-#include <isl/ast_build.h>
-#include <isl/printer.h>
-#include <isl/id.h>
-#include <isl/val.h>
 
-#include "specialize/dmd_spec.h"
+#include "emit/dmd_emit_private.h"
+#include "ir/dmd_isl.h"
 
-struct emit_info {
-	struct dmd_prog *prog;
-	const char *real;		/* "float" or "double" */
-};
-
-/* The C expression of a parameter-only pw_aff under the class. */
-static char *param_expr(struct dmd_prog *p, __isl_keep isl_pw_aff *pa)
+/* Release the names of "names". */
+void dmd_emit_names_clear(struct dmd_emit_names *names)
 {
-	isl_ast_expr *e;
-	char *s;
+	int i;
 
-	e = dmd_spec_expr(p->pbuild, isl_pw_aff_copy(pa), p->cell);
-	s = isl_ast_expr_to_C_str(e);
-	isl_ast_expr_free(e);
+	for (i = 0; i < names->n; ++i)
+		free(names->name[i]);
+	free(names->name);
+	names->name = NULL;
+	names->n = 0;
+}
+
+/* Is "name" in "names"? */
+static int dmd_emit_names_find(const struct dmd_emit_names *names,
+	const char *name)
+{
+	int i;
+
+	for (i = 0; names && i < names->n; ++i)
+		if (!strcmp(names->name[i], name))
+			return 1;
+	return 0;
+}
+
+/* Add "name" to "names" (once). */
+int dmd_emit_names_add(struct dmd_emit_names *names, const char *name)
+{
+	char **n;
+
+	if (dmd_emit_names_find(names, name))
+		return 0;
+	n = realloc(names->name, (names->n + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	names->name = n;
+	names->name[names->n] = strdup(name);
+	return names->name[names->n++] ? 0 : -1;
+}
+
+/* kind (from "fmt" and "ap") "_" user, malloc'ed. */
+static char *dmd_emit_vname(const char *user, const char *fmt, va_list ap)
+{
+	char kind[64], *s;
+	size_t n;
+
+	vsnprintf(kind, sizeof(kind), fmt, ap);
+	n = strlen(kind) + strlen(user ? user : "") + 2;
+	s = malloc(n);
+	if (s)
+		snprintf(s, n, user ? "%s_%s" : "%s", kind, user);
 	return s;
 }
 
-/* Print "e", in parentheses if it is a selection or a comparison (so
- * that it can be an operand of '-' or '=='). */
-static __isl_give isl_printer *print_expr(__isl_take isl_printer *p,
-	__isl_keep isl_ast_expr *e)
+/* Print kind_user and record it as used (in the step and in main). */
+__isl_give isl_printer *dmd_emit_use(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const char *user, const char *fmt, ...)
 {
-	int paren = 0;
+	va_list ap;
+	char *s;
 
-	if (isl_ast_expr_get_type(e) == isl_ast_expr_op)
-		switch (isl_ast_expr_op_get_type(e)) {
-		case isl_ast_expr_op_select:
-		case isl_ast_expr_op_cond:
-		case isl_ast_expr_op_eq:
-		case isl_ast_expr_op_le:
-		case isl_ast_expr_op_lt:
-		case isl_ast_expr_op_ge:
-		case isl_ast_expr_op_gt:
-		case isl_ast_expr_op_and:
-		case isl_ast_expr_op_or:
-		case isl_ast_expr_op_and_then:
-		case isl_ast_expr_op_or_else:
-			paren = 1;
-			break;
-		default:
-			break;
-		}
-	if (paren)
-		p = isl_printer_print_str(p, "(");
-	p = isl_printer_print_ast_expr(p, e);
-	if (paren)
-		p = isl_printer_print_str(p, ")");
+	va_start(ap, fmt);
+	s = dmd_emit_vname(user, fmt, ap);
+	va_end(ap);
+	if (!s || dmd_emit_names_add(&ctx->used, s) < 0 ||
+	    dmd_emit_names_add(&ctx->top, s) < 0) {
+		free(s);
+		return isl_printer_free(p);
+	}
+	p = isl_printer_print_str(p, s);
+	free(s);
 	return p;
 }
 
-/* Suffix of the receive buffers of transfer "xi": "" for the first
- * transfer of its tensor, "_2" for the second, ... */
-static void recv_name(struct dmd_model *m, int xi, int which, char *buf,
-	size_t size)
+/* Is kind_user recorded in "names"? */
+int dmd_emit_has(const struct dmd_emit_names *names, const char *user,
+	const char *fmt, ...)
 {
-	int i, k = 1;
+	va_list ap;
+	char *s;
+	int r;
 
-	for (i = 0; i < xi; ++i)
-		if (m->xfer[i].tensor == m->xfer[xi].tensor &&
-		    m->xfer[i].kind != DMD_XFER_LOCAL)
-			k++;
-	if (k == 1)
-		snprintf(buf, size, "%s_recv%s",
-			m->job->tensors[m->xfer[xi].tensor].name,
-			which ? "2" : "");
-	else
-		snprintf(buf, size, "%s_recv%s_%d",
-			m->job->tensors[m->xfer[xi].tensor].name,
-			which ? "2" : "", k);
+	va_start(ap, fmt);
+	s = dmd_emit_vname(user, fmt, ap);
+	va_end(ap);
+	r = s && dmd_emit_names_find(names, s);
+	free(s);
+	return r;
 }
 
-/* "(const long[]){ e0 - T_o[0], e1 - T_o[1] }" from expressions
- * expr[first..first+nd) relative to "base" ("T_o" or "T_lo"). */
-static __isl_give isl_printer *print_rel(__isl_take isl_printer *p,
-	struct dmd_payload *pl, int first, int nd, const char *t,
-	const char *base)
+/* The origin of dimension "d" of tensor "t"'s home buffer. */
+__isl_give isl_printer *dmd_emit_home_o(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, int d)
 {
-	int d;
+	const char *user = ctx->m->job->tensors[t].name;
 
-	if (nd == 0)
-		return isl_printer_print_str(p, "NULL");
-	p = isl_printer_print_str(p, "(const long[]){ ");
-	for (d = 0; d < nd; ++d) {
-		char b[128];
-		if (d)
-			p = isl_printer_print_str(p, ", ");
-		p = print_expr(p, pl->expr[first + d]);
-		if (base) {
-			snprintf(b, sizeof(b), " - %s_%s[%d]", t, base, d);
-			p = isl_printer_print_str(p, b);
-		}
-	}
-	return isl_printer_print_str(p, " }");
+	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "ho%d" :
+		"lo%d", d);
 }
 
-/* "(const long[]){ e0, e1 }" */
-static __isl_give isl_printer *print_list(__isl_take isl_printer *p,
-	struct dmd_payload *pl, int first, int nd)
+/* The extent of dimension "d" of tensor "t"'s home buffer. */
+__isl_give isl_printer *dmd_emit_home_x(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, int d)
 {
-	return print_rel(p, pl, first, nd, NULL, NULL);
+	const char *user = ctx->m->job->tensors[t].name;
+
+	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "hx%d" :
+		"ext%d", d);
 }
 
-/* "T_p = PTR; T_o[0] = ...; T_x[0] = ...;" with the origins from
- * expressions (or from "T_lo") and the extents from "x" or "T_ext". */
-static __isl_give isl_printer *print_view(__isl_take isl_printer *p,
-	const char *t, int nd, const char *ptr, struct dmd_payload *pl,
-	int first, const long *x)
-{
-	char b[256];
-	int d;
-
-	p = isl_printer_start_line(p);
-	if (ptr) {
-		snprintf(b, sizeof(b), "%s_p = %s; ", t, ptr);
-		p = isl_printer_print_str(p, b);
-	}
-	for (d = 0; d < nd; ++d) {
-		snprintf(b, sizeof(b), "%s%s_o[%d] = ", d ? " " : "", t, d);
-		p = isl_printer_print_str(p, b);
-		if (pl) {
-			p = print_expr(p, pl->expr[first + d]);
-		} else {
-			snprintf(b, sizeof(b), "%s_lo[%d]", t, d);
-			p = isl_printer_print_str(p, b);
-		}
-		p = isl_printer_print_str(p, ";");
-	}
-	for (d = 0; d < nd; ++d) {
-		if (x)
-			snprintf(b, sizeof(b), " %s_x[%d] = %ld;", t, d, x[d]);
-		else
-			snprintf(b, sizeof(b), " %s_x[%d] = %s_ext[%d];", t, d,
-				t, d);
-		p = isl_printer_print_str(p, b);
-	}
-	return isl_printer_end_line(p);
-}
-
-/* One line at the current indentation (an empty line without it). */
-static __isl_give isl_printer *print_line(__isl_take isl_printer *p,
+/* One line of text. */
+static __isl_give isl_printer *dmd_emit_line(__isl_take isl_printer *p,
 	const char *s)
 {
 	if (!*s)
@@ -169,861 +148,628 @@ static __isl_give isl_printer *print_line(__isl_take isl_printer *p,
 	return isl_printer_end_line(p);
 }
 
-/* The linear offset of element e in a buffer whose first element is
- * T_<o> and whose extents are T_<x>:
- * ((e0 - T_o[0]) * T_x[1] + (e1 - T_o[1])) * T_x[2] + (e2 - T_o[2]) */
-static __isl_give isl_printer *print_linear(__isl_take isl_printer *p,
-	const char *t, int nd, isl_ast_expr **e, const char *o, const char *x)
+/* Print the expression of parameter-only "pa" on the cell. */
+static __isl_give isl_printer *dmd_emit_param(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, __isl_keep isl_pw_aff *pa)
 {
-	char b[128];
+	isl_ast_expr *e = dmd_spec_param_expr(ctx->spec, pa);
+
+	if (!e)
+		return isl_printer_free(p);
+	p = isl_printer_print_ast_expr(p, e);
+	isl_ast_expr_free(e);
+	return p;
+}
+
+/* "(const int64_t[]){ lo0_A, lo1_A }" of kind "lo" or "ext". */
+static __isl_give isl_printer *dmd_emit_block_arr(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, const char *kind)
+{
+	int n = ctx->m->lay[t]->ndim, d;
+	const char *user = ctx->m->job->tensors[t].name;
+
+	if (n == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		if (!strcmp(kind, "home_o"))
+			p = dmd_emit_home_o(ctx, p, t, d);
+		else if (!strcmp(kind, "home_x"))
+			p = dmd_emit_home_x(ctx, p, t, d);
+		else
+			p = dmd_emit_use(ctx, p, user, "%s%d", kind, d);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
+/* The view declarations of the step being printed: for each tensor it
+ * reads, v_A (pointer), vo<d>_A (origins), vx<d>_A (extents) of the
+ * components the step reads, constant where the view is (home buffer,
+ * buffer filled before the step's loops), initialised to the home buffer
+ * where transfers at time loops change it; for the output, w_C.. (the
+ * home buffer, or the step's own buffer when its results are returned).
+ * restrict where no transfer of the step touches the buffer. */
+static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p)
+{
+	const struct dmd_poly *p0 = ctx->p;
+	const struct dmd_step_plan *sp = ctx->sp;
+	int a, b, i, d, t, nd;
+
+	for (a = 0; a < p0->n_acc; ++a) {
+		const struct dmd_xfer *x = NULL;
+		const char *user, *cst;
+		int restrict_ok = 1, mut;
+
+		t = p0->acc[a].tensor;
+		user = ctx->m->job->tensors[t].name;
+		nd = ctx->m->lay[t]->ndim;
+		for (b = 0; b < a; ++b)
+			if (p0->acc[b].tensor == t && (a == 0 || b > 0))
+				break;
+		if (a > 0 && b < a && b > 0)
+			continue;
+		if (a > 0 && (sp->provider[a] == -2 ||
+		    !dmd_emit_has(&ctx->used, user, "v")))
+			continue;
+		if (a == 0) {
+			/* the write view */
+			x = sp->ret;
+			for (i = 0; i < sp->n_xfer; ++i)
+				if (sp->xfer[i]->tensor == t &&
+				    sp->xfer[i]->use == DMD_USE_SNAPSHOT)
+					restrict_ok = 0;
+			if (x)
+				restrict_ok = 0;
+			p = isl_printer_start_line(p);
+			p = dmd_emit_printf(p, "%s *%sconst ", ctx->real,
+				restrict_ok ? "restrict " : "");
+			p = dmd_emit_name(p, "w", user);
+			p = isl_printer_print_str(p, " = ");
+			if (x)
+				p = dmd_emit_namef(p, user, "r%d", x->id);
+			else
+				p = dmd_emit_name(p, "buf", user);
+			p = isl_printer_print_str(p, ";");
+			p = isl_printer_end_line(p);
+			for (d = 0; d < 2 * nd; ++d) {
+				int dd = d % nd;
+				const char *k = d < nd ? "wo" : "wx";
+
+				if (!dmd_emit_has(&ctx->used, user, "%s%d", k,
+						dd))
+					continue;
+				p = isl_printer_start_line(p);
+				p = isl_printer_print_str(p, "const int64_t ");
+				p = dmd_emit_namef(p, user, "%s%d", k, dd);
+				p = isl_printer_print_str(p, " = ");
+				if (x && d < nd)
+					p = dmd_emit_param(ctx, p,
+						x->box.lo[dd]);
+				else if (x)
+					p = dmd_emit_printf(p, "%ld",
+						ctx->rx[x->id][dd]);
+				else if (d < nd)
+					p = dmd_emit_home_o(ctx, p, t, dd);
+				else
+					p = dmd_emit_home_x(ctx, p, t, dd);
+				p = isl_printer_print_str(p, ";");
+				p = isl_printer_end_line(p);
+			}
+			continue;
+		}
+		if (sp->provider[a] >= 0)
+			x = ctx->plan->xfer[sp->provider[a]];
+		mut = x && x->level >= 0;
+		if (x && (!x->ghost || mut))
+			restrict_ok = 0;
+		if (x && x->ghost)
+			restrict_ok = 0;
+		cst = mut ? "" : "const ";
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "const %s *%s%s", ctx->real,
+			restrict_ok ? "restrict " : "", cst);
+		p = dmd_emit_name(p, "v", user);
+		p = isl_printer_print_str(p, " = ");
+		if (!x || x->ghost || mut)
+			p = dmd_emit_name(p, "buf", user);
+		else
+			p = dmd_emit_namef(p, user, "r%d", x->id);
+		p = isl_printer_print_str(p, ";");
+		p = isl_printer_end_line(p);
+		for (d = 0; d < 2 * nd; ++d) {
+			int dd = d % nd;
+			const char *k = d < nd ? "vo" : "vx";
+
+			if (!dmd_emit_has(&ctx->used, user, "%s%d", k, dd))
+				continue;
+			p = isl_printer_start_line(p);
+			p = dmd_emit_printf(p, "%sint64_t ", cst);
+			p = dmd_emit_namef(p, user, "%s%d", k, dd);
+			p = isl_printer_print_str(p, " = ");
+			if (!x || x->ghost || mut)
+				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
+					dmd_emit_home_x(ctx, p, t, dd);
+			else if (d < nd)
+				p = dmd_emit_param(ctx, p, x->box.lo[dd]);
+			else
+				p = dmd_emit_printf(p, "%ld",
+					ctx->rx[x->id][dd]);
+			p = isl_printer_print_str(p, ";");
+			p = isl_printer_end_line(p);
+		}
+	}
+	return p;
+}
+
+/* Print the AST of step "s" into a new string (one pass). */
+static char *dmd_emit_step_ast(struct dmd_emit_ctx *ctx, int s)
+{
+	isl_ast_print_options *opts;
+	isl_printer *p;
+	char *str;
+
+	p = isl_printer_to_str(ctx->m->ctx);
+	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
+	p = isl_printer_set_indent(p, 0);
+	opts = isl_ast_print_options_alloc(ctx->m->ctx);
+	opts = isl_ast_print_options_set_print_user(opts, &dmd_emit_user,
+		ctx);
+	p = isl_ast_node_print(ctx->spec->steps[s].ast, p, opts);
+	str = isl_printer_get_str(p);
+	isl_printer_free(p);
+	return str;
+}
+
+/* Print "text" (lines) at the printer's indentation. */
+static __isl_give isl_printer *dmd_emit_lines(__isl_take isl_printer *p,
+	const char *text)
+{
+	const char *e;
+	char *line;
+
+	while (text && *text) {
+		e = strchr(text, '\n');
+		if (!e)
+			e = text + strlen(text);
+		line = strndup(text, e - text);
+		if (!line)
+			return isl_printer_free(p);
+		p = dmd_emit_line(p, line);
+		free(line);
+		text = *e ? e + 1 : e;
+	}
+	return p;
+}
+
+/* Print step "s": its label, its block with the view declarations and
+ * its AST (two passes, see the top of this file). */
+static __isl_give isl_printer *dmd_emit_step(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int s)
+{
+	struct dmd_emit_names read = { 0, NULL };
+	char *text;
+
+	ctx->ss = &ctx->spec->steps[s];
+	ctx->p = ctx->m->poly[s];
+	ctx->sp = &ctx->plan->steps[s];
+	dmd_emit_names_clear(&ctx->used);
+	ctx->read = NULL;
+	text = dmd_emit_step_ast(ctx, s);
+	free(text);
+	read = ctx->used;
+	ctx->used.n = 0;
+	ctx->used.name = NULL;
+	ctx->read = &read;
+	text = dmd_emit_step_ast(ctx, s);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "/* step %d: ", s + 1);
+	p = dmd_emit_ctext(p, ctx->p->label);
+	p = isl_printer_print_str(p, " */");
+	p = isl_printer_end_line(p);
+	p = dmd_emit_printf(isl_printer_start_line(p),
+		"dmd_step_begin(rt, %d);", s);
+	p = isl_printer_end_line(p);
+	p = dmd_emit_line(p, "{");
+	p = isl_printer_indent(p, 2);
+	p = dmd_emit_views(ctx, p);
+	p = dmd_emit_lines(p, text);
+	p = isl_printer_indent(p, -2);
+	p = dmd_emit_line(p, "}");
+	p = dmd_emit_printf(isl_printer_start_line(p),
+		"dmd_step_end(rt, %d);", s);
+	p = isl_printer_end_line(p);
+	free(text);
+	dmd_emit_names_clear(&read);
+	ctx->read = NULL;
+	return p;
+}
+
+/* Print the program's nodes "node" (n of them); repeats are loops with
+ * counters rep0, rep1, ... by depth. */
+static __isl_give isl_printer *dmd_emit_nodes(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_node *node, int n,
+	int depth)
+{
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		if (node[i].type == DMD_NODE_STEP) {
+			p = dmd_emit_step(ctx, p, node[i].step);
+			continue;
+		}
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "for (int64_t rep%d = 0; rep%d < %ld; "
+			"++rep%d) {", depth, depth, node[i].n_repeat, depth);
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 2);
+		p = dmd_emit_nodes(ctx, p, node[i].child, node[i].n_child,
+			depth + 1);
+		p = isl_printer_indent(p, -2);
+		p = dmd_emit_line(p, "}");
+	}
+	return p;
+}
+
+/* The description of tensor "t" in a comment: "A[512, 2048]: read from
+ * 'A.npy'" (user text defused). */
+static __isl_give isl_printer *dmd_emit_tensor_comment(
+	struct dmd_emit_ctx *ctx, __isl_take isl_printer *p, int t)
+{
+	const struct dmd_tensor *tn = &ctx->m->job->tensors[t];
+	const struct dmd_tensor_use *u = &ctx->m->use[t];
 	int d;
 
-	if (nd == 0)
-		return isl_printer_print_str(p, "0");
-	for (d = 0; d + 2 < nd; ++d)
-		p = isl_printer_print_str(p, "(");
-	for (d = 0; d < nd; ++d) {
-		if (d > 0) {
-			snprintf(b, sizeof(b), " * %s_%s[%d] + ", t, x, d);
-			p = isl_printer_print_str(p, b);
-		}
-		p = isl_printer_print_str(p, "(");
-		p = print_expr(p, e[d]);
-		snprintf(b, sizeof(b), " - %s_%s[%d])", t, o, d);
-		p = isl_printer_print_str(p, b);
-		if (d > 0 && d + 1 < nd)
-			p = isl_printer_print_str(p, ")");
-	}
-	return p;
-}
-
-/* The linear index of an access into the view of "t". */
-static __isl_give isl_printer *print_index(__isl_take isl_printer *p,
-	const char *t, int nd, isl_ast_expr **e)
-{
-	return print_linear(p, t, nd, e, "o", "x");
-}
-
-/* The precedence of a binary operator node (0: not one). */
-static int prec(const struct dmd_expr *e)
-{
-	switch (e->type) {
-	case DMD_EXPR_ADD:
-	case DMD_EXPR_SUB:
-		return 1;
-	case DMD_EXPR_MUL:
-	case DMD_EXPR_DIV:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
-static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
-	struct dmd_model *m, struct dmd_expr *e, isl_ast_expr ***next);
-
-/* Print operand "e" of an operator of precedence "outer", in parentheses
- * when C would otherwise read it differently ("right": the right operand,
- * where a - (b - c) and a / (b * c) need them). */
-static __isl_give isl_printer *print_operand(__isl_take isl_printer *p,
-	struct dmd_model *m, struct dmd_expr *e, isl_ast_expr ***next,
-	int outer, int right)
-{
-	int pe = prec(e);
-	int paren = pe && (pe < outer || (right && pe == outer));
-
-	if (paren)
-		p = isl_printer_print_str(p, "(");
-	p = print_rhs(p, m, e, next);
-	if (paren)
-		p = isl_printer_print_str(p, ")");
-	return p;
-}
-
-/* Print the right-hand side "e"; accesses take their index expressions
- * from "*next" in order. */
-static __isl_give isl_printer *print_rhs(__isl_take isl_printer *p,
-	struct dmd_model *m, struct dmd_expr *e, isl_ast_expr ***next)
-{
-	char b[64];
-	int i;
-	const char *op = NULL;
-
-	switch (e->type) {
-	case DMD_EXPR_INT:
-		snprintf(b, sizeof(b), "%ld.0", e->ival);
-		return isl_printer_print_str(p, b);
-	case DMD_EXPR_NUM:
-		snprintf(b, sizeof(b), "%.17g", e->fval);
-		if (!strpbrk(b, ".eEn"))
-			strcat(b, ".0");
-		return isl_printer_print_str(p, b);
-	case DMD_EXPR_ACCESS:
-		p = isl_printer_print_str(p, e->name);
-		p = isl_printer_print_str(p, "_p[");
-		p = print_index(p, e->name, e->n_arg, *next);
-		*next += e->n_arg;
-		return isl_printer_print_str(p, "]");
-	case DMD_EXPR_NEG:
-		p = isl_printer_print_str(p, "-");
-		return print_operand(p, m, e->args[0], next, 3, 0);
-	case DMD_EXPR_CALL:
-		if (!strcmp(e->name, "relu")) {
-			p = isl_printer_print_str(p, "fmax(");
-			p = print_rhs(p, m, e->args[0], next);
-			return isl_printer_print_str(p, ", 0.0)");
-		}
-		if (!strcmp(e->name, "max"))
-			p = isl_printer_print_str(p, "fmax(");
-		else if (!strcmp(e->name, "min"))
-			p = isl_printer_print_str(p, "fmin(");
-		else if (!strcmp(e->name, "abs"))
-			p = isl_printer_print_str(p, "fabs(");
-		else if (!strcmp(e->name, "sigmoid"))
-			p = isl_printer_print_str(p, "dmd_sigmoid(");
-		else if (!strcmp(e->name, "gelu"))
-			p = isl_printer_print_str(p, "dmd_gelu(");
-		else {
-			p = isl_printer_print_str(p, e->name);
-			p = isl_printer_print_str(p, "(");
-		}
-		for (i = 0; i < e->n_arg; ++i) {
-			if (i)
-				p = isl_printer_print_str(p, ", ");
-			p = print_rhs(p, m, e->args[i], next);
-		}
-		return isl_printer_print_str(p, ")");
-	case DMD_EXPR_ADD:
-		op = " + ";
-		break;
-	case DMD_EXPR_SUB:
-		op = " - ";
-		break;
-	case DMD_EXPR_MUL:
-		op = " * ";
-		break;
-	case DMD_EXPR_DIV:
-		op = " / ";
-		break;
-	default:
-		/* // and % only occur in indices */
-		op = " ? ";
-		break;
-	}
-	p = print_operand(p, m, e->args[0], next, prec(e), 0);
-	p = isl_printer_print_str(p, op);
-	return print_operand(p, m, e->args[1], next, prec(e), 1);
-}
-
-/* out[...] = expr;  or  out[...] += expr;  (+= when summing over a
- * variable of the right-hand side only, or for a job's +=). */
-static __isl_give isl_printer *print_comp(__isl_take isl_printer *p,
-	struct dmd_model *m, struct dmd_payload *pl)
-{
-	struct dmd_expr *l = m->st->lhs;
-	isl_ast_expr **next = pl->expr + l->n_arg;
-	int i, reduce = m->st->accumulate;
-
-	for (i = 0; i < m->n_vars; ++i)
-		reduce |= m->var_reduced[i];
 	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, l->name);
-	p = isl_printer_print_str(p, "_p[");
-	p = print_index(p, l->name, l->n_arg, pl->expr);
-	p = isl_printer_print_str(p, reduce ? "] += " : "] = ");
-	p = print_rhs(p, m, m->st->rhs, &next);
-	p = isl_printer_print_str(p, ";");
+	p = isl_printer_print_str(p, "/* ");
+	p = dmd_emit_ctext(p, tn->name);
+	if (tn->ndim) {
+		p = isl_printer_print_str(p, "[");
+		for (d = 0; d < tn->ndim; ++d)
+			p = dmd_emit_printf(p, "%s%ld", d ? ", " : "",
+				tn->shape[d]);
+		p = isl_printer_print_str(p, "]");
+	}
+	if (u->input && tn->file) {
+		p = isl_printer_print_str(p, ": read from '");
+		p = dmd_emit_ctext(p, tn->file);
+		p = isl_printer_print_str(p, "'");
+	} else if (u->input)
+		p = dmd_emit_printf(p, ": %s", tn->init == DMD_INIT_RANDOM ?
+			"random" : tn->init == DMD_INIT_ONES ? "ones" :
+			"zeros");
+	else
+		p = isl_printer_print_str(p, ": in memory");
+	if (u->output) {
+		p = isl_printer_print_str(p, ", written to '");
+		p = dmd_emit_ctext(p, tn->file);
+		p = isl_printer_print_str(p, "'");
+	}
+	if (ctx->plan->ghost[t])
+		p = isl_printer_print_str(p, "; its buffer holds ghost cells");
+	p = isl_printer_print_str(p, " */");
 	return isl_printer_end_line(p);
 }
 
-/* T_p + (r - T_o[0]) * T_x[1] + (c - T_o[1]) */
-static __isl_give isl_printer *print_corner(__isl_take isl_printer *p,
-	const char *t, __isl_keep isl_ast_expr *r, __isl_keep isl_ast_expr *c)
+/* One "const int64_t name = expr;" for each used component kind<d>. */
+static __isl_give isl_printer *dmd_emit_scalars(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, const char *kind,
+	isl_pw_aff *const *pa)
 {
-	char b[128];
+	const char *user = ctx->m->job->tensors[t].name;
+	int d;
 
-	snprintf(b, sizeof(b), "%s_p + (", t);
-	p = isl_printer_print_str(p, b);
-	p = print_expr(p, r);
-	snprintf(b, sizeof(b), " - %s_o[0]) * %s_x[1] + (", t, t);
-	p = isl_printer_print_str(p, b);
-	p = print_expr(p, c);
-	snprintf(b, sizeof(b), " - %s_o[1]), %s_x[1]", t, t);
-	return isl_printer_print_str(p, b);
+	for (d = 0; d < ctx->m->lay[t]->ndim; ++d) {
+		if (!dmd_emit_has(&ctx->top, user, "%s%d", kind, d))
+			continue;
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "const int64_t ");
+		p = dmd_emit_namef(p, user, "%s%d", kind, d);
+		p = isl_printer_print_str(p, " = ");
+		p = dmd_emit_param(ctx, p, pa[d]);
+		p = isl_printer_print_str(p, ";");
+		p = isl_printer_end_line(p);
+	}
+	return p;
 }
 
-/* cblas_?gemm(RowMajor, ta, tb, M, N, K, 1, A.., lda, B.., ldb, 1, C.., ldc)
- * with expr[0..2] the origins of i, j, k and expr[3..5] their extents. */
-static __isl_give isl_printer *print_gemm(__isl_take isl_printer *p,
-	struct dmd_model *m, struct dmd_payload *pl, const char *real)
+/* The set-up of tensor "t": block and buffer origins and extents, the
+ * buffer, its input.  Printed after the program (so that only what it
+ * uses is declared): "pre" is the text of its read. */
+static __isl_give isl_printer *dmd_emit_tensor(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t)
 {
-	struct dmd_gemm *g = m->gemm;
-	const char *A = m->acc[g->acc_a].expr->name;
-	const char *B = m->acc[g->acc_b].expr->name;
-	const char *C = m->acc[0].expr->name;
-	int f32 = !strcmp(real, "float");
-	isl_ast_expr **e = pl->expr;
-	char b[256];
+	const struct dmd_layout *lay = ctx->m->lay[t];
+	const char *user = ctx->m->job->tensors[t].name;
+
+	p = dmd_emit_tensor_comment(ctx, p, t);
+	p = dmd_emit_scalars(ctx, p, t, "lo", lay->lo);
+	p = dmd_emit_scalars(ctx, p, t, "ext", lay->ext);
+	p = dmd_emit_scalars(ctx, p, t, "ho", ctx->plan->home[t].lo);
+	p = dmd_emit_scalars(ctx, p, t, "hx", ctx->plan->home[t].ext);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
+	p = dmd_emit_name(p, "buf", user);
+	p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", ctx->home_size[t]);
+	p = isl_printer_end_line(p);
+	return p;
+}
+
+/* The calls that read tensor "t" (input) or write it (output). */
+static __isl_give isl_printer *dmd_emit_io(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, int write)
+{
+	const char *user = ctx->m->job->tensors[t].name;
 
 	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "cblas_%cgemm(CblasRowMajor, %s, %s, ",
-		f32 ? 's' : 'd', g->ta ? "CblasTrans" : "CblasNoTrans",
-		g->tb ? "CblasTrans" : "CblasNoTrans");
-	p = isl_printer_print_str(p, b);
-	p = print_expr(p, e[3]);
+	p = dmd_emit_printf(p, "%s(rt, %d, ", write ? "dmd_write" : "dmd_read",
+		t);
+	p = dmd_emit_block_arr(ctx, p, t, "lo");
 	p = isl_printer_print_str(p, ", ");
-	p = print_expr(p, e[4]);
+	p = dmd_emit_block_arr(ctx, p, t, "ext");
 	p = isl_printer_print_str(p, ", ");
-	p = print_expr(p, e[5]);
+	p = dmd_emit_use(ctx, p, user, "buf");
+	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, 4);
 	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, f32 ? ", 1.0f, " : ", 1.0, ");
-	if (g->ta)
-		p = print_corner(p, A, e[2], e[0]);
-	else
-		p = print_corner(p, A, e[0], e[2]);
-	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
+	p = dmd_emit_block_arr(ctx, p, t, "home_o");
 	p = isl_printer_print_str(p, ", ");
-	if (g->tb)
-		p = print_corner(p, B, e[1], e[2]);
-	else
-		p = print_corner(p, B, e[2], e[1]);
-	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, f32 ? ", 1.0f, " : ", 1.0, ");
-	p = print_corner(p, C, e[0], e[1]);
+	p = dmd_emit_block_arr(ctx, p, t, "home_x");
+	if (write) {
+		isl_ast_expr *w;
+
+		w = isl_ast_build_expr_from_set(ctx->spec->pbuild,
+			isl_set_copy(ctx->m->lay[t]->writer));
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_expr(p, w);
+		isl_ast_expr_free(w);
+	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	return isl_printer_indent(p, -4);
 }
 
-/* The return of partial results: the holder adds what it receives into
- * its own block; the contributor sends from its partial view.
- *   dmd_recv_sum(rt, peer, C_l, 2, C_ext, lo - C_lo, ext);
- *   dmd_send(rt, peer, C_p, 2, C_x, lo - C_o, ext); */
-static __isl_give isl_printer *print_return(__isl_take isl_printer *p,
-	struct dmd_payload *pl, int recv, const char *t, int nd, int np)
+/* The buffers and request of transfer "x": rx<k>_A (extents), r<k>_A or
+ * r<k>a_A and r<k>b_A, q<k>. */
+static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x)
 {
-	char b[256];
-	int d;
+	const struct dmd_model *m = ctx->m;
+	const char *user = m->job->tensors[x->tensor].name;
+	int nd = m->lay[x->tensor]->ndim, d, k;
+	long n = 1;
 
 	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, recv ? "dmd_recv_sum(rt, (const int[]){ " :
-		"dmd_send(rt, (const int[]){ ");
-	for (d = 0; d < np; ++d) {
-		if (d)
-			p = isl_printer_print_str(p, ", ");
-		p = print_expr(p, pl->expr[d]);
+	p = dmd_emit_printf(p, "dmd_req *const q%d = dmd_req_new(rt, %d, %d, ",
+		x->id, x->id + 1, x->step);
+	{
+		char *label;
+		size_t len = strlen(user) + 128;
+		const char *what = x->kind == DMD_XFER_BCAST ? "broadcast" :
+			x->kind == DMD_XFER_SHIFT ? "shift" :
+			x->use == DMD_USE_RETURN ? "return" :
+			x->use == DMD_USE_REDUCE ? "reduce" : "point to point";
+
+		label = malloc(len);
+		if (!label)
+			return isl_printer_free(p);
+		snprintf(label, len, "%s: %s (step %d)", user, what,
+			x->step + 1);
+		p = dmd_emit_cstr(p, label);
+		free(label);
 	}
-	if (recv)
-		snprintf(b, sizeof(b), " }, %s_l, %d, %s_ext, ", t, nd, t);
-	else
-		snprintf(b, sizeof(b), " }, %s_p, %d, %s_x, ", t, nd, t);
-	p = isl_printer_print_str(p, b);
-	p = print_rel(p, pl, np, nd, t, recv ? "lo" : "o");
-	p = isl_printer_print_str(p, ", ");
-	p = print_list(p, pl, np + nd, nd);
 	p = isl_printer_print_str(p, ");");
-	return isl_printer_end_line(p);
-}
-
-/* Print one user statement from its payload. */
-static __isl_give isl_printer *print_user(__isl_take isl_printer *p,
-	__isl_take isl_ast_print_options *options,
-	__isl_keep isl_ast_node *node, void *user)
-{
-	struct emit_info *info = user;
-	struct dmd_prog *prog = info->prog;
-	struct dmd_model *m = prog->m;
-	isl_id *id = isl_ast_node_get_annotation(node);
-	struct dmd_payload *pl = isl_id_get_user(id);
-	struct dmd_stmt *st = pl->stmt;
-	struct dmd_xfer *x = st->xfer >= 0 ? &m->xfer[st->xfer] : NULL;
-	const char *t = x ? m->job->tensors[x->tensor].name : NULL;
-	int nd = x ? m->job->tensors[x->tensor].ndim : 0;
-	int np = m->job->n_axes;
-	long *alloc = x ? prog->alloc[st->xfer] : NULL;
-	char b[512], rb[128], rb2[128];
-
-	isl_id_free(id);
-	isl_ast_print_options_free(options);
-	if (x) {
-		recv_name(m, st->xfer, 0, rb, sizeof(rb));
-		recv_name(m, st->xfer, 1, rb2, sizeof(rb2));
-	}
-	switch (st->type) {
-	case DMD_STMT_COMP:
-		return print_comp(p, m, pl);
-	case DMD_STMT_GEMM:
-		return print_gemm(p, m, pl, info->real);
-	case DMD_STMT_VIEW_LOCAL:
-		p = print_line(p, "{");
-		p = isl_printer_indent(p, 2);
-		snprintf(b, sizeof(b), "/* %s: the first step's box lies in "
-			"this rank's own block */", t);
-		p = print_line(p, b);
-		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), "%s_p = %s_l + ", t, t);
-		p = isl_printer_print_str(p, b);
-		p = print_linear(p, t, nd, pl->expr, "lo", "ext");
-		p = isl_printer_print_str(p, ";");
-		p = isl_printer_end_line(p);
-		p = print_view(p, t, nd, NULL, pl, 0, NULL);
-		p = isl_printer_indent(p, -2);
-		return print_line(p, "}");
-	case DMD_STMT_BCAST:
-		p = print_line(p, "{");
-		p = isl_printer_indent(p, 2);
-		snprintf(b, sizeof(b), "/* %s: broadcast along %s */", t,
-			m->job->axes[x->axis]);
-		p = print_line(p, b);
-		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), "if (%s == ", m->job->axes[x->axis]);
-		p = isl_printer_print_str(p, b);
-		p = print_expr(p, pl->expr[0]);
-		p = isl_printer_print_str(p, ") {");
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, 2);
-		snprintf(b, sizeof(b), "%s_l", t);
-		p = print_view(p, t, nd, b, NULL, 0, NULL);
-		p = isl_printer_indent(p, -2);
-		p = print_line(p, "} else {");
-		p = isl_printer_indent(p, 2);
-		p = print_view(p, t, nd, rb, pl, 1, alloc);
-		p = isl_printer_indent(p, -2);
-		p = print_line(p, "}");
-		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), "dmd_bcast(rt, %d, ", x->axis);
-		p = isl_printer_print_str(p, b);
-		p = print_expr(p, pl->expr[0]);
-		snprintf(b, sizeof(b), ", %s_p, %d, %s_x, ", t, nd, t);
-		p = isl_printer_print_str(p, b);
-		p = print_rel(p, pl, 1, nd, t, "o");
-		p = isl_printer_print_str(p, ", ");
-		p = print_list(p, pl, 1 + nd, nd);
-		p = isl_printer_print_str(p, ");");
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, -2);
-		return print_line(p, "}");
-	case DMD_STMT_SHIFT:
-		p = print_line(p, "{");
-		p = isl_printer_indent(p, 2);
-		snprintf(b, sizeof(b), "/* %s: ring shift along %s: receive "
-			"from %s %c 1, send to %s %c 1 */", t,
-			m->job->axes[x->axis], m->job->axes[x->axis],
-			x->disp > 0 ? '+' : '-', m->job->axes[x->axis],
-			x->disp > 0 ? '-' : '+');
-		p = print_line(p, b);
-		snprintf(b, sizeof(b), "%s *next = %s_p == %s ? %s : %s;",
-			info->real, t, rb, rb2, rb);
-		p = print_line(p, b);
-		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), "dmd_shift(rt, %d, %d, %s_p, %d, %s_x, "
-			"dmd_zero, ", x->axis, x->disp, t, nd, t);
-		p = isl_printer_print_str(p, b);
-		p = print_list(p, pl, 2 * nd, nd);
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, 4);
-		p = isl_printer_start_line(p);
-		snprintf(b, sizeof(b), ", next, %s_a, dmd_zero, ", rb);
-		p = isl_printer_print_str(p, b);
-		p = print_list(p, pl, nd, nd);
-		p = isl_printer_print_str(p, ");");
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, -4);
-		p = print_view(p, t, nd, "next", pl, 0, alloc);
-		p = isl_printer_indent(p, -2);
-		return print_line(p, "}");
-	case DMD_STMT_BEGIN:
-		if (x->kind == DMD_XFER_RETURN) {
-			snprintf(b, sizeof(b), "dmd_xfer_begin(rt); /* %s: "
-				"partial results summed onto their holders */",
-				t);
-			return print_line(p, b);
-		}
-		p = print_line(p, "{");
-		p = isl_printer_indent(p, 2);
-		snprintf(b, sizeof(b), "/* %s: point to point, each piece "
-			"from one holder */", t);
-		p = print_line(p, b);
-		p = print_view(p, t, nd, rb, pl, 0, alloc);
-		p = print_line(p, "dmd_xfer_begin(rt);");
-		p = isl_printer_indent(p, -2);
-		return print_line(p, "}");
-	case DMD_STMT_RECV:
-	case DMD_STMT_SEND:
-		if (x->kind == DMD_XFER_RETURN)
-			return print_return(p, pl, st->type == DMD_STMT_RECV,
-				t, nd, np);
-		p = isl_printer_start_line(p);
-		p = isl_printer_print_str(p, st->type == DMD_STMT_RECV ?
-			"dmd_recv(rt, (const int[]){ " :
-			"dmd_send(rt, (const int[]){ ");
-		{
-			int d;
-			for (d = 0; d < np; ++d) {
-				if (d)
-					p = isl_printer_print_str(p, ", ");
-				p = print_expr(p, pl->expr[d]);
-			}
-		}
-		if (st->type == DMD_STMT_RECV)
-			snprintf(b, sizeof(b), " }, %s, %d, %s_x, ", rb, nd, t);
-		else
-			snprintf(b, sizeof(b), " }, %s_l, %d, %s_ext, ", t, nd,
-				t);
-		p = isl_printer_print_str(p, b);
-		p = print_rel(p, pl, np, nd, t,
-			st->type == DMD_STMT_RECV ? "o" : "lo");
-		p = isl_printer_print_str(p, ", ");
-		p = print_list(p, pl, np + nd, nd);
-		p = isl_printer_print_str(p, ");");
-		return isl_printer_end_line(p);
-	case DMD_STMT_SELF:
-		p = isl_printer_start_line(p);
-		if (x->kind == DMD_XFER_RETURN) {
-			snprintf(b, sizeof(b), "dmd_copy_sum(rt, %s_l, %d, "
-				"%s_ext, ", t, nd, t);
-			p = isl_printer_print_str(p, b);
-			p = print_rel(p, pl, 0, nd, t, "lo");
-			snprintf(b, sizeof(b), ", %s_p, %s_x, ", t, t);
-			p = isl_printer_print_str(p, b);
-			p = print_rel(p, pl, 0, nd, t, "o");
-			p = isl_printer_print_str(p, ", ");
-			p = print_list(p, pl, nd, nd);
-			p = isl_printer_print_str(p, ");");
-			return isl_printer_end_line(p);
-		}
-		snprintf(b, sizeof(b), "dmd_copy(rt, %s, %d, %s_x, ", rb, nd, t);
-		p = isl_printer_print_str(p, b);
-		p = print_rel(p, pl, 0, nd, t, "o");
-		snprintf(b, sizeof(b), ", %s_l, %s_ext, ", t, t);
-		p = isl_printer_print_str(p, b);
-		p = print_rel(p, pl, 0, nd, t, "lo");
-		p = isl_printer_print_str(p, ", ");
-		p = print_list(p, pl, nd, nd);
-		p = isl_printer_print_str(p, ");");
-		return isl_printer_end_line(p);
-	case DMD_STMT_END:
-		return print_line(p, "dmd_xfer_end(rt);");
-	}
-	return p;
-}
-
-/* Print the header comment. */
-static __isl_give isl_printer *print_header(__isl_take isl_printer *p,
-	struct dmd_model *m, int class_id, int n_classes, const char *set,
-	const char *why, int n_ranges, long (*ranges)[2])
-{
-	char b[512];
-	int i;
-	long count = 0;
-
-	snprintf(b, sizeof(b), "/* distmpmd: job '%s', class %d of %d.",
-		m->job->name, class_id, n_classes);
-	p = print_line(p, b);
-	p = print_line(p, " *");
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, " * Ranks: ");
-	p = isl_printer_print_str(p, set);
 	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, " *   (rank ");
-	for (i = 0; i < n_ranges; ++i) {
-		if (i)
-			p = isl_printer_print_str(p, ", ");
-		if (ranges[i][0] == ranges[i][1])
-			snprintf(b, sizeof(b), "%ld", ranges[i][0]);
-		else
-			snprintf(b, sizeof(b), "%ld-%ld", ranges[i][0],
-				ranges[i][1]);
-		p = isl_printer_print_str(p, b);
-		count += ranges[i][1] - ranges[i][0] + 1;
-	}
-	snprintf(b, sizeof(b), "; %ld rank%s)", count, count == 1 ? "" : "s");
-	p = isl_printer_print_str(p, b);
-	p = isl_printer_end_line(p);
-	p = print_line(p, " * Why these ranks form a class:");
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, " *   ");
-	p = isl_printer_print_str(p, why);
-	p = isl_printer_end_line(p);
-	p = print_line(p, " * Generated by distmpmd from the job file; "
-		"do not edit.");
-	p = print_line(p, " */");
-	return p;
-}
-
-/* static const dmd_job_desc job = { ... }; */
-static __isl_give isl_printer *print_desc(__isl_take isl_printer *p,
-	struct dmd_model *m, int class_id, int n_classes, int n_ranges,
-	long (*ranges)[2])
-{
-	char b[512];
-	int i;
-	struct dmd_job *j = m->job;
-
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, "static const int mesh_shape[] = { ");
-	for (i = 0; i < j->n_axes; ++i) {
-		snprintf(b, sizeof(b), "%s%ld", i ? ", " : "", j->mesh_shape[i]);
-		p = isl_printer_print_str(p, b);
-	}
-	p = isl_printer_print_str(p, " };");
-	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, "static const char *const axis_names[] = "
-		"{ ");
-	for (i = 0; i < j->n_axes; ++i) {
-		snprintf(b, sizeof(b), "%s\"%s\"", i ? ", " : "", j->axes[i]);
-		p = isl_printer_print_str(p, b);
-	}
-	p = isl_printer_print_str(p, " };");
-	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, "static const int class_ranks[][2] = { ");
-	for (i = 0; i < n_ranges; ++i) {
-		snprintf(b, sizeof(b), "%s{ %ld, %ld }", i ? ", " : "",
-			ranges[i][0], ranges[i][1]);
-		p = isl_printer_print_str(p, b);
-	}
-	p = isl_printer_print_str(p, " };");
-	p = isl_printer_end_line(p);
-	p = print_line(p, "static const dmd_job_desc job = {");
-	p = isl_printer_indent(p, 2);
-	snprintf(b, sizeof(b), ".job = \"%s\", .n_axes = %d, .mesh_shape = "
-		"mesh_shape, .axis_names = axis_names,", j->name, j->n_axes);
-	p = print_line(p, b);
-	snprintf(b, sizeof(b), ".nranks = %ld, .nclasses = %d, .class_id = "
-		"%d, .n_ranges = %d, .ranges = class_ranks,", j->nranks,
-		n_classes, class_id, n_ranges);
-	p = print_line(p, b);
-	if (m->flops >= 0)
-		snprintf(b, sizeof(b), ".dtype = %s, .flops = %.17g, "
-			".job_dir = DMD_JOB_DIR,", j->dtype == DMD_F32 ?
-			"DMD_RT_F32" : "DMD_RT_F64", m->flops);
-	else
-		snprintf(b, sizeof(b), ".dtype = %s, .flops = -1, "
-			".job_dir = DMD_JOB_DIR,", j->dtype == DMD_F32 ?
-			"DMD_RT_F32" : "DMD_RT_F64");
-	p = print_line(p, b);
-	p = isl_printer_indent(p, -2);
-	p = print_line(p, "};");
-	return p;
-}
-
-static const char *init_name(enum dmd_init i)
-{
-	switch (i) {
-	case DMD_INIT_ONES:
-		return "DMD_RT_INIT_ONES";
-	case DMD_INIT_RANDOM:
-		return "DMD_RT_INIT_RANDOM";
-	case DMD_INIT_ZEROS:
-		return "DMD_RT_INIT_ZEROS";
-	default:
-		return "DMD_RT_INIT_NONE";
-	}
-}
-
-/* "(const long[]){ 64, 96 }" of a tensor's shape. */
-static void shape_str(struct dmd_tensor *t, char *b, size_t size)
-{
-	size_t n = 0;
-	int d;
-
-	if (t->ndim == 0) {
-		snprintf(b, size, "NULL");
-		return;
-	}
-	n += snprintf(b + n, size - n, "(const long[]){ ");
-	for (d = 0; d < t->ndim; ++d)
-		n += snprintf(b + n, size - n, "%s%ld", d ? ", " : "",
-			t->shape[d]);
-	snprintf(b + n, size - n, " }");
-}
-
-/* Declare, allocate and fill tensor "ti"'s own block and its view. */
-static __isl_give isl_printer *print_tensor_setup(__isl_take isl_printer *p,
-	struct emit_info *info, int ti)
-{
-	struct dmd_prog *prog = info->prog;
-	struct dmd_model *m = prog->m;
-	struct dmd_tensor *t = &m->job->tensors[ti];
-	struct dmd_dist *dist = &m->dist[ti];
-	char b[1024], sh[256];
-	char *lo[DMD_MAX_DIMS], *ext[DMD_MAX_DIMS];
-	long size = 1;
-	int d;
-
-	for (d = 0; d < t->ndim; ++d) {
-		long mx = dmd_pw_aff_max(dist->ext[d], prog->cell);
-		prog->local[ti][d] = mx;
-		size *= mx;
-		lo[d] = param_expr(prog, dist->lo[d]);
-		ext[d] = param_expr(prog, dist->ext[d]);
-	}
-	p = print_line(p, "");
-	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "/* %s%s", t->name, t->ndim ? "[" : "");
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < t->ndim; ++d) {
-		snprintf(b, sizeof(b), "%s%ld", d ? ", " : "", t->shape[d]);
-		p = isl_printer_print_str(p, b);
-	}
-	snprintf(b, sizeof(b), "%s: %s%s%s%s */", t->ndim ? "]" : "",
-		dist->is_output ? "the output" : "an input",
-		t->file ? ", file " : "", t->file ? t->file : "",
-		dist->is_output || t->file ? "" : t->init == DMD_INIT_RANDOM ?
-		", random" : t->init == DMD_INIT_ONES ? ", ones" : ", zeros");
-	p = isl_printer_print_str(p, b);
-	p = isl_printer_end_line(p);
-	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "const long %s_lo[] = { ", t->name);
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < t->ndim; ++d) {
-		p = isl_printer_print_str(p, d ? ", " : "");
-		p = isl_printer_print_str(p, lo[d]);
-	}
-	snprintf(b, sizeof(b), "%s }, %s_ext[] = { ", t->ndim ? "" : "0",
-		t->name);
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < t->ndim; ++d) {
-		p = isl_printer_print_str(p, d ? ", " : "");
-		p = isl_printer_print_str(p, ext[d]);
-	}
-	p = isl_printer_print_str(p, t->ndim ? " };" : "0 };");
-	p = isl_printer_end_line(p);
-	snprintf(b, sizeof(b), "%s *%s_l = dmd_alloc(rt, %ld);", info->real,
-		t->name, size);
-	p = print_line(p, b);
-	shape_str(t, sh, sizeof(sh));
-	if (dist->is_input) {
-		if (t->file)
-			snprintf(b, sizeof(b), "dmd_tensor_input(rt, \"%s\", "
-				"\"%s\", DMD_RT_INIT_NONE, 0, %d, %s, %s_lo, "
-				"%s_ext, %s_l);", t->name, t->file, t->ndim,
-				sh, t->name, t->name, t->name);
-		else
-			snprintf(b, sizeof(b), "dmd_tensor_input(rt, \"%s\", "
-				"NULL, %s, %lluULL, %d, %s, %s_lo, %s_ext, "
-				"%s_l);", t->name, init_name(t->init),
-				t->seed, t->ndim, sh, t->name, t->name,
-				t->name);
-		p = print_line(p, b);
-	}
-	snprintf(b, sizeof(b), "%s *%s_p = %s_l;", info->real, t->name,
-		t->name);
-	p = print_line(p, b);
-	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "long %s_o[] = { ", t->name);
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < t->ndim; ++d) {
-		snprintf(b, sizeof(b), "%s%s_lo[%d]", d ? ", " : "", t->name,
-			d);
-		p = isl_printer_print_str(p, b);
-	}
-	snprintf(b, sizeof(b), "%s }, %s_x[] = { ", t->ndim ? "" : "0",
-		t->name);
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < t->ndim; ++d) {
-		snprintf(b, sizeof(b), "%s%s_ext[%d]", d ? ", " : "", t->name,
-			d);
-		p = isl_printer_print_str(p, b);
-	}
-	p = isl_printer_print_str(p, t->ndim ? " };" : "0 };");
-	p = isl_printer_end_line(p);
-	for (d = 0; d < t->ndim; ++d) {
-		free(lo[d]);
-		free(ext[d]);
-	}
-	return p;
-}
-
-/* The partial results of the output (transfer "xi" returns them): the
- * statement accumulates into T_part, whose first element is the first
- * element this rank writes. */
-static __isl_give isl_printer *print_partial(__isl_take isl_printer *p,
-	struct emit_info *info, int xi, long size)
-{
-	struct dmd_prog *prog = info->prog;
-	struct dmd_model *m = prog->m;
-	struct dmd_xfer *x = &m->xfer[xi];
-	const char *t = m->job->tensors[x->tensor].name;
-	int nd = m->job->tensors[x->tensor].ndim, d;
-	char b[512];
-
-	snprintf(b, sizeof(b), "/* %s: this rank computes elements that other "
-		"ranks hold: partial results */", t);
-	p = print_line(p, b);
-	snprintf(b, sizeof(b), "%s *%s_part = dmd_alloc(rt, %ld);", info->real,
-		t, size);
-	p = print_line(p, b);
-	p = isl_printer_start_line(p);
-	snprintf(b, sizeof(b), "%s_p = %s_part;", t, t);
-	p = isl_printer_print_str(p, b);
-	for (d = 0; d < nd; ++d) {
-		isl_pw_aff *pa = isl_pw_aff_project_domain_on_params(
-			isl_pw_aff_copy(x->need_lo[d]));
-		char *e = param_expr(prog, pa);
-		isl_pw_aff_free(pa);
-		snprintf(b, sizeof(b), " %s_o[%d] = %s;", t, d, e);
-		free(e);
-		p = isl_printer_print_str(p, b);
-	}
-	for (d = 0; d < nd; ++d) {
-		snprintf(b, sizeof(b), " %s_x[%d] = %ld;", t, d,
-			prog->alloc[xi][d]);
-		p = isl_printer_print_str(p, b);
-	}
-	return isl_printer_end_line(p);
-}
-
-/* Receive buffers of transfer "xi", at their largest extents in the
- * class. */
-static __isl_give isl_printer *print_recv_setup(__isl_take isl_printer *p,
-	struct emit_info *info, int xi)
-{
-	struct dmd_prog *prog = info->prog;
-	struct dmd_model *m = prog->m;
-	struct dmd_xfer *x = &m->xfer[xi];
-	struct dmd_tensor *t = &m->job->tensors[x->tensor];
-	char b[512], rb[128], rb2[128];
-	long size = 1;
-	int d;
-	size_t n = 0;
-
-	if (x->kind == DMD_XFER_LOCAL)
+	if (!ctx->nbuf[x->id])
 		return p;
-	for (d = 0; d < t->ndim; ++d) {
-		isl_pw_aff *e = isl_pw_aff_copy(x->need_ext[d]);
-		long mx = dmd_pw_aff_max(e, prog->cell);
-		isl_pw_aff_free(e);
-		if (mx < 0)
-			mx = x->alloc[d];
-		prog->alloc[xi][d] = mx;
-		size *= mx;
+	for (d = 0; d < nd; ++d)
+		n *= ctx->rx[x->id][d];
+	if (nd && dmd_emit_has(&ctx->top, user, "rx%d", x->id)) {
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "const int64_t ");
+		p = dmd_emit_namef(p, user, "rx%d", x->id);
+		p = isl_printer_print_str(p, "[] = { ");
+		for (d = 0; d < nd; ++d)
+			p = dmd_emit_printf(p, "%s%ld", d ? ", " : "",
+				ctx->rx[x->id][d]);
+		p = isl_printer_print_str(p, " };");
+		p = isl_printer_end_line(p);
 	}
-	recv_name(m, xi, 0, rb, sizeof(rb));
-	recv_name(m, xi, 1, rb2, sizeof(rb2));
-	if (x->kind == DMD_XFER_RETURN)
-		return print_partial(p, info, xi, size);
-	snprintf(b, sizeof(b), "%s *%s = dmd_alloc(rt, %ld);", info->real, rb,
-		size);
-	p = print_line(p, b);
-	if (x->kind == DMD_XFER_SHIFT) {
-		snprintf(b, sizeof(b), "%s *%s = dmd_alloc(rt, %ld);",
-			info->real, rb2, size);
-		p = print_line(p, b);
-		n += snprintf(b + n, sizeof(b) - n, "const long %s_a[] = { ",
-			rb);
-		for (d = 0; d < t->ndim; ++d)
-			n += snprintf(b + n, sizeof(b) - n, "%s%ld",
-				d ? ", " : "", prog->alloc[xi][d]);
-		snprintf(b + n, sizeof(b) - n, " };");
-		p = print_line(p, b);
+	for (k = 0; k < ctx->nbuf[x->id]; ++k) {
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
+		if (ctx->nbuf[x->id] == 1)
+			p = dmd_emit_namef(p, user, "r%d", x->id);
+		else
+			p = dmd_emit_namef(p, user, "r%d%c", x->id, 'a' + k);
+		p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", n);
+		p = isl_printer_end_line(p);
 	}
 	return p;
 }
 
-/* dmd_tensor_output(...) for the output, when it has a file. */
-static __isl_give isl_printer *print_output(__isl_take isl_printer *p,
-	struct emit_info *info)
+/* The extents of the buffers of every transfer on the cell, and how many
+ * buffers each has; the size of every home buffer. */
+static int dmd_emit_sizes(struct dmd_emit_ctx *ctx)
 {
-	struct dmd_prog *prog = info->prog;
-	struct dmd_model *m = prog->m;
-	int ti = m->out_tensor;
-	struct dmd_tensor *t = &m->job->tensors[ti];
-	isl_ast_expr *w;
-	char b[1024], sh[256], *ws;
+	const struct dmd_plan *plan = ctx->plan;
+	const struct dmd_model *m = ctx->m;
+	int i, d, t;
 
-	if (!t->file)
-		return p;
-	w = isl_ast_build_expr_from_set(prog->pbuild,
-		isl_set_copy(m->dist[ti].writer));
-	ws = isl_ast_expr_to_C_str(w);
-	isl_ast_expr_free(w);
-	shape_str(t, sh, sizeof(sh));
-	snprintf(b, sizeof(b), "dmd_tensor_output(rt, \"%s\", \"%s\", %d, %s, "
-		"%s_lo, %s_ext, %s_l, %s);", t->name, t->file, t->ndim, sh,
-		t->name, t->name, t->name, ws);
-	free(ws);
-	return print_line(p, b);
+	ctx->rx = calloc(plan->n_xfer + 1, sizeof(*ctx->rx));
+	ctx->nbuf = calloc(plan->n_xfer + 1, sizeof(int));
+	ctx->home_size = calloc(m->job->n_tensors + 1, sizeof(long));
+	if (!ctx->rx || !ctx->nbuf || !ctx->home_size)
+		return -1;
+	for (i = 0; i < plan->n_xfer; ++i) {
+		const struct dmd_xfer *x = plan->xfer[i];
+		int nd = m->lay[x->tensor]->ndim;
+
+		ctx->rx[i] = calloc(nd + 1, sizeof(long));
+		if (!ctx->rx[i])
+			return -1;
+		for (d = 0; d < nd; ++d) {
+			ctx->rx[i][d] = dmd_spec_max(ctx->spec,
+				x->box.ext[d]);
+			if (ctx->rx[i][d] < 0)
+				return -1;
+		}
+		if (x->ghost)
+			ctx->nbuf[i] = 0;
+		else if (x->level >= 0)
+			ctx->nbuf[i] = 2;
+		else
+			ctx->nbuf[i] = 1;
+	}
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		long n = 1;
+
+		for (d = 0; d < m->lay[t]->ndim; ++d) {
+			long e = dmd_spec_max(ctx->spec,
+				plan->home[t].ext[d]);
+
+			if (e < 0)
+				return -1;
+			n *= e;
+		}
+		ctx->home_size[t] = n;
+	}
+	return 0;
 }
 
-/* The body of the C program of "cell" (from "int main" on): the text
- * that is compared to merge cells with identical code. */
-__isl_give char *dmd_emit_body(struct dmd_model *m, __isl_keep isl_set *cell)
+/* Release what "ctx" holds. */
+static void dmd_emit_ctx_clear(struct dmd_emit_ctx *ctx)
 {
-	struct dmd_prog *prog;
-	struct emit_info info;
-	isl_printer *p;
-	isl_ast_print_options *opts;
-	char b[256], *s;
 	int i;
 
-	prog = dmd_spec_prog(m, cell);
-	if (!prog)
-		return NULL;
-	info.prog = prog;
-	info.real = m->job->dtype == DMD_F32 ? "float" : "double";
-	p = isl_printer_to_str(m->ctx);
-	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
-	p = print_line(p, "int main(int argc, char **argv)");
-	p = print_line(p, "{");
-	p = isl_printer_indent(p, 2);
-	p = print_line(p, "dmd_rt *rt = dmd_init(&argc, &argv, &job);");
-	for (i = 0; i < m->job->n_axes; ++i) {
-		snprintf(b, sizeof(b), "const long %s = dmd_coord(rt, %d);",
-			m->job->axes[i], i);
-		p = print_line(p, b);
+	for (i = 0; ctx->rx && i < ctx->plan->n_xfer; ++i)
+		free(ctx->rx[i]);
+	free(ctx->rx);
+	free(ctx->nbuf);
+	free(ctx->home_size);
+	dmd_emit_names_clear(&ctx->used);
+	dmd_emit_names_clear(&ctx->top);
+}
+
+/* A new printer to a string, for C. */
+static __isl_give isl_printer *dmd_emit_printer(isl_ctx *ctx)
+{
+	isl_printer *p = isl_printer_to_str(ctx);
+
+	return isl_printer_set_output_format(p, ISL_FORMAT_C);
+}
+
+/* Does "text" mention identifier "name" (as a whole word)? */
+static int dmd_emit_mentions(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *s;
+
+	for (s = text; s && (s = strstr(s, name)); s += n) {
+		char before = s == text ? ' ' : s[-1], after = s[n];
+
+		if ((before == '_' || (before >= 'a' && before <= 'z') ||
+		     (before >= 'A' && before <= 'Z') ||
+		     (before >= '0' && before <= '9')))
+			continue;
+		if (after == '_' || (after >= 'a' && after <= 'z') ||
+		    (after >= 'A' && after <= 'Z') ||
+		    (after >= '0' && after <= '9'))
+			continue;
+		return 1;
 	}
-	for (i = 0; i < m->job->n_tensors; ++i)
-		if (m->dist[i].is_input || m->dist[i].is_output)
-			p = print_tensor_setup(p, &info, i);
-	p = print_line(p, "");
-	for (i = 0; i < m->n_xfer; ++i)
-		p = print_recv_setup(p, &info, i);
-	p = print_line(p, "dmd_compute_begin(rt);");
-	opts = isl_ast_print_options_alloc(m->ctx);
-	opts = isl_ast_print_options_set_print_user(opts, &print_user, &info);
-	p = isl_ast_node_print(prog->ast, p, opts);
-	p = print_line(p, "dmd_compute_end(rt);");
-	p = print_output(p, &info);
-	p = print_line(p, "return dmd_finish(rt);");
+	return 0;
+}
+
+/* The body of the program of a cell: main(). */
+char *dmd_emit_body(const struct dmd_spec *spec)
+{
+	struct dmd_emit_ctx ctx = { 0 };
+	const struct dmd_model *m = spec->plan->m;
+	isl_printer *p, *prog;
+	char *text = NULL, *setup = NULL, *s = NULL;
+	int i, t;
+
+	ctx.spec = spec;
+	ctx.plan = spec->plan;
+	ctx.m = m;
+	ctx.real = m->job->dtype == DMD_F32 ? "float" : "double";
+	if (dmd_emit_sizes(&ctx) < 0)
+		goto error;
+	/* the program first, to know what the set-up must declare */
+	prog = dmd_emit_printer(m->ctx);
+	prog = isl_printer_indent(prog, 2);
+	prog = dmd_emit_line(prog, "dmd_compute_begin(rt);");
+	prog = dmd_emit_nodes(&ctx, prog, m->node, m->n_node, 0);
+	prog = dmd_emit_line(prog, "dmd_compute_end(rt);");
+	for (t = 0; t < m->job->n_tensors; ++t)
+		if (m->use[t].output)
+			prog = dmd_emit_io(&ctx, prog, t, 1);
+	prog = dmd_emit_line(prog, "return dmd_finish(rt);");
+	text = isl_printer_get_str(prog);
+	isl_printer_free(prog);
+	if (!text)
+		goto error;
+	/* then the set-up of the tensors and transfers */
+	p = dmd_emit_printer(m->ctx);
+	p = isl_printer_indent(p, 2);
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		isl_printer *io;
+		char *rd;
+
+		if (!m->use[t].used)
+			continue;
+		/* the read first, so that its names count as used */
+		io = dmd_emit_printer(m->ctx);
+		io = isl_printer_indent(io, 2);
+		if (m->use[t].input)
+			io = dmd_emit_io(&ctx, io, t, 0);
+		rd = isl_printer_get_str(io);
+		isl_printer_free(io);
+		p = dmd_emit_line(p, "");
+		p = dmd_emit_tensor(&ctx, p, t);
+		p = isl_printer_print_str(p, rd);
+		free(rd);
+	}
+	if (ctx.plan->n_xfer)
+		p = dmd_emit_line(p, "");
+	for (i = 0; i < ctx.plan->n_xfer; ++i)
+		p = dmd_emit_xfer_setup(&ctx, p, ctx.plan->xfer[i]);
+	setup = isl_printer_get_str(p);
+	isl_printer_free(p);
+	if (!setup)
+		goto error;
+	p = dmd_emit_printer(m->ctx);
+	p = dmd_emit_line(p, "int main(int argc, char **argv)");
+	p = dmd_emit_line(p, "{");
+	p = isl_printer_indent(p, 2);
+	p = dmd_emit_line(p, "dmd_rt *const rt = dmd_init(&argc, &argv, "
+		"&dmd_job, dmd_class_id,");
+	p = dmd_emit_line(p, "    dmd_class_nranges, dmd_class_ranks);");
+	for (i = 0; i < m->mesh->n; ++i) {
+		char *c = dmd_mesh_coord_name(m->job, i);
+
+		if (c && (dmd_emit_mentions(setup, c) ||
+			  dmd_emit_mentions(text, c))) {
+			p = isl_printer_start_line(p);
+			p = dmd_emit_printf(p, "const int64_t %s = "
+				"dmd_coord(rt, %d);", c, i);
+			p = isl_printer_end_line(p);
+		}
+		free(c);
+	}
+	p = isl_printer_print_str(p, setup);
+	p = isl_printer_print_str(p, text);
 	p = isl_printer_indent(p, -2);
-	p = print_line(p, "}");
+	p = dmd_emit_line(p, "}");
 	s = isl_printer_get_str(p);
 	isl_printer_free(p);
-	dmd_spec_prog_free(prog);
-	return s;
-}
-
-/* The whole C file of class "c" (number "class_id" of "n_classes"):
- * the header comment (which ranks, why), the includes, the job
- * descriptor, then "body". */
-__isl_give char *dmd_emit_file(struct dmd_model *m, struct dmd_class *c,
-	int class_id, int n_classes, const char *body)
-{
-	isl_printer *p;
-	char *set, *s;
-
-	set = isl_set_to_str(c->set);
-	p = isl_printer_to_str(m->ctx);
-	p = print_header(p, m, class_id, n_classes, set, c->why,
-		c->n_ranges, c->ranges);
-	p = print_line(p, "#include <math.h>");
-	p = print_line(p, "#include <cblas.h>");
-	p = print_line(p, "#include \"dmd_rt.h\"");
-	p = print_line(p, "#include \"dmd_emit_ops.h\"");
-	p = print_line(p, "");
-	p = print_desc(p, m, class_id, n_classes, c->n_ranges, c->ranges);
-	p = print_line(p, "");
-	p = isl_printer_print_str(p, body);
-	s = isl_printer_get_str(p);
-	isl_printer_free(p);
-	free(set);
+error:
+	free(text);
+	free(setup);
+	dmd_emit_ctx_clear(&ctx);
 	return s;
 }

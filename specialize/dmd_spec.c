@@ -1,384 +1,546 @@
-/* dmd_spec.c: the per-class program as statements placed in one schedule
- * (2d+1 form), and its isl AST generated with the class as context.
+/* dmd_spec.c: the program of one cell, step by step: statements placed
+ * in one schedule (2d+1 form) and the isl AST generated with the cell as
+ * context.
  *
- * With time loops [kor] and a broadcast of B then the GEMM leaf at kor:
- *   { X1[kor] -> [0, kor, 0]; gemm[kor] -> [0, kor, 1] }
- * Under the context [x, y] -> { : x = 1 and y = 0 }, guards that hold for
- * the whole class disappear and the coordinates fold into constants.
+ * The schedule space of a step with K printed time loops t and np mesh
+ * axes is [b0, t0, b1, t1, ..., b_K, p0, .., p_(np-1)]: b_l orders the
+ * statements of level l (before the loop nest: b_l < NEST; the nest:
+ * b_l = NEST; after it: b_l > NEST), the p are the peers of
+ * point-to-point pieces.  PUMMA's B (broadcast at kor) and the GEMM:
+ *   { s1[kor] -> [N, kor - 1, 1, 0, ..] : kor >= 1 (post, pipelined);
+ *     s2[kor] -> [N, kor, 0, 0, ..] (wait); G[kor] -> [N, kor, N, ..] }
+ * Under the context [c_x, c_y] -> { : c_x = 1 and c_y = 0 }, guards that
+ * hold for the whole cell disappear and the coordinates fold into
+ * constants.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <isl/space.h>
 #include <isl/local_space.h>
-#include <isl/val.h>
-#include <isl/id.h>
-#include <isl/ast.h>
-#include <isl/ast_build.h>
+#include <isl/options.h>
+#include <isl/union_map.h>
 
 #include "specialize/dmd_spec.h"
+#include "ir/dmd_isl.h"
 
-/* "pa" (over the parameters and possibly a statement space) with the
- * domain tuple renamed to "name". */
-static __isl_give isl_pw_aff *renamed(__isl_keep isl_pw_aff *pa,
-	const char *name)
+/* The value of b_l for the loop nest: after every statement before it. */
+#define DMD_SPEC_NEST (1 << 20)
+
+/* What the build of one step's program carries. */
+struct dmd_spec_build {
+	struct dmd_spec *spec;
+	const struct dmd_model *m;
+	const struct dmd_poly *p;
+	const struct dmd_step_plan *sp;
+	struct dmd_spec_step *ss;
+	int K;				/* printed time loops */
+	int n_sched;			/* dimensions of the schedule */
+	long *slot;			/* next free b_l per level */
+	long after;			/* next b_0 after the nest */
+	isl_union_map *sched;
+	int err;
+};
+
+/* A new statement of kind "kind" for transfer "x" (or NULL). */
+static struct dmd_spec_stmt *dmd_spec_add(struct dmd_spec_build *b,
+	enum dmd_spec_kind kind, struct dmd_xfer *x, int pipe)
 {
-	return isl_pw_aff_set_tuple_id(isl_pw_aff_copy(pa), isl_dim_in,
-		isl_id_alloc(isl_pw_aff_get_ctx(pa), name, NULL));
-}
+	struct dmd_spec_step *ss = b->ss;
+	struct dmd_spec_stmt *s;
+	char name[32];
 
-/* "pa" completed with 0 on the points of "dom" where it is undefined,
- * so that a transfer's extents are 0 (not undefined) when nothing is
- * needed. */
-static __isl_give isl_pw_aff *completed(__isl_take isl_pw_aff *pa,
-	__isl_keep isl_set *dom)
-{
-	isl_set *rest;
-	isl_pw_aff *zero;
-
-	rest = isl_set_subtract(isl_set_copy(dom),
-		isl_pw_aff_domain(isl_pw_aff_copy(pa)));
-	zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(
-		isl_set_get_space(rest)));
-	zero = isl_pw_aff_intersect_domain(zero, rest);
-	return isl_pw_aff_coalesce(isl_pw_aff_union_add(pa, zero));
-}
-
-/* Add a statement of type "type" for transfer "xi" named "name". */
-static struct dmd_stmt *add_stmt(struct dmd_prog *p, enum dmd_stmt_type type,
-	int xi, const char *name)
-{
-	struct dmd_stmt *s;
-
-	p->stmt = realloc(p->stmt, (p->n_stmt + 1) * sizeof(*p->stmt));
-	s = &p->stmt[p->n_stmt++];
+	s = realloc(ss->stmt, (ss->n_stmt + 1) * sizeof(*s));
+	if (!s) {
+		b->err = 1;
+		return NULL;
+	}
+	ss->stmt = s;
+	s = &ss->stmt[ss->n_stmt];
 	memset(s, 0, sizeof(*s));
-	s->type = type;
-	s->xfer = xi;
+	snprintf(name, sizeof(name), "s%d", ss->n_stmt);
 	s->name = strdup(name);
+	s->kind = kind;
+	s->xfer = x;
+	s->pipe = pipe;
+	ss->n_stmt++;
+	if (!s->name)
+		b->err = 1;
 	return s;
 }
 
-/* Append a quantity the statement prints. */
-static void push_pa(struct dmd_stmt *s, __isl_take isl_pw_aff *pa)
+/* Append "pa" (a quantity over the statement's domain, whose tuple is
+ * renamed to the statement's) to the quantities "s" prints. */
+static void dmd_spec_push(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
+	__isl_take isl_pw_aff *pa)
 {
-	s->pa[s->n_pa++] = pa;
+	isl_pw_aff **a;
+
+	if (!s) {
+		isl_pw_aff_free(pa);
+		return;
+	}
+	a = realloc(s->pa, (s->n_pa + 1) * sizeof(*a));
+	if (!a || !pa) {
+		isl_pw_aff_free(pa);
+		b->err = 1;
+		return;
+	}
+	s->pa = a;
+	s->pa[s->n_pa++] = dmd_isl_pw_aff_name(pa, s->name);
 }
 
-/* The schedule of statement "name" whose domain has the first "len"
- * time loops (and "npeer" peer coordinates), placed with "beta":
- *   { name[t0, t1, p0] -> [b0, t0, b1, t1, b2, 0, ..., p0, 0..] } */
-static __isl_give isl_map *placement(struct dmd_prog *p, const char *name,
-	int len, int npeer, const int *beta, int K)
+/* Place statement "s" with domain "dom" (tuple renamed to s's name; its
+ * first "len" dimensions time, then "npeer" peers) at level "level", slot
+ * "slot": the first "level" time dimensions are loops around it (the
+ * last of them one earlier if s is pipelined). */
+static void dmd_spec_place(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
+	__isl_take isl_set *dom, int len, int npeer, int level, long slot)
 {
-	struct dmd_model *m = p->m;
-	char s[4096];
-	size_t n = 0;
-	int i, np = m->job->n_axes;
-
-	n += sprintf(s + n, "%s -> { %s[", dmd_model_params(m), name);
-	for (i = 0; i < len; ++i)
-		n += sprintf(s + n, "%st%d", i ? ", " : "", i);
-	for (i = 0; i < npeer; ++i)
-		n += sprintf(s + n, "%sp%d", i || len ? ", " : "", i);
-	n += sprintf(s + n, "] -> [");
-	for (i = 0; i <= K; ++i) {
-		n += sprintf(s + n, "%s%d", i ? ", " : "", i <= len ? beta[i] : 0);
-		if (i < K) {
-			if (i < len)
-				n += sprintf(s + n, ", t%d", i);
-			else
-				n += sprintf(s + n, ", 0");
-		}
-	}
-	for (i = 0; i < np; ++i) {
-		if (i < npeer)
-			n += sprintf(s + n, ", p%d", i);
-		else
-			n += sprintf(s + n, ", 0");
-	}
-	sprintf(s + n, "] }");
-	return isl_map_read_from_str(m->ctx, s);
-}
-
-/* beta for a statement at level "level" taking slot "slot": the slots
- * used at the shallower levels come first. */
-static void betas(const int *cnt, int level, int slot, int *beta)
-{
+	isl_space *space, *ss;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	isl_map *map;
 	int j;
 
-	for (j = 0; j <= level; ++j)
-		beta[j] = cnt[j];	/* cnt[j]: slots at level j - 1 */
-	beta[level + 1] = slot;
-}
+	if (!s) {
+		isl_set_free(dom);
+		return;
+	}
+	dom = isl_set_set_tuple_name(dom, s->name);
+	dom = isl_set_intersect_params(dom, isl_set_copy(b->spec->cell));
+	space = isl_set_get_space(dom);
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	list = isl_aff_list_alloc(b->m->ctx, b->n_sched);
+	for (j = 0; j <= b->K; ++j) {
+		long beta = j < level ? DMD_SPEC_NEST : j == level ? slot : 0;
+		isl_aff *a = isl_aff_val_on_domain(isl_local_space_copy(ls),
+			isl_val_int_from_si(b->m->ctx, beta));
 
-/* Add "map" (restricted to "dom" and the cell) to the schedule. */
-static void place(struct dmd_prog *p, __isl_take isl_map *map,
-	__isl_take isl_set *dom)
-{
+		list = isl_aff_list_add(list, a);
+		if (j == b->K)
+			break;
+		if (j < level && j < len) {
+			a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, j);
+			if (s->pipe && j == level - 1)
+				a = isl_aff_add_constant_si(a, -1);
+		} else
+			a = isl_aff_zero_on_domain(isl_local_space_copy(ls));
+		list = isl_aff_list_add(list, a);
+	}
+	for (j = 0; j < b->m->mesh->n; ++j)
+		list = isl_aff_list_add(list, j < npeer ?
+			isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, len + j) :
+			isl_aff_zero_on_domain(isl_local_space_copy(ls)));
+	isl_local_space_free(ls);
+	ss = isl_space_set_alloc(b->m->ctx, 0, b->n_sched);
+	space = isl_space_map_from_domain_and_range(space,
+		isl_space_align_params(ss, isl_set_get_space(dom)));
+	map = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
 	map = isl_map_intersect_domain(map, dom);
-	map = isl_map_intersect_params(map, isl_set_copy(p->cell));
-	if (isl_map_is_empty(map)) {
+	if (isl_map_is_empty(map) == isl_bool_true) {
 		isl_map_free(map);
 		return;
 	}
-	p->sched = isl_union_map_union(p->sched, isl_union_map_from_map(map));
+	b->sched = isl_union_map_union(b->sched,
+		isl_union_map_from_map(map));
+	if (!b->sched)
+		b->err = 1;
 }
 
-/* The pw_aff of "dom" (a set with "n" dims) that is its dimension "d". */
-static __isl_give isl_pw_aff *dim_pa(__isl_keep isl_set *dom, int d)
+/* The next slot before the nest at "level". */
+static long dmd_spec_slot(struct dmd_spec_build *b, int level)
 {
-	isl_local_space *ls = isl_local_space_from_space(
-		isl_set_get_space(dom));
-	return isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, isl_dim_set, d));
+	return b->slot[level]++;
 }
 
-/* Statements of a point-to-point transfer, restricted to "dom". */
-static void add_p2p(struct dmd_prog *p, int xi, __isl_keep isl_set *dom,
-	int *cnt, int *slot, int K)
+/* "pa" over X[t] as a pw_aff over X[t, peer] (np more dimensions). */
+static __isl_give isl_pw_aff *dmd_spec_widen(const struct dmd_model *m,
+	__isl_keep isl_pw_aff *pa)
 {
-	struct dmd_model *m = p->m;
-	struct dmd_xfer *x = &m->xfer[xi];
-	struct dmd_p2p *pp = x->p2p;
-	int nd = m->job->tensors[x->tensor].ndim, np = m->job->n_axes;
-	int len = x->level + 1, d, beta[DMD_MAX_LOOPS + 2];
-	struct dmd_stmt *s;
-	char name[64];
-	isl_set *rd, *sd, *fd;
-
-	/* begin: the view becomes the receive buffer */
-	snprintf(name, sizeof(name), "%s_begin_%d", x->name, *slot);
-	s = add_stmt(p, DMD_STMT_BEGIN, xi, name);
-	{
-		isl_set *bd = isl_set_set_tuple_name(isl_set_copy(dom), name);
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_lo[d], name), bd));
-		isl_set_free(bd);
-	}
-	betas(cnt, x->level, (*slot)++, beta);
-	place(p, placement(p, name, len, 0, beta, K),
-		isl_set_set_tuple_name(isl_set_copy(dom), name));
-
-	snprintf(name, sizeof(name), "%s_recv", x->name);
-	s = add_stmt(p, DMD_STMT_RECV, xi, name);
-	rd = isl_set_set_tuple_name(isl_set_copy(pp->recv_dom), name);
-	for (d = 0; d < np; ++d)
-		push_pa(s, dim_pa(rd, len + d));
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->recv_lo[d], name));
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->recv_ext[d], name));
-	betas(cnt, x->level, (*slot)++, beta);
-	place(p, placement(p, name, len, np, beta, K), rd);
-
-	snprintf(name, sizeof(name), "%s_self", x->name);
-	s = add_stmt(p, DMD_STMT_SELF, xi, name);
-	fd = isl_set_set_tuple_name(isl_set_copy(pp->self_dom), name);
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->self_lo[d], name));
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->self_ext[d], name));
-	betas(cnt, x->level, (*slot)++, beta);
-	place(p, placement(p, name, len, 0, beta, K), fd);
-
-	snprintf(name, sizeof(name), "%s_send", x->name);
-	s = add_stmt(p, DMD_STMT_SEND, xi, name);
-	sd = isl_set_set_tuple_name(isl_set_copy(pp->send_dom), name);
-	for (d = 0; d < np; ++d)
-		push_pa(s, dim_pa(sd, len + d));
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->send_lo[d], name));
-	for (d = 0; d < nd; ++d)
-		push_pa(s, renamed(pp->send_ext[d], name));
-	betas(cnt, x->level, (*slot)++, beta);
-	place(p, placement(p, name, len, np, beta, K), sd);
-
-	snprintf(name, sizeof(name), "%s_end_%d", x->name, *slot);
-	add_stmt(p, DMD_STMT_END, xi, name);
-	betas(cnt, x->level, (*slot)++, beta);
-	place(p, placement(p, name, len, 0, beta, K),
-		isl_set_set_tuple_name(isl_set_copy(dom), name));
+	return isl_pw_aff_add_dims(isl_pw_aff_copy(pa), isl_dim_in,
+		m->mesh->n);
 }
 
-/* dom restricted to t_level = its minimum (first != 0) or above it. */
-static __isl_give isl_set *first_step(struct dmd_xfer *x, int first)
+/* The parity quantity of transfer "x" over a domain with "extra" more
+ * dimensions than its time points: t_level, or 0 before the loops. */
+static __isl_give isl_pw_aff *dmd_spec_parity(const struct dmd_model *m,
+	const struct dmd_xfer *x, __isl_keep isl_set *dom)
 {
-	isl_val *v = isl_set_dim_min_val(isl_set_copy(x->dom), x->level);
-	isl_set *s = isl_set_copy(x->dom);
+	isl_space *space = isl_set_get_space(dom);
+	isl_pw_aff *pa;
 
-	if (first)
-		s = isl_set_fix_val(s, isl_dim_set, x->level, v);
+	if (x->level < 0)
+		pa = dmd_isl_cst(space, 0);
 	else
-		s = isl_set_lower_bound_val(s, isl_dim_set, x->level,
-			isl_val_add_ui(v, 1));
-	return s;
+		pa = dmd_isl_dim(space, x->level);
+	isl_space_free(space);
+	(void) m;
+	return pa;
 }
 
-/* The statements of transfer "xi". */
-static void add_xfer(struct dmd_prog *p, int xi, int *cnt, int *slots,
-	int K)
+/* The time points of "x" that follow another one along its loop (rest),
+ * or the others (first), with "np" more dimensions for peers. */
+static __isl_give isl_set *dmd_spec_when(const struct dmd_xfer *x,
+	int first, int np)
 {
-	struct dmd_model *m = p->m;
-	struct dmd_xfer *x = &m->xfer[xi];
-	int nd = m->job->tensors[x->tensor].ndim, d, len = x->level + 1;
-	int beta[DMD_MAX_LOOPS + 2];
-	int *slot = &slots[x->level + 1];
-	struct dmd_stmt *s;
+	isl_space *space = isl_set_get_space(x->dom);
+	isl_multi_aff *back;
+	isl_set *later;
+
+	back = isl_multi_aff_identity(isl_space_map_from_set(space));
+	back = isl_multi_aff_set_aff(back, x->level, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(back, x->level), -1));
+	later = isl_set_preimage_multi_aff(isl_set_copy(x->dom), back);
+	later = isl_set_intersect(later, isl_set_copy(x->dom));
+	if (first)
+		later = isl_set_subtract(isl_set_copy(x->dom), later);
+	later = isl_set_add_dims(later, isl_dim_set, np);
+	later = isl_set_set_tuple_name(later, x->name);
+	return isl_set_coalesce(later);
+}
+
+/* The statements that post the pieces "p" of transfer "x" at the time
+ * points "when" (NULL: all), at "level" and "pipe" as for
+ * dmd_spec_place: clearing a buffer of sums, receives, sends, copies.
+ * "ghost": the copies are not needed (the data is in place). */
+static void dmd_spec_post_p2p(struct dmd_spec_build *b, struct dmd_xfer *x,
+	struct dmd_p2p *p, __isl_keep isl_set *when, int level, int pipe)
+{
+	const struct dmd_model *m = b->m;
+	int np = m->mesh->n, len = x->level + 1, nd = m->lay[x->tensor]->ndim;
+	struct dmd_spec_stmt *s;
+	isl_set *dom;
+	int d;
+
+	if (p->sum && x->use != DMD_USE_RETURN) {
+		s = dmd_spec_add(b, DMD_SPEC_CLEAR, x, pipe);
+		dom = isl_set_copy(x->dom);
+		if (when)
+			dom = isl_set_intersect(dom, isl_set_set_tuple_name(
+				isl_set_project_out(isl_set_copy(when),
+				isl_dim_set, len, np), x->name));
+		dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+		dmd_spec_place(b, s, dom, len, 0, level,
+			dmd_spec_slot(b, level));
+	}
+	s = dmd_spec_add(b, DMD_SPEC_RECV, x, pipe);
+	dom = isl_set_copy(p->recv_dom);
+	if (when)
+		dom = isl_set_intersect(dom, isl_set_copy(when));
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	for (d = 0; d < np; ++d) {
+		isl_space *sp = isl_set_get_space(dom);
+
+		dmd_spec_push(b, s, dmd_isl_dim(sp, len + d));
+		isl_space_free(sp);
+	}
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->recv.lo[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->recv.ext[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, dmd_spec_widen(m, x->box.lo[d]));
+	dmd_spec_place(b, s, dom, len, np, level, dmd_spec_slot(b, level));
+
+	s = dmd_spec_add(b, DMD_SPEC_SEND, x, pipe);
+	dom = isl_set_copy(p->send_dom);
+	if (when)
+		dom = isl_set_intersect(dom, isl_set_copy(when));
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	for (d = 0; d < np; ++d) {
+		isl_space *sp = isl_set_get_space(dom);
+
+		dmd_spec_push(b, s, dmd_isl_dim(sp, len + d));
+		isl_space_free(sp);
+	}
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->send.lo[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->send.ext[d]));
+	dmd_spec_place(b, s, dom, len, np, level, dmd_spec_slot(b, level));
+
+	if (x->ghost)
+		return;
+	s = dmd_spec_add(b, DMD_SPEC_SELF, x, pipe);
+	dom = isl_set_copy(p->self_dom);
+	if (when)
+		dom = isl_set_intersect(dom, isl_set_set_tuple_name(
+			isl_set_project_out(isl_set_copy(when), isl_dim_set,
+			len, np), x->name));
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->self.lo[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(p->self.ext[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));
+	dmd_spec_place(b, s, dom, len, 0, level, dmd_spec_slot(b, level));
+}
+
+/* The post of a broadcast for the time points "when" (NULL: all). */
+static void dmd_spec_post_bcast(struct dmd_spec_build *b, struct dmd_xfer *x,
+	__isl_keep isl_set *when, int level, int pipe)
+{
+	const struct dmd_model *m = b->m;
+	int nd = m->lay[x->tensor]->ndim, d;
+	struct dmd_spec_stmt *s;
 	isl_set *dom;
 
-	if (x->kind == DMD_XFER_LOCAL)
-		return;
-	if (x->kind == DMD_XFER_BCAST) {
-		s = add_stmt(p, DMD_STMT_BCAST, xi, x->name);
-		push_pa(s, renamed(x->root, x->name));
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_lo[d], x->name),
-				x->dom));
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_ext[d], x->name),
-				x->dom));
-		betas(cnt, x->level, (*slot)++, beta);
-		place(p, placement(p, x->name, len, 0, beta, K),
-			isl_set_copy(x->dom));
-		return;
-	}
-	if (x->kind == DMD_XFER_P2P) {
-		add_p2p(p, xi, x->dom, cnt, slot, K);
-		return;
-	}
-	if (x->kind == DMD_XFER_RETURN) {
-		/* after the computation, which has beta[0] = cnt[0] */
-		int after = cnt[0] + 1;
-		add_p2p(p, xi, x->dom, cnt, &after, K);
-		return;
-	}
-	/* shift: the first step, then the ring */
-	dom = first_step(x, 1);
-	if (x->first_local) {
-		char name[64];
-		isl_set *fd;
-		snprintf(name, sizeof(name), "%s_first", x->name);
-		s = add_stmt(p, DMD_STMT_VIEW_LOCAL, xi, name);
-		fd = isl_set_set_tuple_name(isl_set_copy(x->dom), name);
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_lo[d], name), fd));
-		isl_set_free(fd);
-		betas(cnt, x->level, (*slot)++, beta);
-		place(p, placement(p, name, len, 0, beta, K),
-			isl_set_set_tuple_name(dom, name));
-	} else {
-		add_p2p(p, xi, dom, cnt, slot, K);
-		isl_set_free(dom);
-	}
-	{
-		char name[64];
-		isl_multi_aff *prev;
-		char str[1024];
-		size_t n = 0;
-		int i;
-
-		snprintf(name, sizeof(name), "%s_shift", x->name);
-		s = add_stmt(p, DMD_STMT_SHIFT, xi, name);
-		dom = isl_set_set_tuple_name(isl_set_copy(x->dom), name);
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_lo[d], name),
-				dom));
-		for (d = 0; d < nd; ++d)
-			push_pa(s, completed(renamed(x->need_ext[d], name),
-				dom));
-		/* the previous step's box */
-		n += sprintf(str + n, "{ %s[", name);
-		for (i = 0; i < len; ++i)
-			n += sprintf(str + n, "%st%d", i ? ", " : "", i);
-		n += sprintf(str + n, "] -> %s[", name);
-		for (i = 0; i < len; ++i)
-			n += sprintf(str + n, "%st%d%s", i ? ", " : "", i,
-				i == len - 1 ? " - 1" : "");
-		sprintf(str + n, "] }");
-		for (d = 0; d < nd; ++d) {
-			prev = isl_multi_aff_read_from_str(m->ctx, str);
-			push_pa(s, isl_pw_aff_pullback_multi_aff(
-				isl_pw_aff_copy(s->pa[nd + d]), prev));
-		}
-		isl_set_free(dom);
-		betas(cnt, x->level, (*slot)++, beta);
-		place(p, placement(p, name, len, 0, beta, K),
-			isl_set_set_tuple_name(first_step(x, 0), name));
-	}
+	s = dmd_spec_add(b, DMD_SPEC_BCAST, x, pipe);
+	dom = isl_set_copy(x->dom);
+	if (when)
+		dom = isl_set_intersect(dom, isl_set_copy(when));
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	dmd_spec_push(b, s, isl_pw_aff_copy(x->root));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.ext[d]));
+	dmd_spec_place(b, s, dom, x->level + 1, 0, level,
+		dmd_spec_slot(b, level));
 }
 
-/* The number of slots each transfer takes at its level. */
-static int xfer_slots(struct dmd_xfer *x)
+/* The post of a ring shift for the time points after the first: it
+ * sends the box of the previous time point from the current view. */
+static void dmd_spec_post_shift(struct dmd_spec_build *b, struct dmd_xfer *x)
 {
+	const struct dmd_model *m = b->m;
+	int nd = m->lay[x->tensor]->ndim, d, L = x->level;
+	struct dmd_spec_stmt *s;
+	isl_multi_aff *back;
+	isl_space *space;
+	isl_set *dom;
+
+	s = dmd_spec_add(b, DMD_SPEC_SHIFT, x, 1);
+	dom = dmd_spec_when(x, 0, 0);
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.ext[d]));
+	space = isl_set_get_space(x->dom);
+	back = isl_multi_aff_identity(isl_space_map_from_set(space));
+	back = isl_multi_aff_set_aff(back, L, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(back, L), -1));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_pullback_multi_aff(
+			isl_pw_aff_copy(x->box.lo[d]),
+			isl_multi_aff_copy(back)));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_pullback_multi_aff(
+			isl_pw_aff_copy(x->box.ext[d]),
+			isl_multi_aff_copy(back)));
+	isl_multi_aff_free(back);
+	dmd_spec_place(b, s, dom, L + 1, 0, L + 1, dmd_spec_slot(b, L + 1));
+}
+
+/* The posts of transfer "x" for its time points "first" (placed at
+ * "level") or the rest (pipelined, at level + 1); level -1 transfers
+ * have only "first" (all their points). */
+static void dmd_spec_posts(struct dmd_spec_build *b, struct dmd_xfer *x,
+	int first)
+{
+	int np = b->m->mesh->n, level = first ? x->level : x->level + 1;
+	isl_set *when = NULL, *wp = NULL;
+
+	if (x->level < 0)
+		level = 0;
+	else {
+		when = dmd_spec_when(x, first, 0);
+		wp = dmd_spec_when(x, first, np);
+	}
 	switch (x->kind) {
-	case DMD_XFER_LOCAL:
-		return 0;
 	case DMD_XFER_BCAST:
-		return 1;
-	case DMD_XFER_P2P:
-		return 5;
+		dmd_spec_post_bcast(b, x, when, level, !first);
+		break;
 	case DMD_XFER_SHIFT:
-		return (x->first_local ? 1 : 5) + 1;
+		if (first && !x->first_local)
+			dmd_spec_post_p2p(b, x, x->first, wp, level, 0);
+		else if (!first)
+			dmd_spec_post_shift(b, x);
+		break;
+	case DMD_XFER_P2P:
 	case DMD_XFER_RETURN:
-		return 0;	/* after the computation */
+		dmd_spec_post_p2p(b, x, x->p2p, wp, level, !first);
+		break;
+	case DMD_XFER_LOCAL:
+		break;
 	}
-	return 0;
+	isl_set_free(when);
+	isl_set_free(wp);
 }
 
-/* The compute statement: the per-rank schedule composed with the
- * placement after every transfer. */
-static void add_compute(struct dmd_prog *p, const int *cnt, int K)
+/* The wait of transfer "x": at each of its time points (at level + 1),
+ * or once before the nest (level -1); it sets the view the step reads
+ * (the box origin, the broadcast's root).  A shift whose first step lies
+ * in the rank's own block views the home buffer there instead. */
+static void dmd_spec_wait(struct dmd_spec_build *b, struct dmd_xfer *x,
+	long slot)
 {
-	struct dmd_model *m = p->m;
-	int beta[DMD_MAX_LOOPS + 2], j;
-	isl_map *pl, *s;
+	const struct dmd_model *m = b->m;
+	int nd = m->lay[x->tensor]->ndim, d, level = x->level + 1;
+	struct dmd_spec_stmt *s;
+	isl_set *dom;
 
-	for (j = 0; j <= K; ++j)
-		beta[j] = cnt[j];
-	if (m->gemm) {
-		struct dmd_stmt *st = add_stmt(p, DMD_STMT_GEMM, -1, "gemm");
-		for (j = 0; j < 3; ++j)
-			push_pa(st, isl_pw_aff_copy(m->gemm->lo[j]));
-		for (j = 0; j < 3; ++j)
-			push_pa(st, isl_pw_aff_copy(m->gemm->ext[j]));
-		pl = placement(p, "gemm", K, 0, beta, K);
-		place(p, pl, isl_set_copy(m->gemm->dom));
+	if (x->kind == DMD_XFER_SHIFT && x->first_local) {
+		s = dmd_spec_add(b, DMD_SPEC_VIEW_HOME, x, 0);
+		dmd_spec_place(b, s, dmd_spec_when(x, 1, 0), x->level + 1, 0,
+			level, slot);
+		dom = dmd_spec_when(x, 0, 0);
+		slot = dmd_spec_slot(b, level);
+	} else
+		dom = isl_set_copy(x->dom);
+	s = dmd_spec_add(b, DMD_SPEC_WAIT, x, 0);
+	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
+	for (d = 0; d < nd; ++d)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));
+	if (x->kind == DMD_XFER_BCAST)
+		dmd_spec_push(b, s, isl_pw_aff_copy(x->root));
+	dmd_spec_place(b, s, dom, x->level + 1, 0, x->level < 0 ? 0 : level,
+		slot);
+}
+
+/* The zero marker, the part buffer's clearing and the compute statement
+ * (or GEMM leaf) of the step. */
+static void dmd_spec_compute(struct dmd_spec_build *b)
+{
+	const struct dmd_model *m = b->m;
+	const struct dmd_poly *p = b->p;
+	const struct dmd_step_plan *sp = b->sp;
+	struct dmd_spec_stmt *s;
+	isl_space *space;
+	isl_map *rs, *pl;
+	int d;
+
+	if (sp->zero) {
+		s = dmd_spec_add(b, DMD_SPEC_ZERO, NULL, 0);
+		space = isl_space_set_from_params(isl_space_copy(
+			m->mesh->space));
+		dmd_spec_place(b, s, isl_set_universe(space), 0, 0, 0,
+			dmd_spec_slot(b, 0));
+	}
+	if (sp->ret && p->reduce) {
+		s = dmd_spec_add(b, DMD_SPEC_CLEAR, sp->ret, 0);
+		space = isl_space_set_from_params(isl_space_copy(
+			m->mesh->space));
+		dmd_spec_push(b, s, dmd_isl_cst(space, 0));
+		dmd_spec_place(b, s, isl_set_universe(space), 0, 0, 0,
+			dmd_spec_slot(b, 0));
+	}
+	if (sp->gemm) {
+		s = dmd_spec_add(b, DMD_SPEC_GEMM, NULL, 0);
+		for (d = 0; d < 3; ++d)
+			dmd_spec_push(b, s, isl_pw_aff_copy(sp->gemm->lo[d]));
+		for (d = 0; d < 3; ++d)
+			dmd_spec_push(b, s, isl_pw_aff_copy(sp->gemm->ext[d]));
+		dmd_spec_place(b, s, isl_set_copy(sp->gemm->dom), b->K, 0,
+			b->K, DMD_SPEC_NEST);
 		return;
 	}
-	add_stmt(p, DMD_STMT_COMP, -1, "S");
-	pl = placement(p, "L", K, 0, beta, K);
-	s = isl_map_apply_range(isl_map_copy(m->rsched), pl);
-	place(p, s, isl_map_domain(isl_map_copy(m->rsched)));
+	/* the compute statement: the per-rank schedule, then its place */
+	s = dmd_spec_add(b, DMD_SPEC_COMP, NULL, 0);
+	if (!s)
+		return;
+	rs = isl_map_set_tuple_name(isl_map_copy(p->rsched), isl_dim_in,
+		s->name);
+	rs = isl_map_intersect_params(rs, isl_set_copy(b->spec->cell));
+	{
+		struct dmd_spec_stmt tmp = *s;
+		isl_union_map *saved = b->sched;
+
+		/* place the loop points L[t] like a statement, then compose */
+		tmp.name = "L";
+		b->sched = isl_union_map_empty(isl_union_map_get_space(saved));
+		dmd_spec_place(b, &tmp, isl_map_range(isl_map_copy(rs)), b->K,
+			0, b->K, DMD_SPEC_NEST);
+		pl = isl_map_from_union_map(b->sched);
+		b->sched = saved;
+	}
+	rs = isl_map_apply_range(rs, pl);
+	b->sched = isl_union_map_union(b->sched, isl_union_map_from_map(rs));
 }
 
-/* The statement whose domain tuple is "name". */
-static struct dmd_stmt *find_stmt(struct dmd_prog *p, const char *name)
+/* The statements of every transfer of the step, level by level (see
+ * the top of this file for the order). */
+static void dmd_spec_transfers(struct dmd_spec_build *b)
 {
-	int i;
+	const struct dmd_step_plan *sp = b->sp;
+	int i, l;
 
-	for (i = 0; i < p->n_stmt; ++i)
-		if (!strcmp(p->stmt[i].name, name))
-			return &p->stmt[i];
-	return NULL;
+	/* before the loops: level -1 transfers (clears and posts), the
+	 * output's zero, the first posts of level 0, the level -1 waits */
+	for (i = 0; i < sp->n_xfer; ++i)
+		if (sp->xfer[i]->level < 0 && sp->xfer[i] != sp->ret)
+			dmd_spec_posts(b, sp->xfer[i], 1);
+	dmd_spec_compute(b);
+	for (l = 0; l < b->K; ++l) {
+		if (l > 0) {
+			for (i = 0; i < sp->n_xfer; ++i)
+				if (sp->xfer[i]->level == l - 1)
+					dmd_spec_wait(b, sp->xfer[i],
+						dmd_spec_slot(b, l));
+			for (i = 0; i < sp->n_xfer; ++i)
+				if (sp->xfer[i]->level == l - 1)
+					dmd_spec_posts(b, sp->xfer[i], 0);
+		}
+		for (i = 0; i < sp->n_xfer; ++i)
+			if (sp->xfer[i]->level == l)
+				dmd_spec_posts(b, sp->xfer[i], 1);
+		if (l == 0)
+			for (i = 0; i < sp->n_xfer; ++i)
+				if (sp->xfer[i]->level < 0 &&
+				    sp->xfer[i] != sp->ret)
+					dmd_spec_wait(b, sp->xfer[i],
+						dmd_spec_slot(b, 0));
+	}
+	if (b->K == 0)
+		for (i = 0; i < sp->n_xfer; ++i)
+			if (sp->xfer[i]->level < 0 && sp->xfer[i] != sp->ret)
+				dmd_spec_wait(b, sp->xfer[i],
+					dmd_spec_slot(b, 0));
+	/* the last level's waits and next posts, around the compute */
+	if (b->K > 0) {
+		for (i = 0; i < sp->n_xfer; ++i)
+			if (sp->xfer[i]->level == b->K - 1)
+				dmd_spec_wait(b, sp->xfer[i],
+					dmd_spec_slot(b, b->K));
+		for (i = 0; i < sp->n_xfer; ++i)
+			if (sp->xfer[i]->level == b->K - 1)
+				dmd_spec_posts(b, sp->xfer[i], 0);
+	}
+	/* after the loops: the return of the results */
+	if (sp->ret) {
+		long save = b->slot[0];
+
+		b->slot[0] = b->after;
+		dmd_spec_posts(b, sp->ret, 1);
+		dmd_spec_wait(b, sp->ret, dmd_spec_slot(b, 0));
+		b->after = b->slot[0];
+		b->slot[0] = save;
+	}
 }
 
 /* Free a payload (the free_user of its isl_id). */
-static void payload_free(void *user)
+static void dmd_spec_payload_free(void *user)
 {
-	struct dmd_payload *pl = user;
+	struct dmd_spec_payload *pl = user;
 	int i;
 
+	if (!pl)
+		return;
 	for (i = 0; i < pl->n_expr; ++i)
 		isl_ast_expr_free(pl->expr[i]);
 	free(pl->expr);
 	free(pl);
 }
 
-/* The expression of "pa" at "build"; 0 where "pa" is nowhere defined
- * (a quantity of an empty transfer, e.g. the extent of a box that no
- * rank of this class needs). */
-__isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
+/* The expression of "pa" at "build" where the schedule's points are
+ * "where"; 0 where "pa" is nowhere defined there (a quantity of a
+ * transfer that no rank of this cell takes part in). */
+static __isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
 	__isl_take isl_pw_aff *pa, __isl_keep isl_set *where)
 {
 	isl_set *dom;
@@ -386,145 +548,340 @@ __isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
 
 	dom = isl_pw_aff_domain(isl_pw_aff_copy(pa));
 	if (isl_set_dim(where, isl_dim_set) == 0)
-		dom = isl_set_intersect_params(dom, isl_set_copy(where));
+		dom = isl_set_intersect_params(dom, isl_set_params(
+			isl_set_copy(where)));
 	else
 		dom = isl_set_intersect(dom, isl_set_copy(where));
 	empty = isl_set_is_empty(dom);
 	isl_set_free(dom);
 	if (empty != isl_bool_false) {
 		isl_ctx *ctx = isl_pw_aff_get_ctx(pa);
+
 		isl_pw_aff_free(pa);
-		return isl_ast_expr_from_val(isl_val_zero(ctx));
+		return empty < 0 ? NULL :
+			isl_ast_expr_from_val(isl_val_zero(ctx));
 	}
 	return isl_ast_build_expr_from_pw_aff(build, pa);
 }
 
-/* Attach to each user node the expressions its statement needs, in
- * terms of the AST iterators: each pw_aff is pulled back by the inverse
- * of the schedule at this point and turned into an expression. */
-static __isl_give isl_ast_node *at_each_domain(__isl_take isl_ast_node *node,
-	__isl_keep isl_ast_build *build, void *user)
+/* The statement of "ss" whose domain tuple is "name", or NULL. */
+static struct dmd_spec_stmt *dmd_spec_find(struct dmd_spec_step *ss,
+	const char *name)
 {
-	struct dmd_prog *p = user;
-	isl_union_map *us = isl_ast_build_get_schedule(build);
-	isl_map *s = isl_map_from_union_map(us);
-	char name[128];
-	struct dmd_stmt *st;
-	struct dmd_payload *pl;
+	int i;
+
+	for (i = 0; i < ss->n_stmt; ++i)
+		if (!strcmp(ss->stmt[i].name, name))
+			return &ss->stmt[i];
+	return NULL;
+}
+
+/* What at_each_domain needs: the step and its model. */
+struct dmd_spec_domain_data {
+	struct dmd_spec_step *ss;
+	const struct dmd_poly *p;
+};
+
+/* The expressions of the compute statement: every index of every
+ * access, in order, as functions of the AST's iterators. */
+static int dmd_spec_comp_exprs(struct dmd_spec_payload *pl,
+	const struct dmd_poly *p, __isl_keep isl_ast_build *build,
+	__isl_keep isl_pw_multi_aff *iter, __isl_keep isl_set *where,
+	const char *name)
+{
+	int a, d, n = 0;
+
+	for (a = 0; a < p->n_acc; ++a)
+		n += isl_multi_aff_dim(p->acc[a].idx, isl_dim_out);
+	pl->expr = calloc(n + 1, sizeof(*pl->expr));
+	if (!pl->expr)
+		return -1;
+	for (a = 0; a < p->n_acc; ++a) {
+		isl_multi_aff *idx;
+		isl_pw_multi_aff *f;
+
+		idx = isl_multi_aff_set_tuple_name(isl_multi_aff_copy(
+			p->acc[a].idx), isl_dim_in, name);
+		f = isl_pw_multi_aff_pullback_pw_multi_aff(
+			isl_pw_multi_aff_from_multi_aff(idx),
+			isl_pw_multi_aff_copy(iter));
+		n = isl_pw_multi_aff_dim(f, isl_dim_out);
+		for (d = 0; d < n; ++d) {
+			isl_pw_aff *pa = isl_pw_multi_aff_get_pw_aff(f, d);
+
+			pl->expr[pl->n_expr] = dmd_spec_expr(build, pa, where);
+			if (!pl->expr[pl->n_expr++]) {
+				isl_pw_multi_aff_free(f);
+				return -1;
+			}
+		}
+		isl_pw_multi_aff_free(f);
+	}
+	return 0;
+}
+
+/* Attach to each user node the expressions its statement prints, in
+ * terms of the AST's iterators: each quantity is pulled back by the
+ * inverse of the schedule at this node. */
+static __isl_give isl_ast_node *dmd_spec_at_each_domain(
+	__isl_take isl_ast_node *node, __isl_keep isl_ast_build *build,
+	void *user)
+{
+	struct dmd_spec_domain_data *data = user;
+	struct dmd_spec_payload *pl;
+	struct dmd_spec_stmt *st;
 	isl_pw_multi_aff *iter;
+	isl_map *s;
 	isl_set *where;
 	isl_id *id;
-	int i, d;
+	int i, r = 0;
 
-	snprintf(name, sizeof(name), "%s", isl_map_get_tuple_name(s,
-		isl_dim_in));
-	st = find_stmt(p, name);
+	s = isl_map_from_union_map(isl_ast_build_get_schedule(build));
+	st = s ? dmd_spec_find(data->ss, isl_map_get_tuple_name(s,
+		isl_dim_in)) : NULL;
+	pl = calloc(1, sizeof(*pl));
+	if (!st || !pl) {
+		isl_map_free(s);
+		free(pl);
+		return isl_ast_node_free(node);
+	}
+	pl->stmt = st;
 	where = isl_map_range(isl_map_copy(s));
 	iter = isl_pw_multi_aff_from_map(isl_map_reverse(s));
-	pl = calloc(1, sizeof(*pl));
-	pl->stmt = st;
-	if (st->type == DMD_STMT_COMP) {
-		struct dmd_model *m = p->m;
-		int n = 0;
-		for (i = 0; i < m->n_acc; ++i)
-			n += m->acc[i].expr->n_arg;
-		pl->expr = calloc(n + 1, sizeof(isl_ast_expr *));
-		for (i = 0; i < m->n_acc; ++i) {
-			isl_pw_multi_aff *a = isl_pw_multi_aff_from_map(
-				isl_map_copy(m->acc[i].map));
-			a = isl_pw_multi_aff_pullback_pw_multi_aff(a,
-				isl_pw_multi_aff_copy(iter));
-			for (d = 0; d < m->acc[i].expr->n_arg; ++d) {
-				isl_pw_aff *pa = isl_pw_multi_aff_get_pw_aff(a,
-					d);
-				pl->expr[pl->n_expr++] =
-					dmd_spec_expr(build, pa, where);
-			}
-			isl_pw_multi_aff_free(a);
-		}
-	} else {
-		pl->expr = calloc(st->n_pa + 1, sizeof(isl_ast_expr *));
-		for (i = 0; i < st->n_pa; ++i) {
+	if (st->kind == DMD_SPEC_COMP)
+		r = dmd_spec_comp_exprs(pl, data->p, build, iter, where,
+			st->name);
+	else {
+		pl->expr = calloc(st->n_pa + 1, sizeof(*pl->expr));
+		if (!pl->expr)
+			r = -1;
+		for (i = 0; r == 0 && i < st->n_pa; ++i) {
 			isl_pw_aff *pa = isl_pw_aff_pullback_pw_multi_aff(
 				isl_pw_aff_copy(st->pa[i]),
 				isl_pw_multi_aff_copy(iter));
+
 			pa = isl_pw_aff_coalesce(pa);
-			pl->expr[pl->n_expr++] = dmd_spec_expr(build, pa, where);
+			pl->expr[pl->n_expr] = dmd_spec_expr(build, pa, where);
+			if (!pl->expr[pl->n_expr++])
+				r = -1;
 		}
 	}
 	isl_pw_multi_aff_free(iter);
 	isl_set_free(where);
-	id = isl_id_alloc(p->m->ctx, name, pl);
-	id = isl_id_set_free_user(id, &payload_free);
+	id = isl_id_alloc(isl_ast_node_get_ctx(node), st->name, pl);
+	id = isl_id_set_free_user(id, &dmd_spec_payload_free);
+	if (r < 0 || !id) {
+		isl_id_free(id);
+		return isl_ast_node_free(node);
+	}
 	return isl_ast_node_set_annotation(node, id);
 }
 
-/* Build the program of "cell": its statements, schedule and AST. */
-__isl_give struct dmd_prog *dmd_spec_prog(struct dmd_model *m,
-	__isl_keep isl_set *cell)
+/* The iterator names of the schedule of "b": b0, i_<loop>, b1, ...,
+ * p_<axis>. */
+static __isl_give isl_id_list *dmd_spec_iterators(struct dmd_spec_build *b)
 {
-	struct dmd_prog *p;
-	int cnt[DMD_MAX_LOOPS + 2] = { 0 }, slots[DMD_MAX_LOOPS + 2] = { 0 };
-	int K, i, np = m->job->n_axes;
-	isl_id_list *iters;
-	isl_ast_build *build;
+	const struct dmd_model *m = b->m;
+	const struct dmd_poly *p = b->p;
+	isl_id_list *ids;
+	char buf[32];
+	int j;
 
-	p = calloc(1, sizeof(*p));
-	p->m = m;
-	p->cell = isl_set_copy(cell);
-	K = m->n_time - m->n_tens;
-	p->sched = isl_union_map_empty(isl_set_get_space(m->mesh));
-	for (i = 0; i < m->n_xfer; ++i)
-		cnt[m->xfer[i].level + 1] += xfer_slots(&m->xfer[i]);
-	for (i = 0; i < m->n_xfer; ++i)
-		add_xfer(p, i, cnt, slots, K);
-	add_compute(p, cnt, K);
+	ids = isl_id_list_alloc(m->ctx, b->n_sched);
+	for (j = 0; j <= b->K; ++j) {
+		const char *loop;
+		char *name;
+		size_t n;
 
-	iters = isl_id_list_alloc(m->ctx, 2 * K + 1 + np);
-	for (i = 0; i <= K; ++i) {
-		char b[32];
-		snprintf(b, sizeof(b), "b%d", i);
-		iters = isl_id_list_add(iters, isl_id_alloc(m->ctx, b, NULL));
-		if (i < K)
-			iters = isl_id_list_add(iters, isl_id_alloc(m->ctx,
-				m->loops[m->time_loop[i]].name, NULL));
+		snprintf(buf, sizeof(buf), "b%d", j);
+		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, buf, NULL));
+		if (j == b->K)
+			break;
+		loop = p->loops[p->time_loop[j]].name;
+		n = strlen(loop) + 3;
+		name = malloc(n);
+		if (!name)
+			return isl_id_list_free(ids);
+		snprintf(name, n, "i_%s", loop);
+		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, name, NULL));
+		free(name);
 	}
-	for (i = 0; i < np; ++i) {
-		char b[64];
-		snprintf(b, sizeof(b), "peer_%s", m->job->axes[i]);
-		iters = isl_id_list_add(iters, isl_id_alloc(m->ctx, b, NULL));
+	for (j = 0; j < m->mesh->n; ++j) {
+		const char *axis = m->job->axes[j];
+		size_t n = strlen(axis) + 3;
+		char *name = malloc(n);
+
+		if (!name)
+			return isl_id_list_free(ids);
+		snprintf(name, n, "p_%s", axis);
+		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, name, NULL));
+		free(name);
 	}
-	if (getenv("DMD_DEBUG"))
-		isl_union_map_dump(p->sched);
-	build = isl_ast_build_from_context(isl_set_copy(cell));
-	build = isl_ast_build_set_iterators(build, iters);
-	build = isl_ast_build_set_at_each_domain(build, &at_each_domain, p);
-	p->ast = isl_ast_build_node_from_schedule_map(build,
-		isl_union_map_copy(p->sched));
-	isl_ast_build_free(build);
-	p->pbuild = isl_ast_build_from_context(isl_set_copy(cell));
-	if (!p->ast || !p->pbuild)
-		return dmd_spec_prog_free(p);
-	return p;
+	return ids;
 }
 
-/* Free the program; returns NULL. */
-struct dmd_prog *dmd_spec_prog_free(__isl_take struct dmd_prog *p)
+/* The AST of the zero statement of the step: a loop nest over the
+ * output elements the rank clears, e0, e1, ... ({ Z[e] -> [e] }). */
+static __isl_give isl_ast_node *dmd_spec_zero_ast(struct dmd_spec_build *b,
+	struct dmd_spec_domain_data *data)
 {
-	int i, j;
+	const struct dmd_model *m = b->m;
+	struct dmd_spec_stmt *s;
+	isl_ast_build *build;
+	isl_ast_node *ast;
+	isl_id_list *ids;
+	isl_set *z;
+	isl_map *sched;
+	int nd = m->lay[b->p->out]->ndim, d;
+	char buf[32];
 
-	if (!p)
+	s = dmd_spec_add(b, DMD_SPEC_ZERO, NULL, 0);
+	if (!s)
 		return NULL;
-	for (i = 0; i < p->n_stmt; ++i) {
-		free(p->stmt[i].name);
-		for (j = 0; j < p->stmt[i].n_pa; ++j)
-			isl_pw_aff_free(p->stmt[i].pa[j]);
+	z = isl_set_set_tuple_name(isl_set_copy(b->sp->zero), s->name);
+	z = isl_set_intersect_params(z, isl_set_copy(b->spec->cell));
+	for (d = 0; d < nd; ++d) {
+		isl_space *sp = isl_set_get_space(z);
+
+		dmd_spec_push(b, s, dmd_isl_dim(sp, d));
+		isl_space_free(sp);
 	}
-	free(p->stmt);
-	isl_set_free(p->cell);
-	isl_union_map_free(p->sched);
-	isl_ast_node_free(p->ast);
-	isl_ast_build_free(p->pbuild);
-	free(p);
+	sched = isl_map_identity(isl_space_map_from_set(isl_set_get_space(z)));
+	sched = isl_map_intersect_domain(sched, z);
+	sched = isl_map_reset_tuple_id(sched, isl_dim_out);
+	ids = isl_id_list_alloc(m->ctx, nd);
+	for (d = 0; d < nd; ++d) {
+		snprintf(buf, sizeof(buf), "e%d", d);
+		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, buf, NULL));
+	}
+	build = isl_ast_build_from_context(isl_set_copy(b->spec->cell));
+	build = isl_ast_build_set_iterators(build, ids);
+	build = isl_ast_build_set_at_each_domain(build,
+		&dmd_spec_at_each_domain, data);
+	ast = isl_ast_build_node_from_schedule_map(build,
+		isl_union_map_from_map(sched));
+	isl_ast_build_free(build);
+	return ast;
+}
+
+/* Build the program of step "step" in the cell of "spec". */
+static int dmd_spec_step(struct dmd_spec *spec, int step)
+{
+	const struct dmd_plan *plan = spec->plan;
+	const struct dmd_model *m = plan->m;
+	struct dmd_spec_build b = { 0 };
+	struct dmd_spec_domain_data *data;
+	struct dmd_spec_step *ss = &spec->steps[step];
+	isl_ast_build *build;
+	isl_space *space;
+	int r = -1;
+
+	ss->step = step;
+	b.spec = spec;
+	b.m = m;
+	b.p = m->poly[step];
+	b.sp = &plan->steps[step];
+	b.ss = ss;
+	b.K = b.p->n_time - (b.p->gemm ? 3 : 0);
+	b.n_sched = 2 * b.K + 1 + m->mesh->n;
+	b.slot = calloc(b.K + 1, sizeof(long));
+	b.after = DMD_SPEC_NEST + 1;
+	data = malloc(sizeof(*data));
+	if (!b.slot || !data)
+		goto error;
+	data->ss = ss;
+	data->p = b.p;
+	space = isl_space_set_alloc(m->ctx, 0, b.n_sched);
+	space = isl_space_align_params(space, isl_space_copy(m->mesh->space));
+	b.sched = isl_union_map_empty(isl_space_params(space));
+	dmd_spec_transfers(&b);
+	if (b.err || !b.sched)
+		goto error;
+	if (b.sp->zero) {
+		ss->zero = dmd_spec_zero_ast(&b, data);
+		if (!ss->zero)
+			goto error;
+	}
+	build = isl_ast_build_from_context(isl_set_copy(spec->cell));
+	build = isl_ast_build_set_iterators(build, dmd_spec_iterators(&b));
+	build = isl_ast_build_set_at_each_domain(build,
+		&dmd_spec_at_each_domain, data);
+	ss->ast = isl_ast_build_node_from_schedule_map(build, b.sched);
+	b.sched = NULL;
+	isl_ast_build_free(build);
+	if (ss->ast && !b.err)
+		r = 0;
+error:
+	isl_union_map_free(b.sched);
+	free(b.slot);
+	ss->data = data;
+	return r;
+}
+
+/* Build the program of cell "cell" (a parameter set) of "plan". */
+__isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
+	__isl_keep isl_set *cell)
+{
+	struct dmd_spec *spec;
+	int s;
+
+	spec = calloc(1, sizeof(*spec));
+	if (!spec)
+		return NULL;
+	spec->plan = plan;
+	spec->cell = isl_set_copy(cell);
+	spec->pbuild = isl_ast_build_from_context(isl_set_copy(cell));
+	spec->n_step = plan->n_step;
+	spec->steps = calloc(plan->n_step + 1, sizeof(*spec->steps));
+	if (!spec->cell || !spec->pbuild || !spec->steps)
+		return dmd_spec_free(spec);
+	for (s = 0; s < plan->n_step; ++s)
+		if (dmd_spec_step(spec, s) < 0)
+			return dmd_spec_free(spec);
+	return spec;
+}
+
+/* Release "spec"; returns NULL. */
+__isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
+{
+	int s, i, j;
+
+	if (!spec)
+		return NULL;
+	for (s = 0; spec->steps && s < spec->n_step; ++s) {
+		struct dmd_spec_step *ss = &spec->steps[s];
+
+		isl_ast_node_free(ss->ast);
+		isl_ast_node_free(ss->zero);
+		for (i = 0; i < ss->n_stmt; ++i) {
+			free(ss->stmt[i].name);
+			for (j = 0; j < ss->stmt[i].n_pa; ++j)
+				isl_pw_aff_free(ss->stmt[i].pa[j]);
+			free(ss->stmt[i].pa);
+		}
+		free(ss->stmt);
+		free(ss->data);
+	}
+	free(spec->steps);
+	isl_set_free(spec->cell);
+	isl_ast_build_free(spec->pbuild);
+	free(spec);
 	return NULL;
+}
+
+/* The expression of parameter-only "pa" (or a pw_aff over a 0-dim
+ * tuple) on the cell. */
+__isl_give isl_ast_expr *dmd_spec_param_expr(const struct dmd_spec *s,
+	__isl_keep isl_pw_aff *pa)
+{
+	isl_pw_aff *p;
+
+	p = isl_pw_aff_project_domain_on_params(isl_pw_aff_copy(pa));
+	return dmd_spec_expr(s->pbuild, p, s->cell);
+}
+
+/* The largest value of "pa" on the cell (over time too). */
+long dmd_spec_max(const struct dmd_spec *s, __isl_keep isl_pw_aff *pa)
+{
+	return dmd_isl_max(pa, s->cell);
 }

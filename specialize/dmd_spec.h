@@ -1,11 +1,21 @@
-/* dmd_spec.h: the statements of one class's program and its isl AST.
+/* dmd_spec.h: the program of one cell of the mesh (a candidate rank
+ * class): per step, its statements placed in one schedule and the isl
+ * AST generated under the cell as context.
  *
  * Besides the compute statement (or the GEMM leaf), each transfer becomes
- * one or more synthetic statements.  Each is a real leaf of the schedule;
- * at_each_domain turns the piecewise quantities it needs (box origins and
- * extents, broadcast roots, peers) into AST expressions stored in a
- * payload (struct dmd_payload) attached to the AST node, so the printer
- * only switches on the statement type.
+ * synthetic statements, real leaves of the schedule: the posts of its
+ * operations (a broadcast, a shift, the receives, sends and copies of
+ * point-to-point pieces, clearing a buffer that receives sums) and a wait
+ * that completes them and sets the view the computation reads.  A
+ * transfer at a time loop is pipelined: the posts for time point t are
+ * placed in iteration t - 1 (before its computation), or before the loop
+ * for the first t, and the wait in iteration t.  at_each_domain turns the
+ * quantities a statement prints (pw_affs over its domain: box origins and
+ * extents, roots, peers) into AST expressions stored in a typed payload
+ * on the AST node, so that the printer (emit/) only switches on the type.
+ *
+ * Ownership: dmd_spec_cell gives a dmd_spec that owns its statements,
+ * ASTs and builds; dmd_spec_free releases it and returns NULL.
  */
 #ifndef DMD_SPEC_H
 #define DMD_SPEC_H
@@ -13,54 +23,72 @@
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 
-#include "dmd_model.h"
+#include "partition/dmd_part.h"
 
-enum dmd_stmt_type {
-	DMD_STMT_COMP,		/* out[...] (+)= expr */
-	DMD_STMT_GEMM,		/* cblas_?gemm on a box */
-	DMD_STMT_VIEW_LOCAL,	/* the view is part of its own block; pa: lo[nd] */
-	DMD_STMT_BCAST,		/* pa: root, lo[nd], ext[nd] */
-	DMD_STMT_SHIFT,		/* pa: lo[nd], ext[nd], previous ext[nd] */
-	DMD_STMT_BEGIN,		/* pa: lo[nd] (the receive box origin) */
-	DMD_STMT_RECV,		/* pa: peer[np], lo[nd], ext[nd] */
-	DMD_STMT_SELF,		/* pa: lo[nd], ext[nd] */
-	DMD_STMT_SEND,		/* pa: peer[np], lo[nd], ext[nd] */
-	DMD_STMT_END,
+enum dmd_spec_kind {
+	DMD_SPEC_COMP,		/* out[...] (+)= expr; pa: the accesses' indices */
+	DMD_SPEC_GEMM,		/* the BLAS leaf; pa: lo[3], ext[3] of i, j, k */
+	DMD_SPEC_ZERO,		/* out[e] = 0; pa: e[nd] */
+	DMD_SPEC_CLEAR,		/* a receive or part buffer := 0 */
+	DMD_SPEC_BCAST,		/* post: pa root, lo[nd], ext[nd] */
+	DMD_SPEC_SHIFT,		/* post: pa lo[nd], ext[nd] (received),
+				 * plo[nd], pext[nd] (sent: the view's box) */
+	DMD_SPEC_RECV,		/* post: pa peer[np], lo[nd], ext[nd], blo[nd] */
+	DMD_SPEC_SEND,		/* post: pa peer[np], lo[nd], ext[nd] */
+	DMD_SPEC_SELF,		/* copy: pa lo[nd], ext[nd], blo[nd] */
+	DMD_SPEC_WAIT,		/* wait, set the view: pa lo[nd] (, root) */
+	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer: pa none */
 };
 
-/* A statement of the per-class program. */
-struct dmd_stmt {
-	enum dmd_stmt_type type;
-	char *name;		/* tuple name of its domain */
-	int xfer;		/* index into model->xfer, or -1 */
+/* A statement of a step's program.  "pipe": placed at the previous time
+ * point of its transfer's loop (a post for t in iteration t - 1). */
+struct dmd_spec_stmt {
+	enum dmd_spec_kind kind;
+	char *name;			/* tuple name of its domain: "s3" */
+	struct dmd_xfer *xfer;		/* not owned; NULL for COMP/GEMM/ZERO */
+	int pipe;
 	int n_pa;
-	isl_pw_aff *pa[3 * DMD_MAX_DIMS + DMD_MAX_AXES + 4];
+	isl_pw_aff **pa;
 };
 
-/* What at_each_domain computed for one AST node. */
-struct dmd_payload {
-	struct dmd_stmt *stmt;
+/* What at_each_domain computed for one AST node: the statement and the
+ * expressions of its pw_affs in terms of the AST's iterators. */
+struct dmd_spec_payload {
+	struct dmd_spec_stmt *stmt;
 	int n_expr;
 	isl_ast_expr **expr;
 };
 
-/* The program of one cell: statements, and the AST under the cell. */
-struct dmd_prog {
-	struct dmd_model *m;
-	isl_set *cell;			/* [x, y] -> { : ... } */
+/* The program of one step in one cell; "zero": the loop nest of the
+ * zero statement (printed where the main AST has its ZERO marker). */
+struct dmd_spec_step {
+	int step;
 	int n_stmt;
-	struct dmd_stmt *stmt;
-	isl_union_map *sched;
+	struct dmd_spec_stmt *stmt;
 	isl_ast_node *ast;
-	isl_ast_build *pbuild;		/* expressions of the parameters */
-	long alloc[64][DMD_MAX_DIMS];	/* per transfer: buffer extents */
-	long local[16][DMD_MAX_DIMS];	/* per tensor: block extents */
+	isl_ast_node *zero;
+	void *data;			/* for at_each_domain */
 };
 
-__isl_give struct dmd_prog *dmd_spec_prog(struct dmd_model *m,
+/* The program of one cell: its steps, and the AST build of the cell
+ * (for the expressions of parameter-only quantities in the set-up). */
+struct dmd_spec {
+	const struct dmd_plan *plan;	/* not owned */
+	isl_set *cell;			/* [c] -> { : ... } */
+	isl_ast_build *pbuild;
+	int n_step;
+	struct dmd_spec_step *steps;
+};
+
+__isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	__isl_keep isl_set *cell);
-struct dmd_prog *dmd_spec_prog_free(__isl_take struct dmd_prog *p);
-__isl_give isl_ast_expr *dmd_spec_expr(__isl_keep isl_ast_build *build,
-	__isl_take isl_pw_aff *pa, __isl_keep isl_set *where);
+__isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *s);
+/* The expression of parameter-only "pa" (or of a pw_aff over a 0-dim
+ * tuple) on the cell; 0 where "pa" is not defined on the cell. */
+__isl_give isl_ast_expr *dmd_spec_param_expr(const struct dmd_spec *s,
+	__isl_keep isl_pw_aff *pa);
+/* The largest value of "pa" on the cell (over time too); 0 if nowhere
+ * defined, -1 if unbounded. */
+long dmd_spec_max(const struct dmd_spec *s, __isl_keep isl_pw_aff *pa);
 
 #endif

@@ -1,0 +1,887 @@
+/* dmd_emit_stmt.c: one printer per statement kind of a step's program
+ * (specialize/dmd_spec.h), called from the AST's print_user callback,
+ * which only switches on the statement's kind.
+ *
+ * In a step, tensor A is read through its view v_A (vo0_A.. its first
+ * element's global index, vx1_A.. its extents) and the output C is
+ * written through w_C (wo.., wx..); transfer k of A has buffers r<k>_A
+ * (or r<k>a_A and r<k>b_A, used in turn by the time points of its loop),
+ * extents rx<k>_A, request q<k>.  For the stencil
+ * B[i] = A[i - 1] + A[i] + A[i + 1]:
+ *   w_B[(i_ii - wo0_B)] = v_A[(i_ii - 1 - vo0_A)] + ...;
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/ast.h>
+#include <isl/id.h>
+
+#include "emit/dmd_emit_private.h"
+
+/* Print "e", in parentheses unless it is an id, an integer or a call
+ * (so that it can be the operand of any C operator). */
+__isl_give isl_printer *dmd_emit_expr(__isl_take isl_printer *p,
+	__isl_keep isl_ast_expr *e)
+{
+	int paren = 0;
+
+	if (isl_ast_expr_get_type(e) == isl_ast_expr_op)
+		switch (isl_ast_expr_op_get_type(e)) {
+		case isl_ast_expr_op_max:
+		case isl_ast_expr_op_min:
+		case isl_ast_expr_op_fdiv_q:
+		case isl_ast_expr_op_call:
+			break;
+		default:
+			paren = 1;
+		}
+	if (isl_ast_expr_get_type(e) == isl_ast_expr_int) {
+		isl_val *v = isl_ast_expr_get_val(e);
+
+		paren = isl_val_is_neg(v);
+		isl_val_free(v);
+	}
+	if (paren)
+		p = isl_printer_print_str(p, "(");
+	p = isl_printer_print_ast_expr(p, e);
+	if (paren)
+		p = isl_printer_print_str(p, ")");
+	return p;
+}
+
+/* "(const int64_t[]){ e[0], .., e[n-1] }", or NULL for n == 0, each
+ * minus the name "base" of dimension d when "base" is not NULL
+ * (dmd_emit_use format with one %d: "vo%d"). */
+static __isl_give isl_printer *dmd_emit_arr(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, isl_ast_expr **e, int n,
+	const char *user, const char *base)
+{
+	int d;
+
+	if (n == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		if (!base) {
+			p = isl_printer_print_ast_expr(p, e[d]);
+			continue;
+		}
+		p = dmd_emit_expr(p, e[d]);
+		p = isl_printer_print_str(p, " - ");
+		p = dmd_emit_use(ctx, p, user, base, d);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
+/* The same, relative to tensor "t"'s home buffer's origin. */
+static __isl_give isl_printer *dmd_emit_arr_home(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, isl_ast_expr **e, int n, int t)
+{
+	int d;
+
+	if (n == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_expr(p, e[d]);
+		p = isl_printer_print_str(p, " - ");
+		p = dmd_emit_home_o(ctx, p, t, d);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
+/* "(const int64_t[]){ hx0_A, .. }": the extents of "t"'s home buffer. */
+static __isl_give isl_printer *dmd_emit_home_arr(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t)
+{
+	int n = ctx->m->lay[t]->ndim, d;
+
+	if (n == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_home_x(ctx, p, t, d);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
+/* "(const int64_t[]){ vx0_A, .. }" (kind "vx" or "wx"). */
+static __isl_give isl_printer *dmd_emit_view_arr(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const char *kind, int t)
+{
+	int n = ctx->m->lay[t]->ndim, d;
+	const char *user = ctx->m->job->tensors[t].name;
+
+	if (n == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_use(ctx, p, user, "%s%d", kind, d);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
+/* The buffer of transfer "x" at the time point of parity "par": r3_A,
+ * or (par & 1 ? r3b_A : r3a_A). */
+static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x,
+	__isl_keep isl_ast_expr *par)
+{
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+
+	if (ctx->nbuf[x->id] < 2)
+		return dmd_emit_use(ctx, p, user, "r%d", x->id);
+	if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
+		isl_val *v = isl_ast_expr_get_val(par);
+		int odd = isl_val_is_int(v) &&
+			isl_val_get_num_si(v) % 2 != 0;
+
+		isl_val_free(v);
+		return dmd_emit_use(ctx, p, user, odd ? "r%db" : "r%da",
+			x->id);
+	}
+	p = isl_printer_print_str(p, "(");
+	p = dmd_emit_expr(p, par);
+	p = isl_printer_print_str(p, " & 1 ? ");
+	p = dmd_emit_use(ctx, p, user, "r%db", x->id);
+	p = isl_printer_print_str(p, " : ");
+	p = dmd_emit_use(ctx, p, user, "r%da", x->id);
+	return isl_printer_print_str(p, ")");
+}
+
+/* The linear index of element e (nd expressions) in a buffer whose first
+ * element is global "o"-kind names and whose extents are "x"-kind names
+ * of "user": ((e0 - o0) * x1 + (e1 - o1)) * x2 + (e2 - o2). */
+static __isl_give isl_printer *dmd_emit_index(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, isl_ast_expr **e, int nd,
+	const char *user, const char *o, const char *x, int t)
+{
+	int d;
+
+	if (nd == 0)
+		return isl_printer_print_str(p, "0");
+	for (d = 0; d + 2 < nd; ++d)
+		p = isl_printer_print_str(p, "(");
+	for (d = 0; d < nd; ++d) {
+		if (d > 0) {
+			p = isl_printer_print_str(p, " * ");
+			if (!strcmp(x, "home"))
+				p = dmd_emit_home_x(ctx, p, t, d);
+			else
+				p = dmd_emit_use(ctx, p, user, "%s%d", x, d);
+			p = isl_printer_print_str(p, " + ");
+		}
+		p = isl_printer_print_str(p, "(");
+		p = dmd_emit_expr(p, e[d]);
+		p = isl_printer_print_str(p, " - ");
+		if (!strcmp(o, "home"))
+			p = dmd_emit_home_o(ctx, p, t, d);
+		else
+			p = dmd_emit_use(ctx, p, user, "%s%d", o, d);
+		p = isl_printer_print_str(p, ")");
+		if (d > 0 && d + 1 < nd)
+			p = isl_printer_print_str(p, ")");
+	}
+	return p;
+}
+
+/* A step's accesses while the right side is printed: the next access
+ * index, the expressions of every index in order. */
+struct dmd_emit_rhs {
+	struct dmd_emit_ctx *ctx;
+	isl_ast_expr **expr;		/* all indices, access by access */
+	int acc;			/* next access (0 is the output) */
+	int pos;			/* its first index in expr */
+};
+
+/* The precedence of a binary operator node (0: not one). */
+static int dmd_emit_prec(const struct dmd_expr *e)
+{
+	switch (e->type) {
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+		return 1;
+	case DMD_EXPR_MUL:
+	case DMD_EXPR_DIV:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
+	struct dmd_emit_rhs *r, const struct dmd_expr *e);
+
+/* Print operand "e" of an operator of precedence "outer", in parentheses
+ * when C would otherwise read it differently ("right": the right operand,
+ * where a - (b - c) and a / (b * c) need them). */
+static __isl_give isl_printer *dmd_emit_operand(__isl_take isl_printer *p,
+	struct dmd_emit_rhs *r, const struct dmd_expr *e, int outer,
+	int right)
+{
+	int pe = dmd_emit_prec(e);
+	int paren = pe && (pe < outer || (right && pe == outer));
+
+	if (paren)
+		p = isl_printer_print_str(p, "(");
+	p = dmd_emit_rhs(p, r, e);
+	if (paren)
+		p = isl_printer_print_str(p, ")");
+	return p;
+}
+
+/* Print a read of tensor access "e": through the step's view of its
+ * tensor, or through the output's write view when it reads the element
+ * the iteration writes. */
+static __isl_give isl_printer *dmd_emit_read(__isl_take isl_printer *p,
+	struct dmd_emit_rhs *r, const struct dmd_expr *e)
+{
+	struct dmd_emit_ctx *ctx = r->ctx;
+	int a = r->acc++, t = ctx->p->acc[a].tensor;
+	isl_ast_expr **idx = r->expr + r->pos;
+
+	r->pos += e->n_arg;
+	if (ctx->sp->provider[a] == -2) {
+		p = dmd_emit_use(ctx, p, e->name, "w");
+		p = isl_printer_print_str(p, "[");
+		p = dmd_emit_index(ctx, p, idx, e->n_arg, e->name, "wo", "wx",
+			t);
+		return isl_printer_print_str(p, "]");
+	}
+	p = dmd_emit_use(ctx, p, e->name, "v");
+	p = isl_printer_print_str(p, "[");
+	p = dmd_emit_index(ctx, p, idx, e->n_arg, e->name, "vo", "vx", t);
+	return isl_printer_print_str(p, "]");
+}
+
+/* Print the right side "e" (in double precision). */
+static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
+	struct dmd_emit_rhs *r, const struct dmd_expr *e)
+{
+	static const struct {
+		const char *name, *c;
+	} fn[] = {
+		{ "max", "fmax" }, { "min", "fmin" }, { "abs", "fabs" },
+		{ "sigmoid", "dmd_sigmoid" }, { "gelu", "dmd_gelu" },
+		{ "exp", "exp" }, { "sqrt", "sqrt" }, { "tanh", "tanh" },
+		{ "erf", "erf" }, { "log", "log" }, { "relu", "dmd_relu" },
+	};
+	const char *op;
+	char b[64];
+	int i;
+
+	switch (e->type) {
+	case DMD_EXPR_INT:
+		snprintf(b, sizeof(b), "%ld.0", e->ival);
+		return isl_printer_print_str(p, b);
+	case DMD_EXPR_NUM:
+		snprintf(b, sizeof(b), "%.17g", e->fval);
+		if (!strpbrk(b, ".eEn"))
+			strcat(b, ".0");
+		return isl_printer_print_str(p, b);
+	case DMD_EXPR_ACCESS:
+		return dmd_emit_read(p, r, e);
+	case DMD_EXPR_NEG:
+		p = isl_printer_print_str(p, "-");
+		return dmd_emit_operand(p, r, e->args[0], 3, 0);
+	case DMD_EXPR_CALL:
+		for (i = 0; i < (int) (sizeof(fn) / sizeof(fn[0])); ++i)
+			if (!strcmp(e->name, fn[i].name))
+				break;
+		if (i == (int) (sizeof(fn) / sizeof(fn[0])))
+			return isl_printer_free(p);
+		p = isl_printer_print_str(p, fn[i].c);
+		p = isl_printer_print_str(p, "(");
+		for (i = 0; i < e->n_arg; ++i) {
+			if (i)
+				p = isl_printer_print_str(p, ", ");
+			p = dmd_emit_rhs(p, r, e->args[i]);
+		}
+		return isl_printer_print_str(p, ")");
+	case DMD_EXPR_ADD:
+		op = " + ";
+		break;
+	case DMD_EXPR_SUB:
+		op = " - ";
+		break;
+	case DMD_EXPR_MUL:
+		op = " * ";
+		break;
+	case DMD_EXPR_DIV:
+		op = " / ";
+		break;
+	default:
+		return isl_printer_free(p);
+	}
+	p = dmd_emit_operand(p, r, e->args[0], dmd_emit_prec(e), 0);
+	p = isl_printer_print_str(p, op);
+	return dmd_emit_operand(p, r, e->args[1], dmd_emit_prec(e), 1);
+}
+
+/* w_C[...] = expr; or w_C[...] += expr; (+= when the step sums into the
+ * element or accumulates). */
+static __isl_give isl_printer *dmd_emit_comp(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_poly *p0 = ctx->p;
+	const struct dmd_expr *l = p0->st->lhs;
+	struct dmd_emit_rhs r = { ctx, pl->expr, 1, l->n_arg };
+	int acc = p0->reduce || p0->st->accumulate;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_use(ctx, p, l->name, "w");
+	p = isl_printer_print_str(p, "[");
+	p = dmd_emit_index(ctx, p, pl->expr, l->n_arg, l->name, "wo", "wx",
+		p0->out);
+	p = isl_printer_print_str(p, acc ? "] += " : "] = ");
+	p = dmd_emit_rhs(p, &r, p0->st->rhs);
+	p = isl_printer_print_str(p, ";");
+	return isl_printer_end_line(p);
+}
+
+/* v_A + (r - vo0_A) * vx1_A + (c - vo1_A) (kind v or w). */
+static __isl_give isl_printer *dmd_emit_corner(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const char *user, const char *v,
+	__isl_keep isl_ast_expr *r, __isl_keep isl_ast_expr *c)
+{
+	char o[8], x[8];
+
+	snprintf(o, sizeof(o), "%so", v);
+	snprintf(x, sizeof(x), "%sx", v);
+	p = dmd_emit_use(ctx, p, user, "%s", v);
+	p = isl_printer_print_str(p, " + (");
+	p = dmd_emit_expr(p, r);
+	p = isl_printer_print_str(p, " - ");
+	p = dmd_emit_use(ctx, p, user, "%s0", o);
+	p = isl_printer_print_str(p, ") * ");
+	p = dmd_emit_use(ctx, p, user, "%s1", x);
+	p = isl_printer_print_str(p, " + (");
+	p = dmd_emit_expr(p, c);
+	p = isl_printer_print_str(p, " - ");
+	p = dmd_emit_use(ctx, p, user, "%s1", o);
+	p = isl_printer_print_str(p, "), ");
+	return dmd_emit_use(ctx, p, user, "%s1", x);
+}
+
+/* dmd_gemm(rt, ta, tb, M, N, K, A.., lda, B.., ldb, C.., ldc) with
+ * expr[0..2] the origins of i, j, k and expr[3..5] their extents. */
+static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_poly *p0 = ctx->p;
+	const struct dmd_gemm_info *g = p0->gemm;
+	const char *A = p0->acc[g->acc_a].expr->name;
+	const char *B = p0->acc[g->acc_b].expr->name;
+	const char *C = p0->acc[0].expr->name;
+	isl_ast_expr **e = pl->expr;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_gemm(rt, %d, %d, ", g->ta, g->tb);
+	p = isl_printer_print_ast_expr(p, e[3]);
+	p = isl_printer_print_str(p, ", ");
+	p = isl_printer_print_ast_expr(p, e[4]);
+	p = isl_printer_print_str(p, ", ");
+	p = isl_printer_print_ast_expr(p, e[5]);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 4);
+	p = isl_printer_start_line(p);
+	p = g->ta ? dmd_emit_corner(ctx, p, A, "v", e[2], e[0]) :
+		dmd_emit_corner(ctx, p, A, "v", e[0], e[2]);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_start_line(p);
+	p = g->tb ? dmd_emit_corner(ctx, p, B, "v", e[1], e[2]) :
+		dmd_emit_corner(ctx, p, B, "v", e[2], e[1]);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_corner(ctx, p, C, "w", e[0], e[1]);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	return isl_printer_indent(p, -4);
+}
+
+/* The output's home buffer element e := 0 (in the zero loop nest). */
+static __isl_give isl_printer *dmd_emit_zero_elem(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	int t = ctx->p->out;
+	const char *user = ctx->m->job->tensors[t].name;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_use(ctx, p, user, "buf");
+	p = isl_printer_print_str(p, "[");
+	p = dmd_emit_index(ctx, p, pl->expr, ctx->m->lay[t]->ndim, user,
+		"home", "home", t);
+	p = isl_printer_print_str(p, "] = 0;");
+	return isl_printer_end_line(p);
+}
+
+/* Print an AST "node" of the step with this file's print_user. */
+static __isl_give isl_printer *dmd_emit_ast(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, __isl_keep isl_ast_node *node)
+{
+	isl_ast_print_options *opts;
+
+	opts = isl_ast_print_options_alloc(isl_printer_get_ctx(p));
+	opts = isl_ast_print_options_set_print_user(opts, &dmd_emit_user,
+		ctx);
+	return isl_ast_node_print(node, p, opts);
+}
+
+/* The zero marker: the loop nest that clears the output's elements the
+ * rank holds and the step writes. */
+static __isl_give isl_printer *dmd_emit_zero(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p)
+{
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "{");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 2);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "/* ");
+	p = dmd_emit_ctext(p, ctx->m->job->tensors[ctx->p->out].name);
+	p = isl_printer_print_str(p, ": the elements this step writes start "
+		"at 0 */");
+	p = isl_printer_end_line(p);
+	p = dmd_emit_ast(ctx, p, ctx->ss->zero);
+	p = isl_printer_indent(p, -2);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "}");
+	return isl_printer_end_line(p);
+}
+
+/* memset(buffer, 0, size): a buffer that receives sums. */
+static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	long n = 1;
+	int d;
+
+	for (d = 0; d < ctx->m->lay[x->tensor]->ndim; ++d)
+		n *= ctx->rx[x->id][d];
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "memset(");
+	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = dmd_emit_printf(p, ", 0, sizeof(%s) * %ld);", ctx->real, n);
+	return isl_printer_end_line(p);
+}
+
+/* The post of a broadcast: from the root's home buffer, into the
+ * buffer of the time point elsewhere.  expr: parity, root, lo, ext. */
+static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	const char *axis = ctx->m->job->axes[x->axis];
+	int nd = ctx->m->lay[x->tensor]->ndim;
+
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "{");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 2);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "const int64_t root = ");
+	p = isl_printer_print_ast_expr(p, pl->expr[1]);
+	p = isl_printer_print_str(p, ";");
+	p = isl_printer_end_line(p);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "if (");
+	p = dmd_emit_name(p, "c", axis);
+	p = isl_printer_print_str(p, " == root)");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 2);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_ibcast(rt, q%d, %d, root, ", x->id,
+		x->axis);
+	p = dmd_emit_use(ctx, p, user, "buf");
+	p = dmd_emit_printf(p, ", %d, ", nd);
+	p = dmd_emit_home_arr(ctx, p, x->tensor);
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr_home(ctx, p, pl->expr + 2, nd, x->tensor);
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr(ctx, p, pl->expr + 2 + nd, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, -2);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "else");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 2);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_ibcast(rt, q%d, %d, root, ", x->id,
+		x->axis);
+	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = dmd_emit_printf(p, ", %d, ", nd);
+	p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+	p = isl_printer_print_str(p, ", dmd_zero, ");
+	p = dmd_emit_arr(ctx, p, pl->expr + 2 + nd, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, -4);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "}");
+	return isl_printer_end_line(p);
+}
+
+/* The post of a ring shift: send the current view's box (the previous
+ * time point's), receive the next one.  expr: parity, lo, ext, plo,
+ * pext. */
+static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	int nd = ctx->m->lay[x->tensor]->ndim;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_ishift(rt, q%d, %d, %d, ", x->id, x->axis,
+		x->disp);
+	p = dmd_emit_use(ctx, p, user, "v");
+	p = dmd_emit_printf(p, ", %d, ", nd);
+	p = dmd_emit_view_arr(ctx, p, "vx", x->tensor);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 4);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_arr(ctx, p, pl->expr + 1 + 2 * nd, nd, user, "vo%d");
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr(ctx, p, pl->expr + 1 + 3 * nd, nd, user, NULL);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+	p = isl_printer_print_str(p, ", dmd_zero, ");
+	p = dmd_emit_arr(ctx, p, pl->expr + 1 + nd, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	return isl_printer_indent(p, -4);
+}
+
+/* "(const int64_t[]){ peer coordinates }" from expr[first..]. */
+static __isl_give isl_printer *dmd_emit_peer(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, isl_ast_expr **e)
+{
+	return dmd_emit_arr(ctx, p, e, ctx->m->mesh->n, NULL, NULL);
+}
+
+/* The post of a receive: into the transfer's buffer (relative to its
+ * origin blo), the home buffer (ghost cells, or a returned sum), adding
+ * for sums.  expr: parity, peer[np], lo[nd], ext[nd], blo[nd]. */
+static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	int nd = ctx->m->lay[x->tensor]->ndim, np = ctx->m->mesh->n;
+	isl_ast_expr **lo = pl->expr + 1 + np, **ext = lo + nd;
+	int home = x->ghost || x->use == DMD_USE_RETURN;
+	int sum = x->use == DMD_USE_RETURN || x->use == DMD_USE_REDUCE;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "%s(rt, q%d, ", sum ? "dmd_irecv_sum" :
+		"dmd_irecv", x->id);
+	p = dmd_emit_peer(ctx, p, pl->expr + 1);
+	p = isl_printer_print_str(p, ", ");
+	if (home) {
+		p = dmd_emit_use(ctx, p, user, "buf");
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_home_arr(ctx, p, x->tensor);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+	} else {
+		isl_ast_expr **blo = ext + nd;
+		int d;
+
+		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		if (nd == 0)
+			p = isl_printer_print_str(p, "NULL");
+		else
+			p = isl_printer_print_str(p, "(const int64_t[]){ ");
+		for (d = 0; d < nd; ++d) {
+			if (d)
+				p = isl_printer_print_str(p, ", ");
+			p = dmd_emit_expr(p, lo[d]);
+			p = isl_printer_print_str(p, " - ");
+			p = dmd_emit_expr(p, blo[d]);
+		}
+		if (nd)
+			p = isl_printer_print_str(p, " }");
+	}
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	return isl_printer_indent(p, -4);
+}
+
+/* The post of a send: from the home buffer, or for a return from the
+ * step's write buffer.  expr: parity, peer[np], lo[nd], ext[nd]. */
+static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	int nd = ctx->m->lay[x->tensor]->ndim, np = ctx->m->mesh->n;
+	isl_ast_expr **lo = pl->expr + 1 + np, **ext = lo + nd;
+
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_isend(rt, q%d, ", x->id);
+	p = dmd_emit_peer(ctx, p, pl->expr + 1);
+	p = isl_printer_print_str(p, ", ");
+	if (x->use == DMD_USE_RETURN) {
+		p = dmd_emit_use(ctx, p, user, "w");
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_view_arr(ctx, p, "wx", x->tensor);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_arr(ctx, p, lo, nd, user, "wo%d");
+	} else {
+		p = dmd_emit_use(ctx, p, user, "buf");
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_home_arr(ctx, p, x->tensor);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+	}
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	return isl_printer_indent(p, -4);
+}
+
+/* The rank's own piece: a copy from its home buffer into the transfer's
+ * buffer (added for sums), or for a return the step's write buffer added
+ * into the home buffer.  expr: parity, lo[nd], ext[nd], blo[nd]. */
+static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	int nd = ctx->m->lay[x->tensor]->ndim, d;
+	isl_ast_expr **lo = pl->expr + 1, **ext = lo + nd, **blo = ext + nd;
+
+	p = isl_printer_start_line(p);
+	if (x->use == DMD_USE_RETURN) {
+		p = isl_printer_print_str(p, "dmd_copy_sum(rt, ");
+		p = dmd_emit_use(ctx, p, user, "buf");
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_home_arr(ctx, p, x->tensor);
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_use(ctx, p, user, "w");
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_view_arr(ctx, p, "wx", x->tensor);
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_arr(ctx, p, lo, nd, user, "wo%d");
+	} else {
+		p = isl_printer_print_str(p, x->use == DMD_USE_REDUCE ?
+			"dmd_copy_sum(rt, " : "dmd_copy(rt, ");
+		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+		p = dmd_emit_printf(p, ", %d, ", nd);
+		p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+		p = isl_printer_print_str(p, ", ");
+		if (nd == 0)
+			p = isl_printer_print_str(p, "NULL");
+		else
+			p = isl_printer_print_str(p, "(const int64_t[]){ ");
+		for (d = 0; d < nd; ++d) {
+			if (d)
+				p = isl_printer_print_str(p, ", ");
+			p = dmd_emit_expr(p, lo[d]);
+			p = isl_printer_print_str(p, " - ");
+			p = dmd_emit_expr(p, blo[d]);
+		}
+		if (nd)
+			p = isl_printer_print_str(p, " }");
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 4);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_use(ctx, p, user, "buf");
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_home_arr(ctx, p, x->tensor);
+		p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+	}
+	p = isl_printer_print_str(p, ", ");
+	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
+	p = isl_printer_print_str(p, ");");
+	p = isl_printer_end_line(p);
+	return isl_printer_indent(p, -4);
+}
+
+/* Print " kind<d>_user = " (d < 0: "kind_user") when the step reads
+ * that component of a view, and return 1; else print nothing, return 0. */
+static int dmd_emit_set(struct dmd_emit_ctx *ctx, isl_printer **p,
+	const char *user, const char *kind, int d)
+{
+	if (d >= 0 ? !dmd_emit_has(ctx->read, user, "%s%d", kind, d) :
+	    !dmd_emit_has(ctx->read, user, "%s", kind))
+		return 0;
+	*p = isl_printer_print_str(*p, " ");
+	*p = d >= 0 ? dmd_emit_namef(*p, user, "%s%d", kind, d) :
+		dmd_emit_name(*p, kind, user);
+	*p = isl_printer_print_str(*p, " =");
+	*p = isl_printer_print_str(*p, " ");
+	return 1;
+}
+
+/* The view of tensor "t" := its home buffer ("home"), or the buffer of
+ * transfer "x" at parity "par" with origin lo[] (and the buffer's
+ * extents), in the components the step reads:
+ *   v_A = r0b_A; vo0_A = 64 * c_x; vx1_A = 256; */
+static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x, int home,
+	__isl_keep isl_ast_expr *par, isl_ast_expr **lo)
+{
+	int t = x->tensor, nd = ctx->m->lay[t]->ndim, d;
+	const char *user = ctx->m->job->tensors[t].name;
+
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "{");
+	if (dmd_emit_set(ctx, &p, user, "v", -1)) {
+		p = home ? dmd_emit_use(ctx, p, user, "buf") :
+			dmd_emit_buf(ctx, p, x, par);
+		p = isl_printer_print_str(p, ";");
+	}
+	for (d = 0; d < nd; ++d) {
+		if (!dmd_emit_set(ctx, &p, user, "vo", d))
+			continue;
+		p = home ? dmd_emit_home_o(ctx, p, t, d) :
+			isl_printer_print_ast_expr(p, lo[d]);
+		p = isl_printer_print_str(p, ";");
+	}
+	for (d = 0; d < nd; ++d) {
+		if (!dmd_emit_set(ctx, &p, user, "vx", d))
+			continue;
+		if (home)
+			p = dmd_emit_home_x(ctx, p, t, d);
+		else
+			p = dmd_emit_printf(p, "%ld", ctx->rx[x->id][d]);
+		p = isl_printer_print_str(p, ";");
+	}
+	p = isl_printer_print_str(p, " }");
+	return isl_printer_end_line(p);
+}
+
+/* The wait of a transfer, then (at a time loop) the view of its time
+ * point, as one block.  expr: parity, lo[nd] (, root). */
+static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
+{
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	int nd = ctx->m->lay[x->tensor]->ndim;
+
+	if (x->level < 0) {
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
+		return isl_printer_end_line(p);
+	}
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "{");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 2);
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
+	p = isl_printer_end_line(p);
+	if (x->kind != DMD_XFER_BCAST) {
+		p = dmd_emit_view(ctx, p, x, 0, pl->expr[0], pl->expr + 1);
+	} else {
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "if (");
+		p = dmd_emit_name(p, "c", ctx->m->job->axes[x->axis]);
+		p = isl_printer_print_str(p, " == ");
+		p = dmd_emit_expr(p, pl->expr[1 + nd]);
+		p = isl_printer_print_str(p, ")");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 2);
+		p = dmd_emit_view(ctx, p, x, 1, NULL, NULL);
+		p = isl_printer_indent(p, -2);
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "else");
+		p = isl_printer_end_line(p);
+		p = isl_printer_indent(p, 2);
+		p = dmd_emit_view(ctx, p, x, 0, pl->expr[0], pl->expr + 1);
+		p = isl_printer_indent(p, -2);
+	}
+	p = isl_printer_indent(p, -2);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "}");
+	return isl_printer_end_line(p);
+}
+
+/* Print one user statement from its payload: the only switch on the
+ * statement's kind. */
+__isl_give isl_printer *dmd_emit_user(__isl_take isl_printer *p,
+	__isl_take isl_ast_print_options *options,
+	__isl_keep isl_ast_node *node, void *user)
+{
+	struct dmd_emit_ctx *ctx = user;
+	isl_id *id = isl_ast_node_get_annotation(node);
+	struct dmd_spec_payload *pl = isl_id_get_user(id);
+
+	isl_id_free(id);
+	isl_ast_print_options_free(options);
+	if (!pl)
+		return isl_printer_free(p);
+	switch (pl->stmt->kind) {
+	case DMD_SPEC_COMP:
+		return dmd_emit_comp(ctx, p, pl);
+	case DMD_SPEC_GEMM:
+		return dmd_emit_gemm(ctx, p, pl);
+	case DMD_SPEC_ZERO:
+		if (pl->n_expr)
+			return dmd_emit_zero_elem(ctx, p, pl);
+		return dmd_emit_zero(ctx, p);
+	case DMD_SPEC_CLEAR:
+		return dmd_emit_clear(ctx, p, pl);
+	case DMD_SPEC_BCAST:
+		return dmd_emit_bcast(ctx, p, pl);
+	case DMD_SPEC_SHIFT:
+		return dmd_emit_shift(ctx, p, pl);
+	case DMD_SPEC_RECV:
+		return dmd_emit_recv(ctx, p, pl);
+	case DMD_SPEC_SEND:
+		return dmd_emit_send(ctx, p, pl);
+	case DMD_SPEC_SELF:
+		return dmd_emit_self(ctx, p, pl);
+	case DMD_SPEC_WAIT:
+		return dmd_emit_wait(ctx, p, pl);
+	case DMD_SPEC_VIEW_HOME:
+		return dmd_emit_view(ctx, p, pl->stmt->xfer, 1, NULL, NULL);
+	}
+	return isl_printer_free(p);
+}

@@ -1,0 +1,323 @@
+/* dmd_isl.c: isl objects built through the API from the job's
+ * expressions, and small isl helpers the passes share.
+ *
+ * Nothing here prints text for isl to read: a variable of an expression
+ * becomes whatever pw_aff the caller's dmd_isl_var_fn gives for its name
+ * (a mesh parameter, a set dimension), so no user name reaches isl's
+ * parser and none can collide with its syntax ("and", "mod", "nan").
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include <isl/local_space.h>
+
+#include "dmd_isl.h"
+
+/* The set dimension "pos" of set space "space", as a pw_aff on it:
+ * { S[i, j] -> [(j)] } for pos 1. */
+__isl_give isl_pw_aff *dmd_isl_dim(__isl_keep isl_space *space, int pos)
+{
+	isl_local_space *ls;
+
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	return isl_pw_aff_var_on_domain(ls, isl_dim_set, pos);
+}
+
+/* The constant "v" on set (or parameter) space "space". */
+__isl_give isl_pw_aff *dmd_isl_cst(__isl_keep isl_space *space, long v)
+{
+	isl_local_space *ls;
+	isl_val *val;
+
+	if (!space)
+		return NULL;
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	val = isl_val_int_from_si(isl_space_get_ctx(space), v);
+	return isl_pw_aff_from_aff(isl_aff_val_on_domain(ls, val));
+}
+
+/* The parameter-only "pa" as a pw_aff on set space "space":
+ * [c] -> { [(64 c)] } becomes [c] -> { S[i] -> [(64 c)] }. */
+__isl_give isl_pw_aff *dmd_isl_on(__isl_take isl_pw_aff *pa,
+	__isl_keep isl_space *space)
+{
+	pa = isl_pw_aff_align_params(pa, isl_space_params(
+		isl_space_copy(space)));
+	return isl_pw_aff_insert_domain(pa, isl_space_copy(space));
+}
+
+/* The value of constant expression "e" in *v; 1 if it is a constant
+ * (without overflow), 0 otherwise. */
+static int dmd_isl_const(const struct dmd_expr *e, long *v)
+{
+	long a, b;
+
+	switch (e->type) {
+	case DMD_EXPR_INT:
+		*v = e->ival;
+		return 1;
+	case DMD_EXPR_NEG:
+		if (!dmd_isl_const(e->args[0], &a) || a == LONG_MIN)
+			return 0;
+		*v = -a;
+		return 1;
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+	case DMD_EXPR_MUL:
+	case DMD_EXPR_FDIV:
+	case DMD_EXPR_MOD:
+		break;
+	default:
+		return 0;
+	}
+	if (!dmd_isl_const(e->args[0], &a) || !dmd_isl_const(e->args[1], &b))
+		return 0;
+	switch (e->type) {
+	case DMD_EXPR_ADD:
+		return !__builtin_add_overflow(a, b, v);
+	case DMD_EXPR_SUB:
+		return !__builtin_sub_overflow(a, b, v);
+	case DMD_EXPR_MUL:
+		return !__builtin_mul_overflow(a, b, v);
+	default:
+		if (b <= 0)
+			return 0;
+		*v = a / b - (a % b != 0 && a < 0);
+		if (e->type == DMD_EXPR_MOD)
+			*v = a - *v * b;
+		return 1;
+	}
+}
+
+/* The value of "e" on "space" (see the header); NULL on error or if "e"
+ * is not quasi-affine (the reader has checked that it is). */
+__isl_give isl_pw_aff *dmd_isl_expr(__isl_keep isl_space *space,
+	const struct dmd_expr *e, dmd_isl_var_fn var, void *user)
+{
+	isl_pw_aff *a, *b;
+	isl_val *v;
+	long c;
+
+	if (!space || !e)
+		return NULL;
+	if (dmd_isl_const(e, &c))
+		return dmd_isl_cst(space, c);
+	switch (e->type) {
+	case DMD_EXPR_VAR:
+		return var(space, e->name, user);
+	case DMD_EXPR_NEG:
+		return isl_pw_aff_neg(dmd_isl_expr(space, e->args[0], var,
+			user));
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+	case DMD_EXPR_MUL:
+		a = dmd_isl_expr(space, e->args[0], var, user);
+		b = dmd_isl_expr(space, e->args[1], var, user);
+		if (e->type == DMD_EXPR_ADD)
+			return isl_pw_aff_add(a, b);
+		if (e->type == DMD_EXPR_SUB)
+			return isl_pw_aff_sub(a, b);
+		return isl_pw_aff_mul(a, b);
+	case DMD_EXPR_FDIV:
+	case DMD_EXPR_MOD:
+		if (!dmd_isl_const(e->args[1], &c) || c <= 0)
+			return NULL;
+		a = dmd_isl_expr(space, e->args[0], var, user);
+		v = isl_val_int_from_si(isl_space_get_ctx(space), c);
+		if (e->type == DMD_EXPR_MOD)
+			return isl_pw_aff_mod_val(a, v);
+		return isl_pw_aff_floor(isl_pw_aff_scale_down_val(a, v));
+	default:
+		return NULL;
+	}
+}
+
+/* A set space with the parameters of "params", tuple "name" (NULL: no
+ * name) and "n" dimensions. */
+__isl_give isl_space *dmd_isl_set_space(__isl_keep isl_space *params,
+	const char *name, int n)
+{
+	isl_space *space;
+
+	space = isl_space_set_from_params(isl_space_params(
+		isl_space_copy(params)));
+	space = isl_space_add_dims(space, isl_dim_set, n);
+	if (name)
+		space = isl_space_set_tuple_name(space, isl_dim_set, name);
+	return space;
+}
+
+/* Give the tuple of "set" the name "name". */
+__isl_give isl_set *dmd_isl_set_name(__isl_take isl_set *set,
+	const char *name)
+{
+	return isl_set_set_tuple_name(set, name);
+}
+
+/* Give the domain tuple of "pa" the name "name". */
+__isl_give isl_pw_aff *dmd_isl_pw_aff_name(__isl_take isl_pw_aff *pa,
+	const char *name)
+{
+	isl_id *id;
+
+	if (!pa)
+		return NULL;
+	id = isl_id_alloc(isl_pw_aff_get_ctx(pa), name, NULL);
+	return isl_pw_aff_set_tuple_id(pa, isl_dim_in, id);
+}
+
+/* The largest value of "pa" where it is defined and the parameters lie
+ * in "ctx" (NULL: anywhere); 0 if nowhere; -1 if unbounded or on error.
+ * For the extents of buffers: [c] -> { [(64)] : c = 0; [(63)] : c = 1 }
+ * gives 64. */
+long dmd_isl_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx)
+{
+	isl_pw_aff *p;
+	isl_val *v;
+	isl_bool empty;
+	long r;
+
+	p = isl_pw_aff_copy(pa);
+	if (ctx)
+		p = isl_pw_aff_intersect_params(p, isl_set_copy(ctx));
+	empty = isl_pw_aff_is_empty(p);
+	if (empty != isl_bool_false) {
+		isl_pw_aff_free(p);
+		return empty == isl_bool_true ? 0 : -1;
+	}
+	v = isl_pw_aff_max_val(p);
+	if (!v || !isl_val_is_int(v))
+		r = -1;
+	else
+		r = isl_val_get_num_si(v);
+	isl_val_free(v);
+	return r;
+}
+
+/* pa + v */
+__isl_give isl_pw_aff *dmd_isl_add(__isl_take isl_pw_aff *pa, long v)
+{
+	isl_val *val;
+
+	if (!pa)
+		return NULL;
+	val = isl_val_int_from_si(isl_pw_aff_get_ctx(pa), v);
+	return isl_pw_aff_add_constant_val(pa, val);
+}
+
+/* "pa" extended with 0 where it is undefined on "dom", so that a box is
+ * empty (not undefined) on ranks that need nothing. */
+__isl_give isl_pw_aff *dmd_isl_complete(__isl_take isl_pw_aff *pa,
+	__isl_keep isl_set *dom)
+{
+	isl_set *rest;
+	isl_pw_aff *zero;
+
+	rest = isl_set_subtract(isl_set_copy(dom),
+		isl_pw_aff_domain(isl_pw_aff_copy(pa)));
+	zero = isl_pw_aff_val_on_domain(rest,
+		isl_val_zero(isl_set_get_ctx(dom)));
+	return isl_pw_aff_coalesce(isl_pw_aff_union_add(pa, zero));
+}
+
+/* lo[d] = the smallest value of output d of "map", ext[d] = the largest
+ * minus the smallest plus one, as pw_affs on the domain of "map".
+ * Returns 0, or -1 on error (with the pw_affs already made kept in
+ * lo/ext for the caller to free). */
+int dmd_isl_box(__isl_keep isl_map *map, isl_pw_aff **lo, isl_pw_aff **ext)
+{
+	isl_size n = isl_map_dim(map, isl_dim_out);
+	int d;
+
+	if (n < 0)
+		return -1;
+	for (d = 0; d < n; ++d) {
+		isl_pw_aff *mn, *mx;
+
+		mn = isl_pw_aff_coalesce(isl_map_dim_min(isl_map_copy(map),
+			d));
+		mx = isl_pw_aff_coalesce(isl_map_dim_max(isl_map_copy(map),
+			d));
+		ext[d] = isl_pw_aff_coalesce(dmd_isl_add(isl_pw_aff_sub(mx,
+			isl_pw_aff_copy(mn)), 1));
+		lo[d] = mn;
+		if (!lo[d] || !ext[d])
+			return -1;
+	}
+	return 0;
+}
+
+/* The same for set "set": pw_affs on its parameters. */
+int dmd_isl_set_box(__isl_keep isl_set *set, isl_pw_aff **lo,
+	isl_pw_aff **ext)
+{
+	isl_map *map;
+	int r;
+
+	map = isl_map_from_range(isl_set_copy(set));
+	r = dmd_isl_box(map, lo, ext);
+	isl_map_free(map);
+	if (r < 0)
+		return -1;
+	for (r = 0; r < isl_set_dim(set, isl_dim_set); ++r) {
+		lo[r] = isl_pw_aff_project_domain_on_params(lo[r]);
+		ext[r] = isl_pw_aff_project_domain_on_params(ext[r]);
+		if (!lo[r] || !ext[r])
+			return -1;
+	}
+	return 0;
+}
+
+/* { D[x] -> out[e] : lo(x) <= e < lo(x) + ext(x) } where D is the domain
+ * of lo/ext (n >= 1 pw_affs on one set space, or on the parameters), as
+ * a map (a set if the domain is a parameter domain). */
+__isl_give isl_map *dmd_isl_box_map(__isl_keep isl_space *out,
+	int n, isl_pw_aff *const *lo, isl_pw_aff *const *ext)
+{
+	isl_space *dom, *space;
+	isl_multi_aff *proj;
+	isl_set *box;
+	int d;
+
+	if (n < 1 || !lo[0])
+		return NULL;
+	dom = isl_pw_aff_get_domain_space(lo[0]);
+	if (isl_space_is_params(dom))
+		dom = isl_space_set_from_params(dom);
+	space = isl_space_map_from_domain_and_range(dom,
+		isl_space_copy(out));
+	space = isl_space_wrap(space);
+	proj = isl_multi_aff_domain_map(isl_space_unwrap(
+		isl_space_copy(space)));
+	box = isl_set_universe(isl_space_copy(space));
+	for (d = 0; d < n; ++d) {
+		isl_pw_aff *l, *x, *e;
+		int nd = isl_space_dim(space, isl_dim_set) - n;
+
+		isl_space *ls = isl_pw_aff_get_domain_space(lo[d]);
+		isl_bool par = isl_space_is_params(ls);
+
+		isl_space_free(ls);
+		l = isl_pw_aff_copy(lo[d]);
+		x = isl_pw_aff_copy(ext[d]);
+		if (par == isl_bool_true) {
+			isl_space *ds = isl_space_domain(isl_space_unwrap(
+				isl_space_copy(space)));
+			l = dmd_isl_on(l, ds);
+			x = dmd_isl_on(x, ds);
+			isl_space_free(ds);
+		}
+		l = isl_pw_aff_pullback_multi_aff(l,
+			isl_multi_aff_copy(proj));
+		x = isl_pw_aff_pullback_multi_aff(x,
+			isl_multi_aff_copy(proj));
+		e = dmd_isl_dim(space, nd + d);
+		box = isl_set_intersect(box, isl_pw_aff_le_set(
+			isl_pw_aff_copy(l), isl_pw_aff_copy(e)));
+		box = isl_set_intersect(box, isl_pw_aff_lt_set(e,
+			isl_pw_aff_add(l, x)));
+	}
+	isl_multi_aff_free(proj);
+	isl_space_free(space);
+	return isl_set_unwrap(box);
+}

@@ -1,0 +1,322 @@
+/* dmd_layout.c: which rank holds which block of a tensor (spec 1.2).
+ *
+ * Every dist entry is a quasi-affine function b(c) of the coordinates: the
+ * index of the block a rank holds along that dimension.  The block's
+ * origin and extent follow from the spec's formulas, written in exactly
+ * one place (dmd_layout_block):
+ *   block:    [min(s b, E), +max(0, min(s, E - s b)))   s = ceil(E / B)
+ *   balanced: [q b + min(b, r), +(q + 1 if b < r else q))  q, r = E /% B
+ *   offsets:  [o_b, o_(b+1))
+ * so that their pieces are real differences between ranks (a
+ * tail block, an empty one) and nothing else.  For "tail" (X [127, 64],
+ * dist [x, "-"] over 2 ranks): lo = [c_x] -> { [(64 c_x)] },
+ * ext = [c_x] -> { [(64)] : c_x = 0; [(63)] : c_x = 1 }.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dmd_model.h"
+#include "dmd_isl.h"
+
+/* What dmd_layout_var needs: the mesh and the job. */
+struct dmd_layout_vars {
+	const struct dmd_mesh *mesh;
+	const struct dmd_job *job;
+};
+
+/* The value of mesh axis "name" in a dist entry: its parameter. */
+static __isl_give isl_pw_aff *dmd_layout_var(__isl_keep isl_space *space,
+	const char *name, void *user)
+{
+	struct dmd_layout_vars *v = user;
+	int a = dmd_job_find_axis(v->job, name);
+	isl_local_space *ls;
+
+	if (a < 0)
+		return NULL;
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	return isl_pw_aff_var_on_domain(ls, isl_dim_param, a);
+}
+
+/* Does expression "e" mention the variable "name"? */
+static int dmd_layout_mentions(const struct dmd_expr *e, const char *name)
+{
+	int i;
+
+	if (!e)
+		return 0;
+	if (e->type == DMD_EXPR_VAR && !strcmp(e->name, name))
+		return 1;
+	for (i = 0; i < e->n_arg; ++i)
+		if (dmd_layout_mentions(e->args[i], name))
+			return 1;
+	return 0;
+}
+
+/* The number of blocks B of dist entry "b" over the mesh, after checking
+ * that it takes exactly the values 0 .. B-1 there (spec 1.2); -1 after an
+ * error at the entry. */
+static long dmd_layout_nblocks(const struct dmd_mesh *mesh,
+	const struct dmd_job *job, int ti, int d, __isl_keep isl_pw_aff *b)
+{
+	const struct dmd_tensor *t = &job->tensors[ti];
+	isl_set *img, *want;
+	isl_val *v;
+	long B = -1;
+	int ok;
+
+	img = isl_set_from_pw_aff(isl_pw_aff_copy(b));
+	img = isl_set_intersect_params(img, isl_set_copy(mesh->set));
+	img = isl_set_project_out_all_params(img);
+	v = isl_set_dim_max_val(isl_set_copy(img), 0);
+	if (v && isl_val_is_int(v))
+		B = isl_val_get_num_si(v) + 1;
+	isl_val_free(v);
+	ok = B >= 1;
+	if (ok) {
+		want = isl_set_universe(isl_set_get_space(img));
+		want = isl_set_lower_bound_si(want, isl_dim_set, 0, 0);
+		want = isl_set_upper_bound_si(want, isl_dim_set, 0, B - 1);
+		ok = dmd_isl_bool(isl_set_is_equal(img, want)) == 1;
+		isl_set_free(want);
+	}
+	isl_set_free(img);
+	if (!ok) {
+		char *txt = dmd_expr_to_str(t->dist[d]);
+
+		dmd_job_error(job, t->dist_loc[d], "dist entry '%s' of tensor "
+			"'%s' must take exactly the values 0 .. B-1 over the "
+			"mesh", txt ? txt : "?", t->name);
+		free(txt);
+		return -1;
+	}
+	if (t->offsets[d] && t->n_offsets[d] != B + 1) {
+		dmd_job_error(job, t->dist_loc[d], "offsets of dimension %d of "
+			"tensor '%s' give %d blocks, dist gives %ld", d,
+			t->name, t->n_offsets[d] - 1, B);
+		return -1;
+	}
+	return B;
+}
+
+/* The block of dimension "d" of tensor "t" (extent E, B blocks) that the
+ * rank whose block index is "b" holds, by the formulas at the top of this
+ * file: *lo and *ext over the mesh parameters. */
+static int dmd_layout_block(const struct dmd_mesh *mesh,
+	const struct dmd_tensor *t, int d, __isl_take isl_pw_aff *b, long B,
+	isl_pw_aff **lo, isl_pw_aff **ext)
+{
+	isl_space *sp = mesh->space;
+	long E = t->shape[d];
+	isl_ctx *ctx = mesh->ctx;
+	int i;
+
+	if (t->offsets[d]) {
+		*lo = *ext = NULL;
+		for (i = 0; i < B; ++i) {
+			isl_set *is_i;
+			isl_pw_aff *l, *x;
+
+			is_i = isl_pw_aff_eq_set(isl_pw_aff_copy(b),
+				dmd_isl_cst(sp, i));
+			l = isl_pw_aff_intersect_params(dmd_isl_cst(sp,
+				t->offsets[d][i]), isl_set_copy(is_i));
+			x = isl_pw_aff_intersect_params(dmd_isl_cst(sp,
+				t->offsets[d][i + 1] - t->offsets[d][i]), is_i);
+			*lo = *lo ? isl_pw_aff_union_add(*lo, l) : l;
+			*ext = *ext ? isl_pw_aff_union_add(*ext, x) : x;
+		}
+		isl_pw_aff_free(b);
+	} else if (t->split == DMD_SPLIT_BALANCED) {
+		long q = E / B, r = E % B;
+		isl_set *small, *big;
+
+		small = isl_pw_aff_lt_set(isl_pw_aff_copy(b),
+			dmd_isl_cst(sp, r));
+		big = isl_set_subtract(isl_set_universe(isl_set_get_space(
+			small)), isl_set_copy(small));
+		*ext = isl_pw_aff_union_add(
+			isl_pw_aff_intersect_params(dmd_isl_cst(sp, q + 1),
+				small),
+			isl_pw_aff_intersect_params(dmd_isl_cst(sp, q), big));
+		*lo = isl_pw_aff_scale_val(isl_pw_aff_copy(b),
+			isl_val_int_from_si(ctx, q));
+		*lo = isl_pw_aff_add(*lo, isl_pw_aff_min(b,
+			dmd_isl_cst(sp, r)));
+	} else {
+		long s = (E + B - 1) / B;
+		isl_pw_aff *sb;
+
+		sb = isl_pw_aff_scale_val(b, isl_val_int_from_si(ctx, s));
+		*lo = isl_pw_aff_min(isl_pw_aff_copy(sb), dmd_isl_cst(sp, E));
+		*ext = isl_pw_aff_max(dmd_isl_cst(sp, 0),
+			isl_pw_aff_min(dmd_isl_cst(sp, s),
+				isl_pw_aff_sub(dmd_isl_cst(sp, E), sb)));
+	}
+	return *lo && *ext ? 0 : -1;
+}
+
+/* [c] -> { : c lies on the slice of tensor "t"'s place } */
+static __isl_give isl_set *dmd_layout_place(const struct dmd_mesh *mesh,
+	const struct dmd_tensor *t)
+{
+	isl_set *set = isl_set_copy(mesh->set);
+	int i;
+
+	for (i = 0; i < t->n_place; ++i)
+		set = isl_set_fix_si(set, isl_dim_param, t->place_axis[i],
+			t->place_coord[i]);
+	return set;
+}
+
+/* The blocks of every dimension: lo/ext on the place slice, an empty
+ * block at the origin elsewhere. */
+static int dmd_layout_blocks(struct dmd_layout *lay,
+	const struct dmd_mesh *mesh, const struct dmd_job *job)
+{
+	const struct dmd_tensor *t = &job->tensors[lay->tensor];
+	struct dmd_layout_vars vars = { mesh, job };
+	isl_set *place = dmd_layout_place(mesh, t);
+	isl_set *off;
+	int d;
+
+	off = isl_set_subtract(isl_set_copy(mesh->set), isl_set_copy(place));
+	for (d = 0; d < lay->ndim; ++d) {
+		isl_pw_aff *b, *zero;
+		long B;
+
+		if (!t->dist[d]) {
+			lay->lo[d] = dmd_isl_cst(mesh->space, 0);
+			lay->ext[d] = dmd_isl_cst(mesh->space, t->shape[d]);
+		} else {
+			b = dmd_isl_expr(mesh->space, t->dist[d],
+				&dmd_layout_var, &vars);
+			if (!b)
+				goto error;
+			B = dmd_layout_nblocks(mesh, job, lay->tensor, d, b);
+			if (B < 0) {
+				isl_pw_aff_free(b);
+				goto error;
+			}
+			if (dmd_layout_block(mesh, t, d, b, B, &lay->lo[d],
+					&lay->ext[d]) < 0)
+				goto error;
+		}
+		zero = isl_pw_aff_val_on_domain(isl_set_copy(off),
+			isl_val_zero(mesh->ctx));
+		lay->lo[d] = isl_pw_aff_union_add(isl_pw_aff_intersect_params(
+			lay->lo[d], isl_set_copy(place)),
+			isl_pw_aff_copy(zero));
+		lay->ext[d] = isl_pw_aff_union_add(isl_pw_aff_intersect_params(
+			lay->ext[d], isl_set_copy(place)), zero);
+		lay->lo[d] = isl_pw_aff_coalesce(lay->lo[d]);
+		lay->ext[d] = isl_pw_aff_coalesce(lay->ext[d]);
+		if (!lay->lo[d] || !lay->ext[d])
+			goto error;
+	}
+	isl_set_free(off);
+	isl_set_free(place);
+	return 0;
+error:
+	isl_set_free(off);
+	isl_set_free(place);
+	return -1;
+}
+
+/* held, holds and writer of "lay" from its blocks. */
+static int dmd_layout_sets(struct dmd_layout *lay,
+	const struct dmd_mesh *mesh, const struct dmd_job *job)
+{
+	const struct dmd_tensor *t = &job->tensors[lay->tensor];
+	isl_set *place = dmd_layout_place(mesh, t), *one;
+	int i;
+
+	if (lay->ndim == 0)
+		lay->held = isl_set_universe(isl_space_copy(lay->space));
+	else
+		lay->held = isl_map_range(dmd_isl_box_map(lay->space,
+			lay->ndim, lay->lo, lay->ext));
+	lay->held = isl_set_intersect_params(lay->held, isl_set_copy(place));
+	lay->held = isl_set_coalesce(lay->held);
+	lay->holds = isl_set_unbind_params_insert_domain(
+		isl_set_copy(lay->held), isl_multi_id_copy(mesh->ids));
+	lay->holds = isl_map_intersect_domain(lay->holds,
+		dmd_mesh_ranks(mesh));
+	/* one replica writes: coordinate 0 along the axes that replicate */
+	one = isl_set_copy(mesh->set);
+	for (i = 0; i < mesh->n; ++i)
+		if (!lay->axis_used[i])
+			one = isl_set_fix_si(one, isl_dim_param, i, 0);
+	lay->writer = isl_set_intersect(one, isl_set_params(
+		isl_set_copy(lay->held)));
+	lay->writer = isl_set_coalesce(lay->writer);
+	isl_set_free(place);
+	return lay->held && lay->holds && lay->writer ? 0 : -1;
+}
+
+/* Build the layout of tensor "ti" of "job" over "mesh".  Errors in its
+ * dist entries are reported against the job file; NULL is returned. */
+__isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
+	const struct dmd_job *job, int ti)
+{
+	const struct dmd_tensor *t = &job->tensors[ti];
+	struct dmd_layout *lay;
+	char name[32];
+	int d, i;
+
+	lay = calloc(1, sizeof(*lay));
+	if (!lay)
+		return NULL;
+	lay->tensor = ti;
+	lay->ndim = t->ndim;
+	snprintf(name, sizeof(name), "T%d", ti);
+	lay->space = dmd_isl_set_space(mesh->space, name, t->ndim);
+	lay->lo = calloc(t->ndim + 1, sizeof(*lay->lo));
+	lay->ext = calloc(t->ndim + 1, sizeof(*lay->ext));
+	lay->axis_used = calloc(mesh->n + 1, sizeof(int));
+	lay->partial = calloc(t->n_partial + 1, sizeof(int));
+	if (!lay->space || !lay->lo || !lay->ext || !lay->axis_used ||
+	    !lay->partial)
+		return dmd_layout_free(lay);
+	for (i = 0; i < mesh->n; ++i) {
+		for (d = 0; d < t->ndim; ++d)
+			lay->axis_used[i] |= dmd_layout_mentions(t->dist[d],
+				job->axes[i]);
+		for (d = 0; d < t->n_place; ++d)
+			lay->axis_used[i] |= t->place_axis[d] == i;
+	}
+	lay->n_partial = t->n_partial;
+	for (i = 0; i < t->n_partial; ++i)
+		lay->partial[i] = t->partial_axis[i];
+	if (dmd_layout_blocks(lay, mesh, job) < 0 ||
+	    dmd_layout_sets(lay, mesh, job) < 0)
+		return dmd_layout_free(lay);
+	return lay;
+}
+
+/* Release "lay"; returns NULL. */
+__isl_null struct dmd_layout *dmd_layout_free(
+	__isl_take struct dmd_layout *lay)
+{
+	int d;
+
+	if (!lay)
+		return NULL;
+	isl_space_free(lay->space);
+	for (d = 0; d < lay->ndim; ++d) {
+		if (lay->lo)
+			isl_pw_aff_free(lay->lo[d]);
+		if (lay->ext)
+			isl_pw_aff_free(lay->ext[d]);
+	}
+	free(lay->lo);
+	free(lay->ext);
+	isl_set_free(lay->held);
+	isl_map_free(lay->holds);
+	isl_set_free(lay->writer);
+	free(lay->partial);
+	free(lay->axis_used);
+	free(lay);
+	return NULL;
+}

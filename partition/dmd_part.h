@@ -1,0 +1,208 @@
+/* dmd_part.h: the partition room.  From the model (ir/dmd_model.h) it
+ * makes
+ *   - the transfer plan (dmd_part_plan.c, dmd_part_pattern.c,
+ *     dmd_part_p2p.c): per step, what each rank needs at each
+ *     communication point, from whom and in which pattern, what it sends
+ *     back, and each tensor's home buffer;
+ *   - the rank classes (dmd_part_fact.c, dmd_part_class.c): the facts the
+ *     emitted code depends on, as sets of ranks, and the cells of the
+ *     mesh they cut it into.
+ * Both are read, never written, by specialize/ and emit/.
+ *
+ * Sets "over the mesh" have the mesh parameters ([c_x, c_y] -> { ... }):
+ * one object describes every rank.  A transfer's time points are
+ * X<id>[t0 .. t_level] (the time loops down to its communication point);
+ * its pieces are over X<id>[t.., peer..], the peer's coordinates after
+ * the time loops.
+ */
+#ifndef DMD_PART_H
+#define DMD_PART_H
+
+#include "ir/dmd_model.h"
+
+/* A box per dimension of a tensor: the origin and the extent of each
+ * dimension as pw_affs over one space (global element indices). */
+struct dmd_box {
+	int n;
+	isl_pw_aff **lo;
+	isl_pw_aff **ext;
+};
+
+/* How a transfer brings data. */
+enum dmd_xfer_kind {
+	DMD_XFER_LOCAL,		/* every element needed is held: nothing */
+	DMD_XFER_BCAST,		/* from one rank of a mesh-axis group to all */
+	DMD_XFER_SHIFT,		/* ring shift along an axis, after a first
+				 * step that is local or point to point */
+	DMD_XFER_P2P,		/* general: one piece from each peer */
+	DMD_XFER_RETURN,	/* after the step: results sent to holders */
+};
+
+/* What a transfer is for. */
+enum dmd_xfer_use {
+	DMD_USE_INPUT,		/* the data a step reads a tensor through */
+	DMD_USE_SNAPSHOT,	/* the step's own output, as before the step */
+	DMD_USE_REDUCE,		/* a partial tensor, summed over its partial
+				 * axes, for a step that reads it */
+	DMD_USE_RETURN,		/* results computed away from their holders
+				 * (or partial over ranks) summed onto them */
+};
+
+/* The pieces of a point-to-point transfer, each from one rank's point of
+ * view (the mesh parameters):
+ *   recv: [c] -> { X[t, s] : rank c receives a box from rank s at t }
+ *   send: [c] -> { X[t, d] : rank c sends a box to rank d at t }
+ *   self: [c] -> { X[t] : rank c copies a box from its own block }
+ * with the boxes (global indices) over each.  "sum": receivers add the
+ * pieces instead of storing them. */
+struct dmd_p2p {
+	isl_set *recv_dom, *send_dom, *self_dom;
+	struct dmd_box recv, send, self;
+	int sum;
+};
+
+/* A transfer of tensor "tensor" for step "step", at time level "level"
+ * (position of its communication point among the time loops; -1: once,
+ * before them).
+ *   dom:  [c] -> { X[t] } the time points, the same on every rank (all
+ *         ranks take part in every transfer in the same order)
+ *   need: [c] -> { X[t] -> T[e] } what the rank needs at each point
+ *   box:  the box it needs (over X), completed with 0 on dom */
+struct dmd_xfer {
+	int id;				/* program-wide, in order */
+	int step;
+	int tensor;
+	int level;
+	enum dmd_xfer_kind kind;
+	enum dmd_xfer_use use;
+	int ghost;			/* lands in the tensor's home buffer */
+	char *name;			/* "X3": tuple name of its points */
+	isl_set *dom;
+	isl_map *need;
+	struct dmd_box box;
+	int axis;			/* BCAST, SHIFT */
+	int disp;			/* SHIFT */
+	isl_pw_aff *root;		/* BCAST: root coordinate, over X */
+	int first_local;		/* SHIFT: first step in the own block */
+	struct dmd_p2p *first;		/* SHIFT: first step fetched */
+	struct dmd_p2p *p2p;		/* P2P, RETURN */
+};
+
+/* The GEMM leaf of a step: at each point of the q outer time loops
+ * G[t], C[i0.., j0..] += op(A) op(B) over the box lo/ext of (i, j, k). */
+struct dmd_gemm_plan {
+	int q;
+	isl_set *dom;			/* [c] -> { G[t] : box not empty } */
+	isl_pw_aff *lo[3], *ext[3];
+};
+
+/* The plan of one step.  "provider" gives, per access of the step
+ * (index into poly->acc; the written access 0 included), the transfer
+ * whose buffer the access reads, or -1 for the tensor's home buffer
+ * (held data or ghost cells), or -2 for a read of the output in place
+ * (the same element the iteration writes).
+ *   zero: [c] -> { T[e] } elements of the output's home buffer set to 0
+ *         before the step (written by the step with '=', when it sums or
+ *         its results are returned), or NULL
+ *   part: the step writes into a buffer of its own ("part"), returned
+ *         by "ret" */
+struct dmd_step_plan {
+	int step;
+	int n_xfer;
+	struct dmd_xfer **xfer;		/* not owned: see dmd_plan */
+	int *provider;
+	struct dmd_xfer *ret;		/* not owned */
+	isl_set *zero;
+	int part;
+	isl_set *comp;			/* [c] -> { : computes something } */
+	isl_set *time;			/* [c] -> { L[t] : time points } */
+	struct dmd_gemm_plan *gemm;
+};
+
+/* The plan of the program.  "home" is, per tensor, the buffer that
+ * holds its block and its ghost cells: a box over the mesh parameters
+ * (the block itself when nothing lands around it). */
+struct dmd_plan {
+	const struct dmd_model *m;	/* not owned */
+	int n_step;
+	struct dmd_step_plan *steps;
+	int n_xfer;
+	struct dmd_xfer **xfer;		/* owned, by id */
+	struct dmd_box *home;		/* per tensor */
+	int *ghost;			/* per tensor: home larger than block */
+};
+
+/* partition/dmd_part_plan.c */
+__isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m);
+__isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *p);
+const char *dmd_part_kind_name(enum dmd_xfer_kind kind);
+
+/* partition/dmd_part_box.c: boxes */
+int dmd_box_init(struct dmd_box *box, int n);
+void dmd_box_clear(struct dmd_box *box);
+int dmd_box_of_map(struct dmd_box *box, __isl_keep isl_map *map);
+
+/* partition/dmd_part_pattern.c: broadcast and shift */
+int dmd_part_try_bcast(const struct dmd_model *m, struct dmd_xfer *x,
+	int axis);
+int dmd_part_try_shift(const struct dmd_model *m, struct dmd_xfer *x,
+	int axis, int disp);
+
+/* partition/dmd_part_p2p.c: point-to-point pieces.  "need" is
+ * [c] -> { X[t] -> T[e] }; with "partial" the pieces come from one holder
+ * per coordinate along the tensor's partial axes (and are summed). */
+__isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
+	const struct dmd_xfer *x, __isl_take isl_map *need, int partial);
+/* The return of step results: "written" is [c] -> { T[e] } written by
+ * rank c; holder h receives what r wrote and h holds (with the same
+ * coordinates along the output's partial axes). */
+__isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
+	const struct dmd_xfer *x, __isl_keep isl_set *written);
+__isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p);
+
+/* Rank classes. */
+
+/* A fact the emitted code depends on: a set of ranks; "pa" the quantity
+ * it is a piece of (NULL for a role: sends, receives...). */
+struct dmd_fact {
+	char *what;			/* "A's block extent along dim 0" */
+	isl_set *set;			/* [c] -> { : ... } */
+	isl_pw_aff *pa;
+};
+
+struct dmd_facts {
+	int n;
+	struct dmd_fact *f;
+};
+
+/* A cell of the refinement: ranks that no fact tells apart. */
+struct dmd_cell {
+	isl_set *set;			/* [c] -> { : ... } */
+};
+
+struct dmd_cells {
+	int n;
+	struct dmd_cell *cell;
+};
+
+/* partition/dmd_part_fact.c */
+__isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan);
+__isl_null struct dmd_facts *dmd_part_facts_free(
+	__isl_take struct dmd_facts *facts);
+/* Explain the ranks of "set" in words: the value of each quantity that
+ * tells classes apart, or whether they play each role (malloc'ed). */
+char *dmd_part_explain(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_keep isl_set *set);
+
+/* partition/dmd_part_class.c */
+__isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
+	const struct dmd_facts *facts);
+__isl_null struct dmd_cells *dmd_part_cells_free(
+	__isl_take struct dmd_cells *cells);
+/* The ranks of parameter set "set" as sorted inclusive ranges
+ * (*ranges, malloc'ed); returns the number of ranges, -1 on error;
+ * *count: the number of ranks. */
+int dmd_part_rank_ranges(const struct dmd_model *m, __isl_keep isl_set *set,
+	long (**ranges)[2], long *count);
+
+#endif

@@ -1,0 +1,462 @@
+/* dmd_part_fact.c: the facts the emitted code depends on.
+ *
+ * A fact is a set of ranks: the pieces of every quantity the code prints
+ * (block and buffer origins and extents, transfer boxes, broadcast roots,
+ * GEMM extents, loop bounds) and, for every transfer, the ranks that send,
+ * receive or copy in it (and to which peer offset, when there are few).
+ * For "tail" (127 rows over 2 ranks):
+ *   X's block extent along dim 0: [c_x] -> { [(64)] : c_x = 0;
+ *                                            [(63)] : c_x = 1 }
+ * gives the facts { : c_x = 0 } and { : c_x = 1 }.  Facts are built from
+ * the plan only, never from printed code.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/point.h>
+#include <isl/local_space.h>
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+
+#include "partition/dmd_part.h"
+#include "ir/dmd_isl.h"
+
+/* What the collection of facts carries. */
+struct dmd_fact_build {
+	const struct dmd_model *m;
+	struct dmd_facts *facts;
+};
+
+/* Record that the code depends on whether a rank lies in "set" (a fact
+ * true on every rank or on none is no fact; a set already recorded under
+ * the same name is not recorded twice).  "pa": the quantity it is a
+ * piece of, or NULL. */
+static int dmd_fact_add(struct dmd_fact_build *b, const char *what,
+	__isl_take isl_set *set, __isl_keep isl_pw_aff *pa)
+{
+	const struct dmd_model *m = b->m;
+	struct dmd_facts *f = b->facts;
+	struct dmd_fact *nf;
+	isl_set *rest;
+	int triv, i;
+
+	set = isl_set_coalesce(isl_set_intersect(set,
+		isl_set_copy(m->mesh->set)));
+	rest = isl_set_subtract(isl_set_copy(m->mesh->set), isl_set_copy(set));
+	triv = dmd_isl_bool(isl_set_is_empty(set));
+	if (triv == 0)
+		triv = dmd_isl_bool(isl_set_is_empty(rest));
+	isl_set_free(rest);
+	for (i = 0; triv == 0 && i < f->n; ++i)
+		if (!strcmp(f->f[i].what, what))
+			triv = dmd_isl_bool(isl_set_is_equal(f->f[i].set,
+				set));
+	if (triv != 0) {
+		isl_set_free(set);
+		return triv < 0 ? -1 : 0;
+	}
+	nf = realloc(f->f, (f->n + 1) * sizeof(*nf));
+	if (!nf) {
+		isl_set_free(set);
+		return -1;
+	}
+	f->f = nf;
+	nf = &f->f[f->n++];
+	nf->what = strdup(what);
+	nf->set = set;
+	nf->pa = pa ? isl_pw_aff_copy(pa) : NULL;
+	return nf->what ? 0 : -1;
+}
+
+/* What dmd_fact_piece needs. */
+struct dmd_fact_piece_data {
+	struct dmd_fact_build *b;
+	const char *what;
+	isl_pw_aff *pa;
+	int r;
+};
+
+/* Record the projection onto the mesh of one piece of a quantity. */
+static isl_stat dmd_fact_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_fact_piece_data *data = user;
+
+	isl_aff_free(aff);
+	if (dmd_fact_add(data->b, data->what, isl_set_params(set),
+			data->pa) < 0)
+		data->r = -1;
+	return isl_stat_ok;
+}
+
+/* Record the pieces of quantity "pa" (over the mesh, possibly over time
+ * too): each piece's projection onto the mesh is a fact, and so are the
+ * ranks where it is defined. */
+static int dmd_fact_pw_aff(struct dmd_fact_build *b, const char *what,
+	__isl_keep isl_pw_aff *pa)
+{
+	struct dmd_fact_piece_data data = { b, what, NULL, 0 };
+	isl_pw_aff *p;
+
+	if (!pa)
+		return 0;
+	p = isl_pw_aff_coalesce(isl_pw_aff_gist_params(isl_pw_aff_copy(pa),
+		isl_set_copy(b->m->mesh->set)));
+	data.pa = p;
+	if (isl_pw_aff_foreach_piece(p, &dmd_fact_piece, &data) < 0)
+		data.r = -1;
+	if (data.r == 0 && dmd_fact_add(b, what, isl_set_params(
+			isl_pw_aff_domain(isl_pw_aff_copy(p))), p) < 0)
+		data.r = -1;
+	isl_pw_aff_free(p);
+	return data.r;
+}
+
+/* The ranks with some point in "dom" (a role: receives, sends...). */
+static int dmd_fact_role(struct dmd_fact_build *b, const char *what,
+	__isl_keep isl_set *dom)
+{
+	if (!dom)
+		return 0;
+	return dmd_fact_add(b, what, isl_set_params(isl_set_copy(dom)), NULL);
+}
+
+/* What dmd_fact_offset needs. */
+struct dmd_fact_offset_data {
+	struct dmd_fact_build *b;
+	const char *what;
+	isl_set *off;			/* [c] -> { [d] : a peer at c + d } */
+	int r;
+};
+
+/* The fact of one peer offset, e.g. [-1]: the ranks that talk to the
+ * peer at x - 1 ("receives A from x - 1"). */
+static isl_stat dmd_fact_offset(__isl_take isl_point *pnt, void *user)
+{
+	struct dmd_fact_offset_data *data = user;
+	const struct dmd_model *m = data->b->m;
+	isl_set *pt = isl_set_from_point(pnt), *who;
+	char *w, *s;
+	size_t n;
+	int d;
+
+	n = strlen(data->what) + 2;
+	for (d = 0; d < m->mesh->n; ++d)
+		n += strlen(m->job->axes[d]) + 32;
+	w = malloc(n);
+	if (!w) {
+		isl_set_free(pt);
+		data->r = -1;
+		return isl_stat_ok;
+	}
+	s = w + snprintf(w, n, "%s", data->what);
+	for (d = 0; d < m->mesh->n; ++d) {
+		isl_val *v = isl_set_plain_get_val_if_fixed(pt, isl_dim_set, d);
+		long o = v ? isl_val_get_num_si(v) : 0;
+
+		isl_val_free(v);
+		if (o)
+			s += snprintf(s, n - (s - w), "%s %s %c %ld",
+				s > w + strlen(data->what) ? "," : "",
+				m->job->axes[d], o > 0 ? '+' : '-',
+				o > 0 ? o : -o);
+	}
+	pt = isl_set_align_params(pt, isl_set_get_space(data->off));
+	who = isl_set_params(isl_set_intersect(isl_set_copy(data->off), pt));
+	if (dmd_fact_add(data->b, w, who, NULL) < 0)
+		data->r = -1;
+	free(w);
+	return isl_stat_ok;
+}
+
+/* The peer offsets of a send or receive domain [c] -> { X[t, p] }:
+ * { [p - c] }; each offset gives a fact, the ranks that talk to the peer
+ * at that offset (the edges of a halo have fewer).  Only a few offsets
+ * (at most 8) are expected; with more, none is recorded. */
+static int dmd_fact_peers(struct dmd_fact_build *b, const char *what,
+	__isl_keep isl_set *dom, int len)
+{
+	const struct dmd_model *m = b->m;
+	struct dmd_fact_offset_data data = { b, what, NULL, 0 };
+	isl_set *all;
+	isl_val *cnt = NULL;
+	int np = m->mesh->n, i;
+
+	if (!dom)
+		return 0;
+	/* [c] -> { [p - c] } */
+	data.off = isl_set_project_out(isl_set_copy(dom), isl_dim_set, 0, len);
+	data.off = isl_set_reset_tuple_id(data.off);
+	{
+		isl_space *sp = isl_set_get_space(data.off);
+		isl_multi_aff *ma;
+		isl_aff_list *list = isl_aff_list_alloc(m->ctx, np);
+		isl_local_space *ls = isl_local_space_from_space(
+			isl_space_copy(sp));
+
+		for (i = 0; i < np; ++i) {
+			isl_aff *a = isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_set, i);
+
+			a = isl_aff_sub(a, isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_param, i));
+			list = isl_aff_list_add(list, a);
+		}
+		isl_local_space_free(ls);
+		ma = isl_multi_aff_from_aff_list(isl_space_map_from_set(sp),
+			list);
+		data.off = isl_set_apply(data.off, isl_map_from_multi_aff(ma));
+	}
+	all = isl_set_project_out_all_params(isl_set_copy(data.off));
+	if (isl_set_is_bounded(all) == isl_bool_true)
+		cnt = isl_set_count_val(all);
+	if (cnt && isl_val_is_int(cnt) && isl_val_get_num_si(cnt) <= 8 &&
+	    isl_set_foreach_point(all, &dmd_fact_offset, &data) < 0)
+		data.r = -1;
+	isl_val_free(cnt);
+	isl_set_free(all);
+	isl_set_free(data.off);
+	return data.r;
+}
+
+/* The facts of point-to-point pieces "p" of transfer "x" (named "tn"). */
+static int dmd_fact_p2p(struct dmd_fact_build *b, const struct dmd_xfer *x,
+	const struct dmd_p2p *p, const char *tn)
+{
+	char what[256];
+	int r = 0, len = x->level + 1;
+
+	snprintf(what, sizeof(what), "receives %s from", tn);
+	r |= dmd_fact_role(b, what, p->recv_dom);
+	r |= dmd_fact_peers(b, what, p->recv_dom, len);
+	snprintf(what, sizeof(what), "sends %s to", tn);
+	r |= dmd_fact_role(b, what, p->send_dom);
+	r |= dmd_fact_peers(b, what, p->send_dom, len);
+	snprintf(what, sizeof(what), "copies %s from its own block", tn);
+	r |= dmd_fact_role(b, what, p->self_dom);
+	return r ? -1 : 0;
+}
+
+/* The facts of transfer "x". */
+static int dmd_fact_xfer(struct dmd_fact_build *b, const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = b->m;
+	const char *tn = m->job->tensors[x->tensor].name;
+	char what[256];
+	int r = 0, d;
+
+	for (d = 0; d < x->box.n; ++d) {
+		const char *v = x->use == DMD_USE_RETURN ? "computed" :
+			"needed";
+
+		snprintf(what, sizeof(what), "the origin of the %s box %s in "
+			"step %d along dim %d", tn, v, x->step + 1, d);
+		r |= dmd_fact_pw_aff(b, what, x->box.lo[d]);
+		snprintf(what, sizeof(what), "the extent of the %s box %s in "
+			"step %d along dim %d", tn, v, x->step + 1, d);
+		r |= dmd_fact_pw_aff(b, what, x->box.ext[d]);
+	}
+	if (x->root) {
+		snprintf(what, sizeof(what), "the root of %s's broadcast", tn);
+		r |= dmd_fact_pw_aff(b, what, x->root);
+	}
+	if (x->first)
+		r |= dmd_fact_p2p(b, x, x->first, tn);
+	if (x->p2p)
+		r |= dmd_fact_p2p(b, x, x->p2p, tn);
+	return r ? -1 : 0;
+}
+
+/* The facts of step plan "sp". */
+static int dmd_fact_step(struct dmd_fact_build *b,
+	const struct dmd_step_plan *sp)
+{
+	const struct dmd_model *m = b->m;
+	const struct dmd_poly *p = m->poly[sp->step];
+	char what[256];
+	int r = 0, d;
+
+	snprintf(what, sizeof(what), "computes in step %d", sp->step + 1);
+	r |= dmd_fact_add(b, what, isl_set_copy(sp->comp), NULL);
+	if (sp->zero) {
+		snprintf(what, sizeof(what), "clears its %s before step %d",
+			m->job->tensors[p->out].name, sp->step + 1);
+		r |= dmd_fact_role(b, what, sp->zero);
+	}
+	if (sp->gemm) {
+		static const char *nm[3] = { "M", "N", "K" };
+
+		for (d = 0; d < 3; ++d) {
+			snprintf(what, sizeof(what), "the GEMM's %s in step "
+				"%d", nm[d], sp->step + 1);
+			r |= dmd_fact_pw_aff(b, what, sp->gemm->ext[d]);
+			snprintf(what, sizeof(what), "the GEMM's origin along "
+				"%s in step %d", nm[d], sp->step + 1);
+			r |= dmd_fact_pw_aff(b, what, sp->gemm->lo[d]);
+		}
+		return r ? -1 : 0;
+	}
+	for (d = 0; d < p->n_time; ++d) {
+		isl_pw_aff *mn, *mx;
+
+		mn = isl_set_dim_min(isl_set_copy(sp->time), d);
+		mx = isl_set_dim_max(isl_set_copy(sp->time), d);
+		snprintf(what, sizeof(what), "the first value of loop %s",
+			p->loops[p->time_loop[d]].name);
+		r |= dmd_fact_pw_aff(b, what, mn);
+		snprintf(what, sizeof(what), "the last value of loop %s",
+			p->loops[p->time_loop[d]].name);
+		r |= dmd_fact_pw_aff(b, what, mx);
+		isl_pw_aff_free(mn);
+		isl_pw_aff_free(mx);
+	}
+	return r ? -1 : 0;
+}
+
+/* Collect every fact the emitted code of "plan" depends on. */
+__isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan)
+{
+	const struct dmd_model *m = plan->m;
+	struct dmd_fact_build b = { m, NULL };
+	char what[256];
+	int t, d, i, r = 0;
+
+	b.facts = calloc(1, sizeof(*b.facts));
+	if (!b.facts)
+		return NULL;
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		const char *tn = m->job->tensors[t].name;
+
+		if (!m->use[t].used)
+			continue;
+		for (d = 0; d < m->lay[t]->ndim; ++d) {
+			snprintf(what, sizeof(what), "%s's block origin "
+				"along dim %d", tn, d);
+			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->lo[d]);
+			snprintf(what, sizeof(what), "%s's block extent "
+				"along dim %d", tn, d);
+			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->ext[d]);
+			if (!plan->ghost[t])
+				continue;
+			snprintf(what, sizeof(what), "%s's buffer origin "
+				"along dim %d", tn, d);
+			r |= dmd_fact_pw_aff(&b, what, plan->home[t].lo[d]);
+			snprintf(what, sizeof(what), "%s's buffer extent "
+				"along dim %d", tn, d);
+			r |= dmd_fact_pw_aff(&b, what, plan->home[t].ext[d]);
+		}
+		if (m->use[t].output) {
+			snprintf(what, sizeof(what), "writes %s", tn);
+			r |= dmd_fact_add(&b, what,
+				isl_set_copy(m->lay[t]->writer), NULL);
+		}
+	}
+	for (i = 0; i < plan->n_xfer; ++i)
+		r |= dmd_fact_xfer(&b, plan->xfer[i]);
+	for (i = 0; i < plan->n_step; ++i)
+		r |= dmd_fact_step(&b, &plan->steps[i]);
+	if (r)
+		return dmd_part_facts_free(b.facts);
+	return b.facts;
+}
+
+/* Release "facts"; returns NULL. */
+__isl_null struct dmd_facts *dmd_part_facts_free(
+	__isl_take struct dmd_facts *facts)
+{
+	int i;
+
+	if (!facts)
+		return NULL;
+	for (i = 0; i < facts->n; ++i) {
+		free(facts->f[i].what);
+		isl_set_free(facts->f[i].set);
+		isl_pw_aff_free(facts->f[i].pa);
+	}
+	free(facts->f);
+	free(facts);
+	return NULL;
+}
+
+/* The value of parameter-only quantity "pa" on the ranks of "set", as C
+ * with the job's axis names ("63", "201 * x"), or NULL if it depends on
+ * time. */
+static char *dmd_fact_value(const struct dmd_model *m,
+	__isl_keep isl_pw_aff *pa, __isl_keep isl_set *set)
+{
+	isl_ast_build *build;
+	isl_ast_expr *e;
+	isl_pw_aff *g;
+	isl_set *ctx;
+	char *s;
+	int i;
+
+	if (isl_pw_aff_dim(pa, isl_dim_in) != 0)
+		return NULL;
+	ctx = dmd_mesh_display(m->mesh, m->job, isl_set_copy(set));
+	g = isl_pw_aff_project_domain_on_params(isl_pw_aff_copy(pa));
+	g = isl_pw_aff_align_params(g, isl_space_copy(m->mesh->space));
+	for (i = 0; i < m->mesh->n; ++i)
+		g = isl_pw_aff_set_dim_id(g, isl_dim_param, i,
+			isl_id_alloc(m->ctx, m->job->axes[i], NULL));
+	g = isl_pw_aff_intersect_params(g, isl_set_copy(ctx));
+	if (isl_pw_aff_is_empty(g) != isl_bool_false) {
+		isl_pw_aff_free(g);
+		isl_set_free(ctx);
+		return NULL;
+	}
+	build = isl_ast_build_from_context(ctx);
+	e = isl_ast_build_expr_from_pw_aff(build, g);
+	s = isl_ast_expr_to_C_str(e);
+	isl_ast_expr_free(e);
+	isl_ast_build_free(build);
+	return s;
+}
+
+/* Explain class "set" in words: for each fact that splits the mesh, the
+ * value of its quantity on these ranks ("X's block extent along dim 0 =
+ * 63") or whether they play its role ("receives A from x - 1: no"). */
+char *dmd_part_explain(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_keep isl_set *set)
+{
+	char *s = strdup(""), *t, *v;
+	int f, g, n = 0;
+
+	for (f = 0; s && f < facts->n; ++f) {
+		const struct dmd_fact *ft = &facts->f[f];
+
+		for (g = 0; g < f; ++g)
+			if (!strcmp(facts->f[g].what, ft->what))
+				break;
+		if (g < f)
+			continue;
+		if (ft->pa) {
+			v = dmd_fact_value(m, ft->pa, set);
+			if (!v)
+				continue;
+			t = malloc(strlen(s) + strlen(ft->what) +
+				strlen(v) + 8);
+			if (t)
+				sprintf(t, "%s%s%s = %s", s, n ? "; " : "",
+					ft->what, v);
+			free(v);
+		} else {
+			int in = dmd_isl_bool(isl_set_is_subset(set, ft->set));
+
+			t = malloc(strlen(s) + strlen(ft->what) + 12);
+			if (t)
+				sprintf(t, "%s%s%s: %s", s, n ? "; " : "",
+					ft->what, in == 1 ? "yes" : "no");
+		}
+		free(s);
+		s = t;
+		n++;
+	}
+	if (s && !n) {
+		free(s);
+		s = strdup("every extent, bound and transfer role is the same "
+			"on these ranks");
+	}
+	return s;
+}

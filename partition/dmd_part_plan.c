@@ -1,0 +1,709 @@
+/* dmd_part_plan.c: the transfer plan of a program.
+ *
+ * For each step, for each tensor it reads, at the step's communicate
+ * point for that tensor (or once, before its time loops):
+ *   need(t) = access(iterations under time point t on this rank)
+ *           [c] -> { X[t] -> T[e] }
+ * and the pattern that brings it (dmd_part_pattern.c, dmd_part_p2p.c):
+ * local (held), a broadcast along an axis, a ring shift, or point to
+ * point.  A read of the step's own output is a snapshot (the values
+ * before the step); a read of a partial tensor is its sum over the
+ * partial axes, unless the step may work on the partials.  After the
+ * step, results computed away from their holders (or split over ranks)
+ * are summed onto them.  A point-to-point input whose need contains the
+ * rank's block lands in the tensor's home buffer around the block: ghost
+ * cells, no copy of the rank's own data.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition/dmd_part.h"
+#include "ir/dmd_isl.h"
+
+/* The name of transfer kind "kind", for listings. */
+const char *dmd_part_kind_name(enum dmd_xfer_kind kind)
+{
+	switch (kind) {
+	case DMD_XFER_LOCAL:
+		return "local";
+	case DMD_XFER_BCAST:
+		return "broadcast";
+	case DMD_XFER_SHIFT:
+		return "shift";
+	case DMD_XFER_P2P:
+		return "point-to-point";
+	case DMD_XFER_RETURN:
+		return "returned to the holders";
+	}
+	return "?";
+}
+
+/* Release transfer "x"; returns NULL. */
+static struct dmd_xfer *dmd_plan_xfer_free(struct dmd_xfer *x)
+{
+	if (!x)
+		return NULL;
+	free(x->name);
+	isl_set_free(x->dom);
+	isl_map_free(x->need);
+	dmd_box_clear(&x->box);
+	isl_pw_aff_free(x->root);
+	dmd_part_p2p_free(x->first);
+	dmd_part_p2p_free(x->p2p);
+	free(x);
+	return NULL;
+}
+
+/* A new transfer of tensor "tensor" for step "s" at "level", added to
+ * the plan and to the step (NULL on error). */
+static struct dmd_xfer *dmd_plan_add(struct dmd_plan *plan, int s,
+	int tensor, int level, enum dmd_xfer_use use)
+{
+	struct dmd_step_plan *sp = &plan->steps[s];
+	struct dmd_xfer **all, **mine, *x;
+	char name[32];
+
+	all = realloc(plan->xfer, (plan->n_xfer + 1) * sizeof(*all));
+	if (!all)
+		return NULL;
+	plan->xfer = all;
+	mine = realloc(sp->xfer, (sp->n_xfer + 1) * sizeof(*mine));
+	if (!mine)
+		return NULL;
+	sp->xfer = mine;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->id = plan->n_xfer;
+	x->step = s;
+	x->tensor = tensor;
+	x->level = level;
+	x->use = use;
+	snprintf(name, sizeof(name), "X%d", x->id);
+	x->name = strdup(name);
+	plan->xfer[plan->n_xfer++] = x;
+	sp->xfer[sp->n_xfer++] = x;
+	return x->name ? x : NULL;
+}
+
+/* Remove the last transfer of the plan (and of its step). */
+static void dmd_plan_drop_last(struct dmd_plan *plan)
+{
+	struct dmd_xfer *x = plan->xfer[--plan->n_xfer];
+
+	plan->steps[x->step].n_xfer--;
+	dmd_plan_xfer_free(x);
+}
+
+/* The time points of the first "len" time loops of step "p" over all
+ * ranks (lock step): [c] -> { name[t] }. */
+static __isl_give isl_set *dmd_plan_time(const struct dmd_model *m,
+	const struct dmd_poly *p, int len, const char *name)
+{
+	isl_set *r;
+
+	r = isl_map_range(isl_map_copy(p->rsched));
+	r = isl_set_project_out(r, isl_dim_set, len, p->n_time - len);
+	r = isl_set_project_out_all_params(r);
+	r = isl_set_set_tuple_name(r, name);
+	r = isl_set_align_params(r, isl_space_copy(m->mesh->space));
+	r = isl_set_intersect_params(r, isl_set_copy(m->mesh->set));
+	return isl_set_coalesce(r);
+}
+
+/* What each rank reads of tensor "t" (through the accesses marked in
+ * "which") in each time point of the first "len" time loops:
+ * [c] -> { name[t] -> T[e] }. */
+static __isl_give isl_map *dmd_plan_need(const struct dmd_poly *p,
+	const int *which, int len, const char *name)
+{
+	isl_map *rev, *acc = NULL;
+	int a;
+
+	for (a = 1; a < p->n_acc; ++a) {
+		if (!which[a])
+			continue;
+		acc = acc ? isl_map_union(acc, isl_map_copy(p->acc[a].map)) :
+			isl_map_copy(p->acc[a].map);
+	}
+	rev = isl_map_reverse(isl_map_copy(p->rsched));
+	rev = isl_map_project_out(rev, isl_dim_in, len, p->n_time - len);
+	rev = isl_map_apply_range(rev, acc);
+	rev = isl_map_set_tuple_name(rev, isl_dim_in, name);
+	return isl_map_coalesce(rev);
+}
+
+/* The box of "x" from its need, 0 on its time points where nothing is
+ * needed. */
+static int dmd_plan_box(struct dmd_xfer *x)
+{
+	int d;
+
+	if (dmd_box_of_map(&x->box, x->need) < 0)
+		return -1;
+	for (d = 0; d < x->box.n; ++d) {
+		x->box.lo[d] = dmd_isl_complete(x->box.lo[d], x->dom);
+		x->box.ext[d] = dmd_isl_complete(x->box.ext[d], x->dom);
+		if (!x->box.lo[d] || !x->box.ext[d])
+			return -1;
+	}
+	return 0;
+}
+
+/* The points of "x"'s time points that follow another one along its
+ * level ("rest") or do not ("first"). */
+static __isl_give isl_set *dmd_plan_split_time(const struct dmd_model *m,
+	const struct dmd_xfer *x, int first)
+{
+	isl_space *space = isl_set_get_space(x->dom);
+	isl_multi_aff *back;
+	isl_set *later;
+
+	back = isl_multi_aff_identity(isl_space_map_from_set(space));
+	back = isl_multi_aff_set_aff(back, x->level, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(back, x->level), -1));
+	later = isl_set_preimage_multi_aff(isl_set_copy(x->dom), back);
+	later = isl_set_intersect(later, isl_set_copy(x->dom));
+	(void) m;
+	if (!first)
+		return isl_set_coalesce(later);
+	return isl_set_coalesce(isl_set_subtract(isl_set_copy(x->dom),
+		later));
+}
+
+/* The first step of shift "x": its own block, or fetched point to
+ * point. */
+static int dmd_plan_shift_first(const struct dmd_model *m,
+	struct dmd_xfer *x)
+{
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	isl_map *n0, *h;
+	int local;
+
+	n0 = isl_map_intersect_domain(isl_map_copy(x->need),
+		dmd_plan_split_time(m, x, 1));
+	h = isl_map_from_domain_and_range(isl_set_universe(
+		isl_set_get_space(x->dom)), isl_set_copy(lay->held));
+	local = dmd_isl_bool(isl_map_is_subset(n0, h));
+	isl_map_free(h);
+	if (local < 0) {
+		isl_map_free(n0);
+		return -1;
+	}
+	x->first_local = local;
+	if (local) {
+		isl_map_free(n0);
+		return 0;
+	}
+	x->first = dmd_part_p2p(m, x, n0, 0);
+	return x->first ? 0 : -1;
+}
+
+/* Find how transfer "x" (with its need) brings its data. */
+static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
+{
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	isl_map *h;
+	int local, a, r;
+
+	if (dmd_plan_box(x) < 0)
+		return -1;
+	if (x->use == DMD_USE_INPUT) {
+		h = isl_map_from_domain_and_range(isl_set_universe(
+			isl_set_get_space(x->dom)), isl_set_copy(lay->held));
+		local = dmd_isl_bool(isl_map_is_subset(x->need, h));
+		isl_map_free(h);
+		if (local < 0)
+			return -1;
+		if (local) {
+			x->kind = DMD_XFER_LOCAL;
+			return 0;
+		}
+		for (a = 0; a < m->mesh->n; ++a)
+			if ((r = dmd_part_try_bcast(m, x, a)) != 0)
+				return r < 0 ? -1 : 0;
+		for (a = 0; a < m->mesh->n; ++a) {
+			if ((r = dmd_part_try_shift(m, x, a, 1)) == 0)
+				r = dmd_part_try_shift(m, x, a, -1);
+			if (r < 0)
+				return -1;
+			if (r)
+				return dmd_plan_shift_first(m, x);
+		}
+	}
+	x->kind = DMD_XFER_P2P;
+	x->p2p = dmd_part_p2p(m, x, isl_map_copy(x->need),
+		x->use == DMD_USE_REDUCE);
+	return x->p2p ? 0 : -1;
+}
+
+/* Is the right side of step "p" linear in tensor "t": a sum of terms,
+ * each a product with exactly one factor reading t (outside any
+ * function)?  Then summing the step's results over ranks equals the step
+ * on the summed values. */
+static int dmd_plan_linear(const struct dmd_expr *e, const char *t)
+{
+	int i, n;
+
+	switch (e->type) {
+	case DMD_EXPR_ACCESS:
+		return !strcmp(e->name, t);
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+		return dmd_plan_linear(e->args[0], t) &&
+			dmd_plan_linear(e->args[1], t);
+	case DMD_EXPR_NEG:
+		return dmd_plan_linear(e->args[0], t);
+	case DMD_EXPR_MUL:
+		n = 0;
+		for (i = 0; i < 2; ++i)
+			n += dmd_plan_linear(e->args[i], t);
+		return n == 1;
+	case DMD_EXPR_DIV:
+		return dmd_plan_linear(e->args[0], t);
+	default:
+		return 0;
+	}
+}
+
+/* Does "e" read tensor "t" anywhere? */
+static int dmd_plan_reads(const struct dmd_expr *e, const char *t)
+{
+	int i;
+
+	if (e->type == DMD_EXPR_ACCESS && !strcmp(e->name, t))
+		return 1;
+	for (i = 0; i < e->n_arg; ++i)
+		if (dmd_plan_reads(e->args[i], t))
+			return 1;
+	return 0;
+}
+
+/* May step "p" read partial tensor "t" as its partial sums?  When the
+ * step's output is partial along the same axes, the right side is linear
+ * in t, and t is its only partial input. */
+static int dmd_plan_on_partials(const struct dmd_model *m,
+	const struct dmd_poly *p, int t)
+{
+	const struct dmd_layout *lt = m->lay[t], *lo = m->lay[p->out];
+	int i, a;
+
+	if (t == p->out || lo->n_partial != lt->n_partial)
+		return 0;
+	for (i = 0; i < lt->n_partial; ++i) {
+		for (a = 0; a < lo->n_partial; ++a)
+			if (lo->partial[a] == lt->partial[i])
+				break;
+		if (a == lo->n_partial)
+			return 0;
+	}
+	for (i = 0; i < m->job->n_tensors; ++i)
+		if (i != t && m->lay[i]->n_partial &&
+		    dmd_plan_reads(p->st->rhs, m->job->tensors[i].name))
+			return 0;
+	return dmd_plan_linear(p->st->rhs, m->job->tensors[t].name);
+}
+
+/* The time level of communicate(t, v) in step "p", or -1. */
+static int dmd_plan_comm_level(const struct dmd_poly *p, int t)
+{
+	int i;
+
+	for (i = 0; i < p->n_comm; ++i)
+		if (p->comm[i].tensor == t)
+			return p->comm[i].level;
+	return -1;
+}
+
+/* The transfers that bring tensor "t" to step "s": which accesses read
+ * it, which use, and the transfer (or none when every rank holds what it
+ * reads). */
+static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	struct dmd_step_plan *sp = &plan->steps[s];
+	enum dmd_xfer_use use = DMD_USE_INPUT;
+	struct dmd_xfer *x;
+	int *which, a, level = -1, in_place = 1, id;
+
+	which = calloc(p->n_acc, sizeof(int));
+	if (!which)
+		return -1;
+	for (a = 1; a < p->n_acc; ++a) {
+		which[a] = p->acc[a].tensor == t;
+		if (which[a] && !isl_multi_aff_plain_is_equal(p->acc[a].idx,
+				p->acc[0].idx))
+			in_place = 0;
+	}
+	if (t == p->out) {
+		if (in_place && !p->reduce) {
+			for (a = 1; a < p->n_acc; ++a)
+				if (which[a])
+					sp->provider[a] = -2;
+			free(which);
+			return 0;
+		}
+		use = DMD_USE_SNAPSHOT;
+	} else {
+		level = dmd_plan_comm_level(p, t);
+		if (m->lay[t]->n_partial && !dmd_plan_on_partials(m, p, t))
+			use = DMD_USE_REDUCE;
+	}
+	x = dmd_plan_add(plan, s, t, level, use);
+	if (!x)
+		goto error;
+	x->dom = dmd_plan_time(m, p, level + 1, x->name);
+	x->need = dmd_plan_need(p, which, level + 1, x->name);
+	if (!x->dom || !x->need || dmd_plan_classify(m, x) < 0)
+		goto error;
+	id = x->id;
+	if (x->kind == DMD_XFER_LOCAL) {
+		dmd_plan_drop_last(plan);
+		id = -1;
+	}
+	for (a = 1; a < p->n_acc; ++a)
+		if (which[a])
+			sp->provider[a] = id;
+	free(which);
+	return 0;
+error:
+	free(which);
+	return -1;
+}
+
+/* The return of step "s"'s results, when a rank writes elements it does
+ * not hold, or the holders (up to the output's partial axes) do not run
+ * every iteration that writes their elements: the step writes into a
+ * buffer of its own, summed onto the holders afterwards. */
+static int dmd_plan_return(struct dmd_plan *plan, int s)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	const struct dmd_layout *lay = m->lay[p->out];
+	struct dmd_step_plan *sp = &plan->steps[s];
+	struct dmd_xfer *x;
+	isl_set *written, *done, *mine;
+	int local, i;
+
+	done = isl_map_domain(isl_map_copy(p->rsched));
+	written = isl_set_coalesce(isl_set_apply(isl_set_copy(done),
+		isl_map_copy(p->acc[0].map)));
+	local = dmd_isl_bool(isl_set_is_subset(written, lay->held));
+	if (local == 1) {
+		for (i = 0; i < lay->n_partial; ++i)
+			done = isl_set_eliminate(done, isl_dim_param,
+				lay->partial[i], 1);
+		mine = isl_set_apply(isl_set_copy(lay->held),
+			isl_map_reverse(isl_map_copy(p->acc[0].map)));
+		local = dmd_isl_bool(isl_set_is_subset(mine, done));
+		isl_set_free(mine);
+	}
+	isl_set_free(done);
+	if (local != 0) {
+		isl_set_free(written);
+		return local < 0 ? -1 : 0;
+	}
+	x = dmd_plan_add(plan, s, p->out, -1, DMD_USE_RETURN);
+	if (!x)
+		goto error;
+	x->kind = DMD_XFER_RETURN;
+	x->dom = dmd_plan_time(m, p, 0, x->name);
+	x->need = isl_map_from_domain_and_range(isl_set_universe(
+		isl_set_get_space(x->dom)), isl_set_copy(written));
+	if (!x->dom || !x->need || dmd_plan_box(x) < 0)
+		goto error;
+	x->p2p = dmd_part_return(m, x, written);
+	isl_set_free(written);
+	if (!x->p2p)
+		return -1;
+	sp->ret = x;
+	sp->part = 1;
+	return 0;
+error:
+	isl_set_free(written);
+	return -1;
+}
+
+/* The elements of the output's home buffer that step "s" sets to zero
+ * before it computes: with '=', the elements it writes that the rank
+ * holds, when the step sums into them (several iterations write one
+ * element, results are returned, or the output holds partial sums). */
+static int dmd_plan_zero(struct dmd_plan *plan, int s)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	const struct dmd_layout *lay = m->lay[p->out];
+	struct dmd_step_plan *sp = &plan->steps[s];
+	isl_set *w;
+	isl_bool empty;
+
+	if (p->st->accumulate ||
+	    !(p->reduce || sp->ret || lay->n_partial))
+		return 0;
+	/* nothing to clear in a buffer that is still all zeros: not an
+	 * input, not written before, not in a repeat */
+	if (!m->use[p->out].input && dmd_model_step_count(m, s) == 1) {
+		int k;
+
+		for (k = 0; k < s; ++k)
+			if (m->poly[k]->out == p->out)
+				break;
+		if (k == s)
+			return 0;
+	}
+	w = isl_set_apply(isl_set_copy(p->domain),
+		isl_map_copy(p->acc[0].map));
+	w = isl_set_coalesce(isl_set_intersect(w, isl_set_copy(lay->held)));
+	empty = isl_set_is_empty(w);
+	if (empty != isl_bool_false) {
+		isl_set_free(w);
+		return empty < 0 ? -1 : 0;
+	}
+	sp->zero = w;
+	return 0;
+}
+
+/* The boxes of the GEMM leaf of step "s": at each point of the outer q
+ * time loops, the iterations must form a box in (i, j, k). */
+static int dmd_plan_gemm(struct dmd_plan *plan, int s)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	struct dmd_gemm_plan *g;
+	isl_map *rev, *prod, *pi[3];
+	isl_bool box;
+	int v, q = p->n_time - 3;
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -1;
+	plan->steps[s].gemm = g;
+	g->q = q;
+	rev = isl_map_reverse(isl_map_copy(p->rsched));
+	rev = isl_map_project_out(rev, isl_dim_in, q, p->n_time - q);
+	rev = isl_map_set_tuple_name(rev, isl_dim_in, "G");
+	rev = isl_map_coalesce(rev);
+	g->dom = isl_map_domain(isl_map_copy(rev));
+	if (dmd_isl_box(rev, g->lo, g->ext) < 0) {
+		isl_map_free(rev);
+		return -1;
+	}
+	/* the iterations are the product of their projections */
+	for (v = 0; v < 3; ++v) {
+		pi[v] = isl_map_copy(rev);
+		if (v < 2)
+			pi[v] = isl_map_project_out(pi[v], isl_dim_out, v + 1,
+				2 - v);
+		if (v > 0)
+			pi[v] = isl_map_project_out(pi[v], isl_dim_out, 0, v);
+	}
+	prod = isl_map_flat_range_product(pi[0], pi[1]);
+	prod = isl_map_flat_range_product(prod, pi[2]);
+	prod = isl_map_set_tuple_name(prod, isl_dim_out, "S");
+	box = isl_map_is_equal(rev, prod);
+	isl_map_free(rev);
+	isl_map_free(prod);
+	if (box == isl_bool_true)
+		return 0;
+	if (box == isl_bool_false)
+		dmd_job_error(m->job, p->gemm->loc, "tensorize(..., gemm): the "
+			"iterations under the outer loops do not form a box");
+	return -1;
+}
+
+/* The plan of step "s". */
+static int dmd_plan_step(struct dmd_plan *plan, int s)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	struct dmd_step_plan *sp = &plan->steps[s];
+	int a, b;
+
+	sp->step = s;
+	sp->provider = calloc(p->n_acc, sizeof(int));
+	if (!sp->provider)
+		return -1;
+	for (a = 1; a < p->n_acc; ++a)
+		sp->provider[a] = -1;
+	/* one transfer per tensor read, in order of first read */
+	for (a = 1; a < p->n_acc; ++a) {
+		for (b = 1; b < a; ++b)
+			if (p->acc[b].tensor == p->acc[a].tensor)
+				break;
+		if (b < a)
+			continue;
+		if (dmd_plan_input(plan, s, p->acc[a].tensor) < 0)
+			return -1;
+	}
+	if (dmd_plan_return(plan, s) < 0 || dmd_plan_zero(plan, s) < 0)
+		return -1;
+	if (p->gemm && dmd_plan_gemm(plan, s) < 0)
+		return -1;
+	sp->comp = isl_set_coalesce(isl_set_params(isl_map_domain(
+		isl_map_copy(p->rsched))));
+	sp->time = isl_set_coalesce(isl_map_range(isl_map_copy(p->rsched)));
+	return sp->comp && sp->time ? 0 : -1;
+}
+
+/* Is "x" a transfer whose data may land in its tensor's home buffer,
+ * around the rank's block (ghost cells)?  An input fetched point to point
+ * before the step's loops, where on every rank the box needed contains
+ * the block (a halo, a gather) or lies in it: then the box around both is
+ * no larger than the larger of the two, and nothing of the rank's own
+ * data needs a copy. */
+static int dmd_plan_is_ghost(const struct dmd_plan *plan,
+	const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	isl_set *box, *need, *bad1, *bad2;
+	int r;
+
+	if (x->use != DMD_USE_INPUT || x->kind != DMD_XFER_P2P ||
+	    x->level >= 0 || lay->ndim == 0)
+		return 0;
+	box = isl_map_range(dmd_isl_box_map(lay->space, lay->ndim,
+		x->box.lo, x->box.ext));
+	need = isl_map_range(isl_map_copy(x->need));
+	/* ranks whose block sticks out of the box they need, and ranks
+	 * that need something outside their block */
+	bad1 = isl_set_params(isl_set_subtract(isl_set_copy(lay->held),
+		isl_set_copy(box)));
+	bad1 = isl_set_intersect(bad1, isl_set_params(isl_set_copy(need)));
+	bad2 = isl_set_params(isl_set_subtract(need,
+		isl_set_copy(lay->held)));
+	bad2 = isl_set_intersect(bad2, isl_set_params(isl_set_copy(
+		lay->held)));
+	isl_set_free(box);
+	bad1 = isl_set_intersect(bad1, bad2);
+	r = dmd_isl_bool(isl_set_is_empty(bad1));
+	isl_set_free(bad1);
+	return r;
+}
+
+/* The home buffers: the block of each tensor, grown to the box of the
+ * ghost cells of its ghost transfers. */
+static int dmd_plan_homes(struct dmd_plan *plan)
+{
+	const struct dmd_model *m = plan->m;
+	int t, i, d, r;
+
+	plan->home = calloc(m->job->n_tensors + 1, sizeof(*plan->home));
+	plan->ghost = calloc(m->job->n_tensors + 1, sizeof(int));
+	if (!plan->home || !plan->ghost)
+		return -1;
+	for (i = 0; i < plan->n_xfer; ++i) {
+		struct dmd_xfer *x = plan->xfer[i];
+
+		r = dmd_plan_is_ghost(plan, x);
+		if (r < 0)
+			return -1;
+		x->ghost = r;
+		plan->ghost[x->tensor] |= r;
+	}
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		const struct dmd_layout *lay = m->lay[t];
+		struct dmd_box *home = &plan->home[t];
+		isl_set *all;
+
+		if (dmd_box_init(home, lay->ndim) < 0)
+			return -1;
+		if (!plan->ghost[t]) {
+			for (d = 0; d < lay->ndim; ++d) {
+				home->lo[d] = isl_pw_aff_copy(lay->lo[d]);
+				home->ext[d] = isl_pw_aff_copy(lay->ext[d]);
+			}
+			continue;
+		}
+		all = isl_set_copy(lay->held);
+		for (i = 0; i < plan->n_xfer; ++i)
+			if (plan->xfer[i]->tensor == t && plan->xfer[i]->ghost)
+				all = isl_set_union(all, isl_map_range(
+					isl_map_copy(plan->xfer[i]->need)));
+		all = isl_set_coalesce(all);
+		r = dmd_isl_set_box(all, home->lo, home->ext);
+		isl_set_free(all);
+		if (r < 0)
+			return -1;
+		/* ranks that hold and need nothing: the (empty) block */
+		for (d = 0; d < lay->ndim; ++d) {
+			isl_set *rest = isl_set_subtract(isl_set_copy(
+				m->mesh->set), isl_pw_aff_domain(
+				isl_pw_aff_copy(home->lo[d])));
+
+			home->lo[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(
+				home->lo[d], isl_pw_aff_intersect_params(
+				isl_pw_aff_copy(lay->lo[d]),
+				isl_set_copy(rest))));
+			home->ext[d] = isl_pw_aff_coalesce(isl_pw_aff_union_add(
+				home->ext[d], isl_pw_aff_intersect_params(
+				isl_pw_aff_copy(lay->ext[d]), rest)));
+			if (!home->lo[d] || !home->ext[d])
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Make the transfer plan of "m".  Errors are reported against the job
+ * file (a distribution that cannot be served) or not at all (an internal
+ * error); NULL is returned. */
+__isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m)
+{
+	struct dmd_plan *plan;
+	int s;
+
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return NULL;
+	plan->m = m;
+	plan->n_step = m->n_poly;
+	plan->steps = calloc(m->n_poly + 1, sizeof(*plan->steps));
+	if (!plan->steps)
+		return dmd_part_plan_free(plan);
+	for (s = 0; s < m->n_poly; ++s)
+		if (dmd_plan_step(plan, s) < 0)
+			return dmd_part_plan_free(plan);
+	if (dmd_plan_homes(plan) < 0)
+		return dmd_part_plan_free(plan);
+	return plan;
+}
+
+/* Release "plan"; returns NULL. */
+__isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *plan)
+{
+	int i, d;
+
+	if (!plan)
+		return NULL;
+	for (i = 0; i < plan->n_xfer; ++i)
+		dmd_plan_xfer_free(plan->xfer[i]);
+	free(plan->xfer);
+	for (i = 0; plan->steps && i < plan->n_step; ++i) {
+		struct dmd_step_plan *sp = &plan->steps[i];
+
+		free(sp->xfer);
+		free(sp->provider);
+		isl_set_free(sp->zero);
+		isl_set_free(sp->comp);
+		isl_set_free(sp->time);
+		if (sp->gemm) {
+			isl_set_free(sp->gemm->dom);
+			for (d = 0; d < 3; ++d) {
+				isl_pw_aff_free(sp->gemm->lo[d]);
+				isl_pw_aff_free(sp->gemm->ext[d]);
+			}
+			free(sp->gemm);
+		}
+	}
+	free(plan->steps);
+	if (plan->home)
+		for (i = 0; i < plan->m->job->n_tensors; ++i)
+			dmd_box_clear(&plan->home[i]);
+	free(plan->home);
+	free(plan->ghost);
+	free(plan);
+	return NULL;
+}
