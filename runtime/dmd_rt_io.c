@@ -149,9 +149,11 @@ static void dmd_rt_fill(dmd_rt *rt, const dmd_tensor_desc *t,
 }
 
 /* The errno value that an MPI-IO error "rc" stands for, or
- * DMD_RT_MPI_ERRBASE plus its error class if none does.
+ * DMD_RT_MPI_ERRBASE plus its error class if none does.  "e" is errno as
+ * the call left it: ROMIO reports a failed write (a full disk) as a mere
+ * MPI_ERR_IO, but the failed system call's errno is still there.
  */
-static int dmd_rt_io_errno(int rc)
+static int dmd_rt_io_errno(int rc, int e)
 {
 	int cls = MPI_ERR_OTHER;
 
@@ -168,7 +170,23 @@ static int dmd_rt_io_errno(int rc)
 		return EROFS;
 	if (cls == MPI_ERR_FILE_EXISTS)
 		return EEXIST;
+	if (cls == MPI_ERR_IO && e > 0 && e < DMD_RT_MPI_ERRBASE)
+		return e;
 	return DMD_RT_MPI_ERRBASE + cls;
+}
+
+/* Note the error of an MPI-IO call that returned "rc" ("e": errno right
+ * after the call) in err[0] (an errno value) or err[1]
+ * (DMD_RT_MPI_ERRBASE plus an error class), unless one is noted already.
+ */
+static void dmd_rt_io_note(int rc, int e, int *err)
+{
+	int code;
+
+	if (rc == MPI_SUCCESS || err[0] || err[1])
+		return;
+	code = dmd_rt_io_errno(rc, e);
+	err[code < DMD_RT_MPI_ERRBASE ? 0 : 1] = code;
 }
 
 /* Write the reason for error code "err" (dmd_rt_io_errno) into "out". */
@@ -189,16 +207,16 @@ static void dmd_rt_io_reason(int err, char *out, size_t size)
 }
 
 /* Stop this rank (and so the job) if "rc" (returned by the MPI-IO call
- * "what" on "path", of tensor "name") is an error.
+ * "what" on "path", of tensor "name", which left errno "e") is an error.
  */
-static void dmd_rt_io_check(dmd_rt *rt, int rc, const char *what,
+static void dmd_rt_io_check(dmd_rt *rt, int rc, int e, const char *what,
 	const char *path, const char *name)
 {
 	char why[MPI_MAX_ERROR_STRING];
 
 	if (rc == MPI_SUCCESS)
 		return;
-	dmd_rt_io_reason(dmd_rt_io_errno(rc), why, sizeof(why));
+	dmd_rt_io_reason(dmd_rt_io_errno(rc, e), why, sizeof(why));
 	dmd_fail(rt, "tensor '%s': %s %s: %s", name, what, path, why);
 }
 
@@ -248,17 +266,21 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "tensor '%s': %s", t->name, v.text);
 
+	errno = 0;
 	rc = MPI_File_open(rt->cart, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
 			&fh);
-	dmd_rt_io_check(rt, rc, "cannot open", path, t->name);
+	dmd_rt_io_check(rt, rc, errno, "cannot open", path, t->name);
 	rc = dmd_rt_set_view(rt, fh, v.offset, t, lo, ext);
-	dmd_rt_io_check(rt, rc, "cannot set the view of", path, t->name);
+	dmd_rt_io_check(rt, rc, errno, "cannot set the view of", path,
+		t->name);
 	dmd_rt_box_get(rt, t->ndim, bx, rel, ext, &box);
+	errno = 0;
 	rc = MPI_File_read_all_c(fh, (char *) buf + box.offset * rt->esize,
 		box.count, box.type, MPI_STATUS_IGNORE);
-	dmd_rt_io_check(rt, rc, "cannot read", path, t->name);
+	dmd_rt_io_check(rt, rc, errno, "cannot read", path, t->name);
+	errno = 0;
 	rc = MPI_File_close(&fh);
-	dmd_rt_io_check(rt, rc, "cannot close", path, t->name);
+	dmd_rt_io_check(rt, rc, errno, "cannot close", path, t->name);
 	free(path);
 }
 
@@ -420,7 +442,7 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	MPI_File fh;
 	char why[MPI_MAX_ERROR_STRING + 64];
 	char *path;
-	int rc, err = 0, all_err = 0;
+	int rc, err[2] = { 0, 0 }, all_err[2] = { 0, 0 };
 
 	if (!t->file)
 		dmd_fail(rt, "dmd_write: tensor '%s' has no file", t->name);
@@ -433,50 +455,51 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "tensor '%s': %s", t->name, v.text);
 
+	errno = 0;
 	rc = MPI_File_open(rt->cart, v.text, MPI_MODE_WRONLY, MPI_INFO_NULL,
 			&fh);
-	if (rc != MPI_SUCCESS) {
-		err = dmd_rt_io_errno(rc);
-	} else {
+	dmd_rt_io_note(rc, errno, err);
+	if (rc == MPI_SUCCESS) {
 		total = (MPI_Offset) v.offset +
 			(MPI_Offset) dmd_rt_nelem(t->ndim, t->shape) *
 			(MPI_Offset) rt->esize;
+		errno = 0;
 		rc = MPI_File_set_size(fh, total);
-		if (rc != MPI_SUCCESS && !err)
-			err = dmd_rt_io_errno(rc);
+		dmd_rt_io_note(rc, errno, err);
 		box.type = rt->base;
 		box.count = 0;
 		box.offset = 0;
 		if (writer)
 			dmd_rt_box_get(rt, t->ndim, bx, rel, ext, &box);
+		errno = 0;
 		rc = dmd_rt_set_view(rt, fh, v.offset, t, writer ? lo : zero,
 			writer ? ext : zero);
-		if (rc != MPI_SUCCESS && !err)
-			err = dmd_rt_io_errno(rc);
+		dmd_rt_io_note(rc, errno, err);
+		errno = 0;
 		rc = MPI_File_write_all_c(fh,
 			(const char *) buf + box.offset * rt->esize,
 			box.count, box.type, MPI_STATUS_IGNORE);
-		if (rc != MPI_SUCCESS && !err)
-			err = dmd_rt_io_errno(rc);
+		dmd_rt_io_note(rc, errno, err);
+		errno = 0;
 		rc = MPI_File_close(&fh);
-		if (rc != MPI_SUCCESS && !err)
-			err = dmd_rt_io_errno(rc);
+		dmd_rt_io_note(rc, errno, err);
 	}
-	MPI_Allreduce(&err, &all_err, 1, MPI_INT, MPI_MAX, rt->cart);
+	MPI_Allreduce(err, all_err, 2, MPI_INT, MPI_MAX, rt->cart);
 	why[0] = '\0';
 	if (rt->rank == 0) {
-		if (all_err) {
-			dmd_rt_io_reason(all_err, why, sizeof(why));
+		if (all_err[0] || all_err[1]) {
+			dmd_rt_io_reason(all_err[0] ? all_err[0] : all_err[1],
+				why, sizeof(why));
 		} else if (rename(v.text, path) != 0) {
 			snprintf(why, sizeof(why), "cannot rename %s: %s",
 				v.text, strerror(errno));
-			all_err = 1;
+			all_err[0] = 1;
 		}
-		if (all_err)
+		if (all_err[0] || all_err[1])
 			unlink(v.text);
 	}
-	MPI_Bcast(&all_err, 1, MPI_INT, 0, rt->cart);
-	if (all_err)
+	MPI_Bcast(all_err, 2, MPI_INT, 0, rt->cart);
+	if (all_err[0] || all_err[1])
 		dmd_rt_fail_all(rt, "tensor '%s': cannot write %s: %s",
 			t->name, path, why);
 	free(path);
