@@ -25,10 +25,15 @@
 #include "dmd_rt.h"
 #include "dmd_rt_private.h"
 
-/* Stop every process; never returns. */
+/* Stop every process; never returns.  The pause first lets the launcher
+ * forward what this rank has just written to stderr: without it,
+ * MPICH's mpiexec sometimes tore the job down before it did, and the
+ * message was lost.
+ */
 static void dmd_rt_abort(void) __attribute__((noreturn));
 static void dmd_rt_abort(void)
 {
+	usleep(100000);
 	MPI_Abort(MPI_COMM_WORLD, 1);
 	exit(1);
 }
