@@ -1,25 +1,30 @@
 /* dmd_rt_blas.c: the BLAS leaf (dmd_gemm) and the check of OpenBLAS's
  * kernels at start-up.
  *
- * Overlap: MPICH moves large messages with a rendezvous protocol that
- * needs the receiver and the sender to enter MPI now and then; a rank
- * that spends its time in one long BLAS call stalls the transfers posted
- * for the next time step.  So while a transfer is in flight on this rank,
- * dmd_gemm cuts C into panels of rows and calls MPI_Testall on the
- * requests in flight before, between and after the panels.
+ * Overlap: MPICH (ch4:ucx) moves large messages with a rendezvous
+ * protocol that is pipelined and needs both sides to enter MPI again and
+ * again; a rank that spends its time in one long BLAS call stalls the
+ * transfers posted for the next time step.  So while a transfer is in
+ * flight on this rank, dmd_gemm cuts C into panels of rows and calls
+ * MPI_Testall on the requests in flight before, between and after them.
+ * How many: one progress point per 256 KiB sent or received in flight
+ * (at least 4 panels, at most 64), but no panel under 4 Mflop.  Measured
+ * on 2 ranks of one host, 8 MB each way during an 800^3 dgemm (70 ms):
+ * with 1, 3 or 8 progress points the wait after the product still took
+ * the whole transfer (6-14 ms); with 32 it took 1 us, and the product
+ * was no slower.
  *
- * Panels are rows, never columns, and their heights are multiples of 192,
+ * Panels are rows, never columns, and their heights are multiples of 48,
  * so that every element of C is bitwise the one a single call gives.
  * OpenBLAS's kernels are not position-independent: its Haswell/Zen sgemm
  * rounds an element differently depending on where it falls in the
  * kernel's blocks, and those blocks are cut along the columns of
  * (row-major) C according to the whole extent N; along the rows they are
- * fixed groups (12 rows for that sgemm), which 192-row steps keep in place.
- * Column panels gave differences in the last bit for f32; row panels of
- * multiples of 192 gave none, for the Zen, Haswell,
- * Sandybridge, Nehalem and Prescott kernels, f32 and f64, all transposes.
- * A product with fewer than 384 rows runs as one call (MPI progresses
- * before and after it only).
+ * fixed groups (12 rows for that sgemm, 8 for Nehalem's), which 48-row
+ * steps keep in place.  Column panels gave differences in the last bit
+ * for f32; row panels of multiples of 24 gave none, for the Zen, Haswell,
+ * Sandybridge, Nehalem, Core2, Barcelona, Atom and Prescott kernels, f32
+ * and f64, all transposes (12 did not for Nehalem).
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -35,11 +40,15 @@
 #include "dmd_rt.h"
 #include "dmd_rt_private.h"
 
-/* Panels are rows of C, a multiple of this many (and at least this many),
- * and at most DMD_RT_PANEL_MAX of them.
+/* Panels: multiples of DMD_RT_PANEL_ROWS rows; one per DMD_RT_PANEL_BYTES
+ * in flight, between DMD_RT_PANEL_MIN and DMD_RT_PANEL_MAX of them; no
+ * panel under DMD_RT_PANEL_FLOPS.
  */
-#define DMD_RT_PANEL_ROWS 192
-#define DMD_RT_PANEL_MAX 8
+#define DMD_RT_PANEL_ROWS 48
+#define DMD_RT_PANEL_BYTES (256 * 1024)
+#define DMD_RT_PANEL_MIN 4
+#define DMD_RT_PANEL_MAX 64
+#define DMD_RT_PANEL_FLOPS (4 * 1024 * 1024)
 
 /* The name of the kernels OpenBLAS runs ("Haswell", "Prescott", ...). */
 const char *dmd_rt_blas_core(void)
@@ -128,21 +137,25 @@ static void dmd_rt_gemm1(dmd_rt *rt, int ta, int tb, int M, int N, int K,
 			ldb, 1.0f, C, ldc);
 }
 
-/* The height of the row panels of a product of "m" rows: at most
- * DMD_RT_PANEL_MAX panels, multiples of DMD_RT_PANEL_ROWS rows (the last
- * one may be shorter); "m" itself when "m" is too small to cut.
+/* The height of the row panels of an "m" x "n" x "k" product while
+ * "bytes" are in flight: "m" itself when it is too small to cut.
  */
-static int64_t dmd_rt_panel_rows(int64_t m)
+static int64_t dmd_rt_panel_rows(int64_t m, int64_t n, int64_t k,
+	int64_t bytes)
 {
-	int64_t np = m / DMD_RT_PANEL_ROWS, h;
+	int64_t np = bytes / DMD_RT_PANEL_BYTES, h, hmin;
 
+	if (np < DMD_RT_PANEL_MIN)
+		np = DMD_RT_PANEL_MIN;
 	if (np > DMD_RT_PANEL_MAX)
 		np = DMD_RT_PANEL_MAX;
-	if (np < 2)
-		return m;
 	h = (m + np - 1) / np;
-	return (h + DMD_RT_PANEL_ROWS - 1) / DMD_RT_PANEL_ROWS *
+	hmin = DMD_RT_PANEL_FLOPS / 2 / n / k + 1;
+	if (h < hmin)
+		h = hmin;
+	h = (h + DMD_RT_PANEL_ROWS - 1) / DMD_RT_PANEL_ROWS *
 		DMD_RT_PANEL_ROWS;
+	return h < m ? h : m;
 }
 
 /* C += op(A) * op(B) (see dmd_rt.h); in panels, with MPI progress between
@@ -170,12 +183,14 @@ void dmd_gemm(dmd_rt *rt, int ta, int tb, int64_t M, int64_t N, int64_t K,
 			PRId64 ", N %" PRId64 ", K %" PRId64 ", ta %d, tb %d)",
 			lda, ldb, ldc, M, N, K, ta, tb);
 	t0 = MPI_Wtime();
-	h = rt->n_inflight > 0 ? dmd_rt_panel_rows(M) : M;
+	h = M;
+	if (rt->n_inflight > 0)
+		h = dmd_rt_panel_rows(M, N, K, dmd_rt_progress(rt));
 	for (p = 0; p < M; p += h) {
 		int64_t m = M - p < h ? M - p : h;
 		int64_t aoff = ta ? p : p * lda;
 
-		if (rt->n_inflight > 0)
+		if (p > 0)
 			dmd_rt_progress(rt);
 		if (h < M)
 			rt->n_panels++;

@@ -65,7 +65,9 @@ struct dmd_rt_sum {
  * MPI requests posted since the last wait, "sums" the contributions to
  * add at the wait.  "inflight" is its position in rt->inflight plus one
  * (0: nothing posted).  "t_post" is the time of the first post since the
- * last wait, "bytes" what this rank counted since then (for the trace).
+ * last wait, "bytes" what this rank counted since then (for the trace),
+ * "posted" the bytes of every operation posted since then (sent or
+ * received, for dmd_gemm's panels).
  */
 struct dmd_req {
 	int id;
@@ -81,6 +83,7 @@ struct dmd_req {
 	int64_t inflight;
 	double t_post;
 	int64_t bytes;
+	int64_t posted;
 };
 
 /* What the trace records: kinds of events. */
@@ -182,7 +185,7 @@ void dmd_rt_box_get(dmd_rt *rt, int ndim, const int64_t *bx,
 	const int64_t *lo, const int64_t *cnt, struct dmd_rt_box *box);
 void dmd_rt_types_free(dmd_rt *rt);
 void dmd_rt_reqs_free(dmd_rt *rt);
-void dmd_rt_progress(dmd_rt *rt);
+int64_t dmd_rt_progress(dmd_rt *rt);
 
 /* dmd_rt_blas.c */
 void dmd_rt_blas_check(dmd_rt *rt);

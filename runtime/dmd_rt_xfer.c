@@ -248,10 +248,10 @@ void dmd_rt_reqs_free(dmd_rt *rt)
 	rt->n_reqs = rt->n_inflight = 0;
 }
 
-/* A new slot for an MPI request on "q"; the first one since the last wait
- * puts "q" in flight.
+/* A new slot for an MPI request on "q" that moves "nelem" elements; the
+ * first one since the last wait puts "q" in flight.
  */
-static MPI_Request *dmd_rt_slot(dmd_rt *rt, dmd_req *q)
+static MPI_Request *dmd_rt_slot(dmd_rt *rt, dmd_req *q, int64_t nelem)
 {
 	if (!q->inflight) {
 		rt->inflight = dmd_rt_grow(rt, rt->inflight,
@@ -265,6 +265,7 @@ static MPI_Request *dmd_rt_slot(dmd_rt *rt, dmd_req *q)
 		dmd_fail(rt, "transfer '%s': too many operations", q->label);
 	q->mreq = dmd_rt_grow(rt, q->mreq, &q->cap_mreq, q->n_mreq + 1,
 		sizeof(*q->mreq));
+	q->posted += nelem * (int64_t) rt->esize;
 	return &q->mreq[q->n_mreq++];
 }
 
@@ -307,7 +308,7 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	if (box.nelem == 0)
 		return;
 	MPI_Ibcast_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type,
-		(int) root, comm, dmd_rt_slot(rt, q));
+		(int) root, comm, dmd_rt_slot(rt, q, box.nelem));
 	if (rt->coords[axis] != root)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -334,14 +335,16 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	dmd_rt_box_get(rt, ndim, rx, rlo, rcnt, &rbox);
 	if (rbox.nelem > 0) {
 		MPI_Irecv_c(dmd_rt_box_ptr(rt, rbuf, &rbox), rbox.count,
-			rbox.type, src, q->tag, comm, dmd_rt_slot(rt, q));
+			rbox.type, src, q->tag, comm,
+			dmd_rt_slot(rt, q, rbox.nelem));
 		if (src != c)
 			dmd_rt_count(rt, q, rbox.nelem);
 	}
 	dmd_rt_box_get(rt, ndim, sx, slo, scnt, &sbox);
 	if (sbox.nelem > 0)
 		MPI_Isend_c(dmd_rt_box_ptr(rt, sbuf, &sbox), sbox.count,
-			sbox.type, dst, q->tag, comm, dmd_rt_slot(rt, q));
+			sbox.type, dst, q->tag, comm,
+			dmd_rt_slot(rt, q, sbox.nelem));
 }
 
 /* The world rank of the mesh coordinates "coords" (checked). */
@@ -372,7 +375,7 @@ void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	if (box.nelem == 0)
 		return;
 	MPI_Irecv_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, from,
-		q->tag, rt->cart, dmd_rt_slot(rt, q));
+		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -389,7 +392,7 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	if (box.nelem == 0)
 		return;
 	MPI_Isend_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, to,
-		q->tag, rt->cart, dmd_rt_slot(rt, q));
+		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;
@@ -423,7 +426,7 @@ void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	}
 	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
 	MPI_Irecv_c(s->tmp, n, rt->base, from, q->tag, rt->cart,
-		dmd_rt_slot(rt, q));
+		dmd_rt_slot(rt, q, n));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, n);
 }
@@ -502,10 +505,11 @@ static MPI_Status *volatile dmd_rt_no_statuses = MPI_STATUSES_IGNORE;
 
 /* Let MPI progress on every request in flight (MPI_Testall: completed
  * operations become MPI_REQUEST_NULL only when all of a request's have).
+ * Return the bytes that the requests in flight send and receive.
  */
-void dmd_rt_progress(dmd_rt *rt)
+int64_t dmd_rt_progress(dmd_rt *rt)
 {
-	int64_t i;
+	int64_t i, bytes = 0;
 
 	for (i = 0; i < rt->n_inflight; ++i) {
 		dmd_req *q = rt->inflight[i];
@@ -514,7 +518,9 @@ void dmd_rt_progress(dmd_rt *rt)
 		if (q->n_mreq > 0)
 			MPI_Testall((int) q->n_mreq, q->mreq, &flag,
 				dmd_rt_no_statuses);
+		bytes += q->posted;
 	}
+	return bytes;
 }
 
 /* Complete every operation posted on "q" since its last wait, then add
@@ -547,6 +553,7 @@ void dmd_wait(dmd_rt *rt, dmd_req *q)
 	dmd_rt_trace_event(rt, DMD_RT_EV_XFER, q->id, q->t_post, t1,
 		q->bytes);
 	q->bytes = 0;
+	q->posted = 0;
 	last = rt->inflight[--rt->n_inflight];
 	rt->inflight[q->inflight - 1] = last;
 	last->inflight = q->inflight;
