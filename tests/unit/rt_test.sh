@@ -243,6 +243,25 @@ EOF
 	grep -q '^rank' "$WORK/g$dt.err" && head -20 "$WORK/g$dt.err"
 done
 
+# The full test under valgrind (f64): no memory error, no leak.
+if command -v valgrind >/dev/null; then
+	V=$WORK/vg
+	mkdir -p "$V"
+	cp "$WORK"/f64/in*.npy "$V"
+	DMD_STATS=1 DMD_TRACE=$V/trace.json DMD_JOB_DIR=$V \
+		timeout 300 mpiexec.mpich -n 4 valgrind -q --leak-check=full \
+		--show-leak-kinds=definite,indirect \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+		--log-file="$V/vg.%p.txt" "$BIN" main f64 >"$V/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$V/out")" -eq 11 ]; then
+		ok "valgrind: no memory error, no leak (main, 4 ranks)"
+	else
+		cat "$V/out" "$V"/vg.*.txt
+		ko "valgrind: status $rc"
+	fi
+fi
+
 # Error cases: each must exit non-zero, print its message exactly once,
 # not hang, and stop before going on.
 E=$WORK/err
