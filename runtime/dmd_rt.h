@@ -137,7 +137,8 @@ void dmd_step_end(dmd_rt *rt, int step);
 
 /* A transfer: created once at set-up, with a tag that no other transfer
  * of the program uses (1 .. 32000), the step it belongs to (for the
- * stats) and a label for messages and traces ("A: broadcast along x"). */
+ * stats; -1: none, its bytes and messages count in the totals only) and a
+ * label for messages and traces ("A: broadcast along x"). */
 dmd_req *dmd_req_new(dmd_rt *rt, int tag, int step, const char *label);
 
 /* Post the broadcast of a box along mesh axis "axis" from the rank of the
