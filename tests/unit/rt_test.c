@@ -124,10 +124,11 @@ static void section(const char *name)
 
 /* The tensors of the main job. */
 enum { T_A, T_S, T_BIG, T_O, T_Z, T_N, T_R, T_ROUT, T_T, T_V, T_SC, T_IN,
-	T_IN2, T_VEC, T_INS, NT_MAIN };
+	T_IN2, T_VEC, T_INS, T_U, NT_MAIN };
 static const int64_t sh100[1] = { 100 }, sh57[2] = { 5, 7 };
 static const int64_t sh3[1] = { 3 }, sh65[2] = { 6, 5 }, sh4[1] = { 4 };
 static const int64_t shbig[1] = { 20000000000LL };
+static const int64_t sh456[3] = { 4, 5, 6 };
 static const dmd_tensor_desc main_tensors[NT_MAIN] = {
 	[T_A] = { "A", NULL, DMD_RT_INIT_RANDOM, 42, 1, sh100, 0 },
 	[T_S] = { "S", NULL, DMD_RT_INIT_RANDOM, 0, 0, NULL, 0 },
@@ -145,6 +146,7 @@ static const dmd_tensor_desc main_tensors[NT_MAIN] = {
 	[T_IN2] = { "In2", "in_v2.npy", 0, 0, 2, sh65, 0 },
 	[T_VEC] = { "Vec", "in_vec.npy", 0, 0, 1, sh4, 0 },
 	[T_INS] = { "InS", "in_scalar.npy", 0, 0, 0, NULL, 0 },
+	[T_U] = { "U", "U.npy", 0, 0, 3, sh456, 1 },
 };
 
 /* The mesh, dmd_alloc. */
@@ -268,11 +270,72 @@ static double in_val(int64_t i, int64_t j)
 	return 10 * i + j + 0.5;
 }
 
+/* The value of U (4x5x6) at (i, j, k). */
+static double u_val(int64_t i, int64_t j, int64_t k)
+{
+	return 100 * i + 10 * j + k;
+}
+
+/* Write U (4x5x6) in blocks 2+2 by 5 by 3+3 from buffers with one ghost
+ * layer on every side (holding -9), read it back in blocks 4 by 1+4 by
+ * 2+4 into buffers with ghost layers of 2 and check every element.
+ */
+static void test_write_3d(dmd_rt *rt)
+{
+	int64_t lo[3] = { 2 * c0, 0, 3 * c1 }, ext[3] = { 2, 5, 3 };
+	int64_t bo[3], bx[3], lo2[3] = { 0, c1 ? 1 : 0, c0 ? 2 : 0 };
+	int64_t ext2[3] = { 4, c1 ? 4 : 1, c0 ? 4 : 2 }, bo2[3], bx2[3];
+	void *u, *u2;
+
+	for (int d = 0; d < 3; ++d) {
+		bo[d] = lo[d] - 1;
+		bx[d] = ext[d] + 2;
+		bo2[d] = lo2[d] - 2;
+		bx2[d] = ext2[d] + 4;
+	}
+	u = dmd_alloc(rt, bx[0] * bx[1] * bx[2]);
+	for (int64_t i = 0; i < bx[0]; ++i)
+		for (int64_t j = 0; j < bx[1]; ++j)
+			for (int64_t k = 0; k < bx[2]; ++k) {
+				int64_t g[3] = { bo[0] + i, bo[1] + j,
+					bo[2] + k };
+				int in = 1;
+
+				for (int d = 0; d < 3; ++d)
+					in &= g[d] >= lo[d] &&
+						g[d] < lo[d] + ext[d];
+				set(u, (i * bx[1] + j) * bx[2] + k,
+					in ? u_val(g[0], g[1], g[2]) : -9);
+			}
+	dmd_write(rt, T_U, lo, ext, u, bo, bx, 1);
+	u2 = dmd_alloc(rt, bx2[0] * bx2[1] * bx2[2]);
+	fill(u2, bx2[0] * bx2[1] * bx2[2], -7);
+	dmd_read(rt, T_U, lo2, ext2, u2, bo2, bx2);
+	for (int64_t i = 0; i < bx2[0]; ++i)
+		for (int64_t j = 0; j < bx2[1]; ++j)
+			for (int64_t k = 0; k < bx2[2]; ++k) {
+				int64_t g[3] = { bo2[0] + i, bo2[1] + j,
+					bo2[2] + k };
+				double want = u_val(g[0], g[1], g[2]);
+
+				for (int d = 0; d < 3; ++d)
+					if (g[d] < lo2[d] ||
+					    g[d] >= lo2[d] + ext2[d])
+						want = -7;
+				CHECK(get(u2, (i * bx2[1] + j) * bx2[2] + k) ==
+					want, "U [%lld][%lld][%lld] = %g, want "
+					"%g", (long long) g[0], (long long) g[1],
+					(long long) g[2],
+					get(u2, (i * bx2[1] + j) * bx2[2] + k),
+					want);
+			}
+}
+
 /* Write T (5x7, blocks 3+2 by 4+3, from buffers with ghost cells holding
  * 999), V (3, written by the c1 == 0 ranks only, blocks 2+1; the others
  * hold -1 and pass writer 0) and Sc (a scalar, written by rank 0), and
  * read them back, T also with blocks 5+0 by 2+5 (two ranks have empty
- * blocks) into ghost buffers.
+ * blocks) into ghost buffers; then the 3-D U.
  */
 static void test_write(dmd_rt *rt)
 {
@@ -336,6 +399,7 @@ static void test_write(dmd_rt *rt)
 	set(s, 0, 0);
 	dmd_read(rt, T_SC, NULL, NULL, s, NULL, NULL);
 	CHECK(get(s, 0) == -2.5, "Sc = %g", get(s, 0));
+	test_write_3d(rt);
 	section("write-ghost-writers");
 }
 

@@ -144,6 +144,8 @@ i, j = np.indices((5, 7))
 assert (load('T.npy', (5, 7)) == 100 * i + j + 0.25).all()
 assert (load('V.npy', (3,)) == [1, 8, 15]).all()
 assert load('S.npy', ()) == -2.5
+i3, j3, k3 = np.indices((4, 5, 6))
+assert (load('U.npy', (4, 5, 6)) == 100 * i3 + 10 * j3 + k3).all()
 # rand.npy: the spec's formula, with numpy's wrapping uint64 arithmetic.
 with np.errstate(over='ignore'):
     k = np.arange(35, dtype=np.uint64)
