@@ -159,6 +159,7 @@ struct dmd_rt {
 	struct dmd_rt_event *ev;	/* owned */
 	int64_t n_ev;
 	int64_t cap_ev;
+	int64_t n_dropped;		/* events beyond the cap */
 };
 
 /* dmd_rt.c */

@@ -18,7 +18,7 @@
  *    "ts": US, "dur": US, "args": {...}},
  *   ...],
  *   "displayTimeUnit": "ms",
- *   "otherData": {"job": NAME, "ranks": N}}
+ *   "otherData": {"job": NAME, "ranks": N, "events_dropped": D}}
  *
  * one object per line.  CAT is "compute" (name "compute"), "step" (name:
  * the step's label, args {"step": S}), "gemm" (name "gemm"), "wait" (name:
@@ -42,6 +42,11 @@
 
 #include "dmd_rt.h"
 #include "dmd_rt_private.h"
+
+/* At most this many events per rank are kept (32 MiB); later ones are
+ * counted as dropped ("otherData": {"events_dropped": N}).
+ */
+#define DMD_RT_TRACE_MAX (1 << 20)
 
 /* A growing string (owned "s", "len" used bytes, NUL-terminated). */
 struct dmd_rt_str {
@@ -98,6 +103,10 @@ void dmd_rt_trace_event(dmd_rt *rt, int kind, int label, double t0,
 
 	if (!rt->tracing)
 		return;
+	if (rt->n_ev >= DMD_RT_TRACE_MAX) {
+		rt->n_dropped++;
+		return;
+	}
 	rt->ev = dmd_rt_grow(rt, rt->ev, &rt->cap_ev, rt->n_ev + 1,
 		sizeof(*rt->ev));
 	e = &rt->ev[rt->n_ev++];
@@ -279,7 +288,7 @@ static char *dmd_rt_label_table(dmd_rt *rt, int64_t *len)
  */
 void dmd_rt_trace_write(dmd_rt *rt)
 {
-	int64_t meta[3], *all = NULL, tablen, nev = 0, ntab = 0;
+	int64_t meta[3], *all = NULL, tablen, nev = 0, ntab = 0, dropped = 0;
 	MPI_Count *cev = NULL, *ctab = NULL;
 	MPI_Aint *dev = NULL, *dtab = NULL;
 	struct dmd_rt_event *ev = NULL;
@@ -302,6 +311,8 @@ void dmd_rt_trace_write(dmd_rt *rt)
 		dtab = dmd_rt_malloc(rt, sizeof(*dtab) * rt->size);
 	}
 	MPI_Gather(meta, 3, MPI_INT64_T, all, 3, MPI_INT64_T, 0, rt->cart);
+	MPI_Reduce(&rt->n_dropped, &dropped, 1, MPI_INT64_T, MPI_SUM, 0,
+		rt->cart);
 	if (rt->rank == 0) {
 		for (r = 0; r < rt->size; ++r) {
 			cev[r] = all[3 * r] * (int64_t) sizeof(*ev);
@@ -338,7 +349,8 @@ void dmd_rt_trace_write(dmd_rt *rt)
 		dmd_rt_str_add(rt, &b, "],\n\"displayTimeUnit\": \"ms\",\n"
 			"\"otherData\": {\"job\": ");
 		dmd_rt_str_json(rt, &b, rt->job->job ? rt->job->job : "");
-		dmd_rt_str_add(rt, &b, ", \"ranks\": %d}}\n", rt->size);
+		dmd_rt_str_add(rt, &b, ", \"ranks\": %d, \"events_dropped\": %"
+			PRId64 "}}\n", rt->size, dropped);
 		if (dmd_rt_write_file(rt, rt->trace_path, b.s, (size_t) b.len,
 				why, sizeof(why)) < 0) {
 			v.ok = 0;

@@ -173,7 +173,8 @@ es = int(sys.argv[3])
 t = json.load(open(sys.argv[1]))
 stats = json.loads([l for l in open(sys.argv[2]) if l.startswith('{')][0])
 assert set(t) == {'traceEvents', 'displayTimeUnit', 'otherData'}, set(t)
-assert t['otherData'] == {'job': 'rt_test', 'ranks': 4}, t['otherData']
+assert t['otherData'] == {'job': 'rt_test', 'ranks': 4, 'events_dropped': 0}, \
+    t['otherData']
 ev = t['traceEvents']
 labels = {'A: broadcast along y': 1, 'W: broadcast along x': 1,
           'B: shift along x': 1, 'W: shift along y': 1, 'W: self shift': 1,
