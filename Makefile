@@ -40,7 +40,7 @@ $(O)/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
 	-DDMD_BLAS_CFLAGS='"$(shell pkg-config --cflags openblas)"' \
 	-DDMD_BLAS_LIBS='"$(shell pkg-config --libs openblas)"'
 
-obj/runtime/%.o: runtime/%.c runtime/dmd_rt.h
+obj/runtime/%.o: runtime/%.c $(wildcard runtime/*.h)
 	@mkdir -p $(@D)
 	$(MPICC) $(RT_CFLAGS) -c -o $@ $<
 

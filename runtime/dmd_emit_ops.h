@@ -4,6 +4,7 @@
 #define DMD_EMIT_OPS_H
 
 #include <math.h>
+#include <stdint.h>
 
 #define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
 #define min(x, y) ((x) < (y) ? (x) : (y))
@@ -21,6 +22,6 @@ static inline double dmd_gelu(double x)
 }
 
 /* The origin of a box that starts at a buffer's first element. */
-static const long dmd_zero[8] = { 0 };
+static const int64_t dmd_zero[8] = { 0 };
 
 #endif

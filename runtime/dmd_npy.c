@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,13 @@ struct dmd_npy_dict {
 	int fortran_order;
 	int has_fortran_order;
 	int ndim;
-	long shape[DMD_NPY_MAX_DIMS];
+	int64_t shape[DMD_NPY_MAX_DIMS];
 	int has_shape;
 };
 
 /* Write "shape" as Python prints a tuple: "()", "(5,)", "(5, 7)". */
-void dmd_npy_shape_str(char *out, size_t size, int ndim, const long *shape)
+void dmd_npy_shape_str(char *out, size_t size, int ndim,
+	const int64_t *shape)
 {
 	size_t len = 0;
 	int i;
@@ -46,7 +48,7 @@ void dmd_npy_shape_str(char *out, size_t size, int ndim, const long *shape)
 	out[0] = '\0';
 	len += snprintf(out + len, size - len, "(");
 	for (i = 0; i < ndim && len < size; ++i)
-		len += snprintf(out + len, size - len, "%s%ld",
+		len += snprintf(out + len, size - len, "%s%" PRId64,
 				i ? ", " : "", shape[i]);
 	if (len < size)
 		snprintf(out + len, size - len, ndim == 1 ? ",)" : ")");
@@ -58,7 +60,7 @@ void dmd_npy_shape_str(char *out, size_t size, int ndim, const long *shape)
  * Return the total length, or -1 if it does not fit.
  */
 int dmd_npy_header(char *out, size_t size, const char *descr, int ndim,
-	const long *shape)
+	const int64_t *shape)
 {
 	char shape_str[DMD_NPY_MAX_DIMS * 24 + 8];
 	char dict[DMD_NPY_MAX_DIMS * 24 + 128];
@@ -130,14 +132,14 @@ static const char *dmd_npy_parse_shape(const char *p,
 	dict->ndim = 0;
 	while (*p != ')') {
 		char *end;
-		long v;
+		long long v;
 
 		if (!isdigit((unsigned char) *p))
 			return NULL;
 		if (dict->ndim >= DMD_NPY_MAX_DIMS)
 			return NULL;
 		errno = 0;
-		v = strtol(p, &end, 10);
+		v = strtoll(p, &end, 10);
 		if (errno)
 			return NULL;
 		dict->shape[dict->ndim++] = v;
@@ -232,7 +234,7 @@ static int dmd_npy_error(char *msg, size_t size, const char *fmt, ...)
  * name into "msg" and return -1.
  */
 int dmd_npy_check(const char *path, const char *shown, const char *descr,
-	int ndim, const long *shape, long long *offset, char *msg,
+	int ndim, const int64_t *shape, long long *offset, char *msg,
 	size_t msg_size)
 {
 	unsigned char pre[12];

@@ -1,20 +1,32 @@
 /* dmd_rt.h: the runtime library that every emitted class program links.
  *
  * Conventions.
+ *  - Indices, extents and mesh coordinates are int64_t.
  *  - Buffers are dense, row-major (C order) arrays of the job's dtype
- *    (float for f32, double for f64).
- *  - A "box" in a buffer of extents ext[0..ndim) is given by its origin lo[]
- *    and its extents cnt[] (element counts); the box must lie inside ext.
- *    A box with a zero extent is empty; every call accepts empty boxes.
+ *    (float for f32, double for f64).  A buffer is described by its
+ *    extents bx[0..ndim); a "box" inside it by its origin lo[] (relative to
+ *    the buffer's first element) and its extents cnt[].  The box must lie
+ *    inside the buffer.  A box with a zero extent is empty; every call
+ *    accepts empty boxes (and then any origin).
  *  - Mesh coordinates are row-major: rank = ((c0 * s1) + c1) * s2 + c2 ...
  *  - Every error (bad rank count, bad .npy file, failed allocation, MPI
- *    error) prints "distmpmd: rank R: ..." to stderr and calls MPI_Abort,
- *    which stops every rank.
+ *    error, bad output destination) prints "distmpmd: ..." to stderr and
+ *    calls MPI_Abort, which stops every rank: never a hang, never a partial
+ *    output file.
+ *
+ * Transfers are non-blocking and grouped: a "dmd_req" is created once per
+ * transfer statement of the program (dmd_req_new, at set-up); each
+ * dmd_ibcast / dmd_ishift / dmd_irecv / dmd_isend / dmd_irecv_sum posts
+ * operations on it, and dmd_wait completes everything posted on it since
+ * the last dmd_wait.  Emitted code posts the transfer of time step t + 1,
+ * computes step t, then waits (double buffering), so transfers overlap
+ * with computation.
  */
 #ifndef DMD_RT_H
 #define DMD_RT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,12 +35,24 @@ extern "C" {
 #define DMD_RT_MAX_DIMS 8
 
 typedef struct dmd_rt dmd_rt;
+typedef struct dmd_req dmd_req;
 
 enum { DMD_RT_F32 = 0, DMD_RT_F64 = 1 };
 enum { DMD_RT_INIT_NONE = 0, DMD_RT_INIT_ZEROS, DMD_RT_INIT_ONES,
 	DMD_RT_INIT_RANDOM };
 
-/* What an emitted program tells the runtime about its job and class. */
+/* A tensor of the job, as every class program knows it. */
+typedef struct dmd_tensor_desc {
+	const char *name;		/* the job's name for it (messages) */
+	const char *file;		/* .npy path as the job gives it, or NULL */
+	int init;			/* DMD_RT_INIT_*, for inputs without file */
+	unsigned long long seed;	/* for DMD_RT_INIT_RANDOM */
+	int ndim;
+	const int64_t *shape;		/* ndim extents */
+	int output;			/* written to "file" at the end */
+} dmd_tensor_desc;
+
+/* What an emitted program tells the runtime about its job. */
 typedef struct dmd_job_desc {
 	const char *job;		/* job name */
 	int n_axes;
@@ -36,115 +60,142 @@ typedef struct dmd_job_desc {
 	const char *const *axis_names;
 	int nranks;			/* product of mesh_shape */
 	int nclasses;			/* classes in the whole build */
-	int class_id;			/* this program's class */
-	int n_ranges;			/* ranks of this class: inclusive ranges */
-	const int (*ranges)[2];
 	int dtype;			/* DMD_RT_F32 or DMD_RT_F64 */
-	double flops;			/* 2*M*N*K for a matrix product, else < 0 */
-	const char *job_dir;		/* where relative .npy paths start */
+	double flops;			/* of all matrix-product steps, else < 0 */
+	/* Where relative .npy paths start: absolute, or relative to the
+	 * directory holding the running binary (the build directory), so
+	 * that a build directory can be moved or copied together with the
+	 * job's files.  The environment variable DMD_JOB_DIR, when set and
+	 * not empty, overrides it. */
+	const char *job_dir;
+	int n_tensors;
+	const dmd_tensor_desc *tensors;
+	int n_steps;			/* steps of the program, in order */
+	const char *const *step_labels;	/* "step 1: C[m, n] = ..." */
 } dmd_job_desc;
 
 /* MPI_Init, then check that the world has job->nranks ranks and that this
- * rank belongs to this class (else a clear message and MPI_Abort: never a
+ * rank belongs to class "class_id", whose ranks are the "n_ranges"
+ * inclusive ranges "ranges" (else a clear message and MPI_Abort: never a
  * hang).  Builds the Cartesian mesh communicator (no reordering) and one
- * sub-communicator per axis.  Reads DMD_STATS from the environment
- * (non-empty and not "0": print the stats line in dmd_finish).
- * The environment variable DMD_JOB_DIR, when set, overrides job->job_dir. */
-dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job);
+ * sub-communicator per axis.  Before any computation, rank 0 checks every
+ * output tensor's destination: its directory exists and is writable, and
+ * the file is absent or a regular file (never a device, a directory or a
+ * FIFO); any problem stops every rank with the system's reason.  Rank 0
+ * also removes temporary output files left by earlier runs whose process
+ * is gone (".NAME.tmp.HOST.PID" next to the output).
+ * Environment: DMD_STATS (non-empty and not "0": print the stats line in
+ * dmd_finish), DMD_TRACE (a path: write a trace there in dmd_finish),
+ * DMD_JOB_DIR (see job_dir).  When OPENBLAS_CORETYPE is unset, OpenBLAS
+ * runs a generic kernel and the CPU has AVX2 or AVX-512, rank 0 says so
+ * on stderr, naming OPENBLAS_CORETYPE and the value to try. */
+dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
+	int class_id, int n_ranges, const int64_t (*ranges)[2]);
 
 /* This rank's coordinate along "axis". */
-int dmd_coord(const dmd_rt *rt, int axis);
+int64_t dmd_coord(const dmd_rt *rt, int axis);
 /* This rank's rank in the world. */
 int dmd_rank(const dmd_rt *rt);
 
-/* Allocate a zero-filled buffer of n elements of the job's dtype (n may be
- * 0: a valid non-NULL pointer is returned).  Freed by dmd_finish. */
-void *dmd_alloc(dmd_rt *rt, long n);
+/* Allocate a zero-filled buffer of n elements of the job's dtype, aligned
+ * to 64 bytes (n may be 0: a valid non-NULL pointer is returned).  Freed
+ * by dmd_finish. */
+void *dmd_alloc(dmd_rt *rt, int64_t n);
 
-/* Fill "buf" (extents ext[], row-major) with the block of global tensor
- * "name" (global shape gshape[0..ndim)) whose origin is lo[]:
- *  - file != NULL: read from the .npy file (path relative to the job
- *    directory unless absolute) with collective MPI-IO.  The header is
- *    checked first: a missing file, a bad header, a shape or dtype that
- *    disagrees with gshape / the job's dtype stops every rank with a
- *    message naming the file and the tensor.
- *  - otherwise initialise: zeros, ones, or the spec's random formula on the
- *    global row-major linear index with "seed".
- * Collective: every rank calls it for every input tensor, in the same
- * order, even when its block is empty (some ext[d] == 0).  A rank whose
- * block is empty passes the tensor's file all the same. */
-void dmd_tensor_input(dmd_rt *rt, const char *name, const char *file,
-	int init, unsigned long long seed, int ndim, const long *gshape,
-	const long *lo, const long *ext, void *buf);
+/* Fill the block (lo[], ext[]: global origin and extents) of tensor
+ * number "tensor" into "buf", a buffer whose first element has global
+ * index bo[] and whose extents are bx[] (the block lies inside it; a
+ * buffer may be larger than the block: ghost cells).  From the tensor's
+ * file (path relative to the job directory unless absolute, collective
+ * MPI-IO; a missing file, a bad header, a shape or dtype that disagrees
+ * with the job stops every rank with a message naming the file and the
+ * tensor) or from its init (zeros, ones, the spec's random formula on the
+ * global row-major linear index).  Collective: every rank calls it for
+ * every input tensor in the same order, also with an empty block. */
+void dmd_read(dmd_rt *rt, int tensor, const int64_t *lo,
+	const int64_t *ext, void *buf, const int64_t *bo, const int64_t *bx);
 
-/* Write this rank's block (origin lo[], extents ext[]) of output tensor
- * "name" into the .npy file "file" (relative to the job directory).  Only
- * ranks with writer != 0 write their block (replicas pass 0); the file is
- * written under a temporary name in the same directory and renamed by rank
- * 0 after every rank has finished, so no reader ever sees a partial file.
- * Collective over all ranks, in the same order. */
-void dmd_tensor_output(dmd_rt *rt, const char *name, const char *file,
-	int ndim, const long *gshape, const long *lo, const long *ext,
-	const void *buf, int writer);
+/* Write the block (lo[], ext[]) of output tensor number "tensor", held in
+ * "buf" (first element at global bo[], extents bx[]), into the tensor's
+ * .npy file.  Only ranks with writer != 0 write their block (replicas pass
+ * 0).  The file is written under a temporary name in the same directory
+ * and renamed by rank 0 after every rank has finished, so no reader ever
+ * sees a partial file; on failure the temporary file is removed and the
+ * system's reason is printed.  Collective over all ranks, same order. */
+void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
+	const int64_t *ext, const void *buf, const int64_t *bo,
+	const int64_t *bx, int writer);
 
-/* Start and stop the timed compute phase (barrier, then MPI_Wtime). */
+/* The timed compute phase (barrier, then MPI_Wtime), around all steps. */
 void dmd_compute_begin(dmd_rt *rt);
 void dmd_compute_end(dmd_rt *rt);
+/* Around each execution of step "step" (0-based; a step inside a repeat
+ * runs once per repetition): per-step time, bytes and messages for
+ * --stats, spans for --trace. */
+void dmd_step_begin(dmd_rt *rt, int step);
+void dmd_step_end(dmd_rt *rt, int step);
 
-/* Broadcast a box along mesh axis "axis" from the rank of the same
- * sub-communicator whose coordinate along the axis is "root".  At the root,
- * buf/ext/lo describe where the box lies in its own (local) buffer; at the
- * other ranks, where to receive it.  cnt[] (the box extents) must agree on
- * all ranks of the group.  Stats: every non-root rank counts the box's
- * bytes and one message. */
-void dmd_bcast(dmd_rt *rt, int axis, int root, void *buf, int ndim,
-	const long *ext, const long *lo, const long *cnt);
+/* A transfer: created once at set-up, with a tag that no other transfer
+ * of the program uses (1 .. 32000), the step it belongs to (for the
+ * stats; -1: none, its bytes and messages count in the totals only) and a
+ * label for messages and traces ("A: broadcast along x"). */
+dmd_req *dmd_req_new(dmd_rt *rt, int tag, int step, const char *label);
 
-/* Ring shift along mesh axis "axis": send the box (sbuf, sext, slo, scnt)
- * to the rank whose coordinate is (c - disp) mod P and receive the box
- * (rbuf, rext, rlo, rcnt) from the rank at (c + disp) mod P (one
- * MPI_Sendrecv on the axis sub-communicator).  Stats: the receiver counts
- * the received bytes and one message (when the box is not empty). */
-void dmd_shift(dmd_rt *rt, int axis, int disp,
-	const void *sbuf, int ndim, const long *sext, const long *slo,
-	const long *scnt,
-	void *rbuf, const long *rext, const long *rlo, const long *rcnt);
+/* Post the broadcast of a box along mesh axis "axis" from the rank of the
+ * axis group whose coordinate is "root" (MPI_Ibcast on the axis
+ * sub-communicator).  At the root buf/bx/lo describe where the box lies
+ * in its buffer, elsewhere where to receive it; cnt[] must agree on the
+ * whole group.  Stats: every non-root rank counts the box's bytes and one
+ * message. */
+void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
 
-/* Point-to-point transfers, grouped: dmd_xfer_begin, then any number of
- * dmd_recv / dmd_send / dmd_copy (non-blocking, in any order), then
- * dmd_xfer_end, which waits for all of them.  Ranks are given by mesh
- * coordinates (n_axes ints).  Messages between one pair of ranks inside a
- * group match in the order they were posted.  Stats: dmd_recv of a
- * non-empty box counts its bytes and one message; dmd_copy counts nothing. */
-void dmd_xfer_begin(dmd_rt *rt);
-void dmd_recv(dmd_rt *rt, const int *src, void *buf, int ndim,
-	const long *ext, const long *lo, const long *cnt);
-void dmd_send(dmd_rt *rt, const int *dst, const void *buf, int ndim,
-	const long *ext, const long *lo, const long *cnt);
-void dmd_copy(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
-	const long *dlo, const void *sbuf, const long *sext, const long *slo,
-	const long *cnt);
-void dmd_xfer_end(dmd_rt *rt);
+/* Post a ring shift along "axis": send the box (sbuf, sx, slo, scnt) to
+ * the rank whose coordinate is (c - disp) mod P and receive the box
+ * (rbuf, rx, rlo, rcnt) from (c + disp) mod P.  Empty boxes are neither
+ * sent nor received.  Stats: the receiver counts the received bytes and
+ * one message (when its box is not empty and the peer is another rank). */
+void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
+	const void *sbuf, int ndim, const int64_t *sx, const int64_t *slo,
+	const int64_t *scnt, void *rbuf, const int64_t *rx,
+	const int64_t *rlo, const int64_t *rcnt);
 
-/* Inside a transfer group: receive a box from "src" and, at
- * dmd_xfer_end, add it element-wise into the box (lo[], cnt[]) of "buf"
- * (extents ext[]); and add a box of one local buffer into a box of another
- * at once.  Used to return partial results to the holders of the output.
- * Stats: as dmd_recv. */
-void dmd_recv_sum(dmd_rt *rt, const int *src, void *buf, int ndim,
-	const long *ext, const long *lo, const long *cnt);
-void dmd_copy_sum(dmd_rt *rt, void *dbuf, int ndim, const long *dext,
-	const long *dlo, const void *sbuf, const long *sext, const long *slo,
-	const long *cnt);
+/* Post the receive of a box from, or the send of a box to, the rank at
+ * mesh coordinates src[] / dst[] (n_axes values).  Between one pair of
+ * ranks, one transfer posts at most one message each way per wait.
+ * Stats: dmd_irecv of a non-empty box counts its bytes and one message. */
+void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
+void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
+/* Like dmd_irecv, but dmd_wait adds what arrived element-wise into the
+ * box instead of storing it (partial sums). */
+void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
 
-/* Element-wise sum reduction of a box onto a root (MPI_Reduce on the axis
- * sub-communicator if axis >= 0; the buffers are described as in
- * dmd_bcast: sbuf box is the contribution, rbuf box (root only) receives
- * the sum; may be the same buffer at the root).  Stats: the root counts
- * (group size - 1) * box bytes and group size - 1 messages. */
-void dmd_reduce(dmd_rt *rt, int axis, int root,
-	const void *sbuf, int ndim, const long *sext, const long *slo,
-	void *rbuf, const long *rext, const long *rlo, const long *cnt);
+/* Complete every operation posted on "q" since its last wait (and add the
+ * dmd_irecv_sum contributions).  A wait with nothing posted returns at
+ * once. */
+void dmd_wait(dmd_rt *rt, dmd_req *q);
+
+/* Copy (or add) a box of one local buffer into a box of another, at once.
+ * The boxes have the same extents cnt[]. */
+void dmd_copy(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt);
+void dmd_copy_sum(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt);
+
+/* The BLAS leaf: C += op(A) * op(B), row-major, in the job's dtype
+ * (cblas_sgemm or cblas_dgemm with alpha = beta = 1); op(A) is M x K,
+ * op(B) K x N, C M x N; ta/tb non-zero: A/B are stored transposed.  While
+ * transfers are in flight it works in panels and lets MPI progress
+ * between them, so that they overlap with the product.  M, N or K may be
+ * 0. */
+void dmd_gemm(dmd_rt *rt, int ta, int tb, int64_t M, int64_t N, int64_t K,
+	const void *A, int64_t lda, const void *B, int64_t ldb, void *C,
+	int64_t ldc);
 
 /* Stop with a message from this rank (MPI_Abort). */
 void dmd_fail(dmd_rt *rt, const char *fmt, ...)
@@ -152,9 +203,15 @@ void dmd_fail(dmd_rt *rt, const char *fmt, ...)
 
 /* Gather the stats; if enabled, rank 0 prints one JSON line on stdout:
  * {"ranks": N, "classes": C, "time_s": T, "gflops": G|null,
- *  "bytes_moved_total": B, "bytes_recv_max": R, "messages": M}
- * time_s is the largest compute phase over the ranks.  Frees every
- * dmd_alloc buffer, MPI_Finalize, returns 0 (the program's exit status). */
+ *  "bytes_moved_total": B, "bytes_recv_max": R, "messages": M,
+ *  "blas": "<OpenBLAS core name>",
+ *  "steps": [{"time_s": T, "bytes_moved_total": B, "messages": M}, ...]}
+ * time_s is the largest compute phase over the ranks (per step: the
+ * largest time of the step over the ranks, summed over its repetitions).
+ * With DMD_TRACE set, rank 0 writes the trace (Chrome trace-event JSON,
+ * one process per rank: step spans, compute, each transfer from post to
+ * completion, waits).  Frees every buffer and request, MPI_Finalize,
+ * returns 0 (the program's exit status). */
 int dmd_finish(dmd_rt *rt);
 
 #ifdef __cplusplus

@@ -1,7 +1,9 @@
 #!/bin/bash
 # rt_test.sh: builds and runs the runtime's unit test (tests/unit/rt_test.c)
-# on 4 ranks, checks with numpy the .npy files the runtime wrote, and checks
-# that the runtime's errors stop every rank with one clear message.
+# under mpiexec.mpich on 1 to 4 ranks: the full test on a 2x2 mesh in f64
+# and f32 (values, stats line, the .npy files read by numpy, the trace),
+# dmd_gemm on 2 ranks, and every error path: each must stop every rank
+# with one clear message, a non-zero exit status and no hang.
 # Last line: "N passed, M failed"; exit status non-zero on any failure.
 #
 # Needs mpicc.mpich, mpiexec.mpich and /usr/bin/python3 with numpy.
@@ -10,11 +12,12 @@ cd "$(dirname "$0")/../.." || exit 1
 TOP=$(pwd)
 PY=/usr/bin/python3
 export OPENBLAS_NUM_THREADS=1
-unset DMD_STATS
+unset DMD_STATS DMD_TRACE DMD_JOB_DIR
 pass=0
 fail=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rt_test.XXXXXX")
 [ -n "$RT_KEEP" ] || trap 'rm -rf "$WORK"' EXIT
+HOST=$(hostname)
 
 ok() { pass=$((pass + 1)); echo "ok $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL $1"; }
@@ -29,8 +32,9 @@ run() {
 
 if make -s obj/libdmdrt.a >"$WORK/make.log" 2>&1 &&
    mpicc.mpich -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$TOP" \
-	-o "$WORK/rt_test" tests/unit/rt_test.c obj/libdmdrt.a -lm \
-	>>"$WORK/make.log" 2>&1; then
+	$(pkg-config --cflags openblas) -o "$WORK/rt_test" \
+	tests/unit/rt_test.c obj/libdmdrt.a $(pkg-config --libs openblas) \
+	-lm >>"$WORK/make.log" 2>&1; then
 	ok build
 else
 	cat "$WORK/make.log"
@@ -38,6 +42,21 @@ else
 	finish
 fi
 BIN=$WORK/rt_test
+# The OpenBLAS library the test runs with, for its core name.
+OBLIB=$(ldd "$BIN" | awk '/libopenblas/ { print $3 }')
+
+# sections OUT N WHAT: one "ok NAME"/"FAIL NAME" line per section of
+# rt_test in OUT; there must be N of them.
+sections() {
+	local out=$1 want=$2 what=$3 n=0 verdict name rest
+	while read -r verdict name rest; do
+		case $verdict in
+		ok) ok "$what: $name"; n=$((n + 1)) ;;
+		FAIL) ko "$what: $name $rest"; n=$((n + 1)) ;;
+		esac
+	done <"$out"
+	[ "$n" -eq "$want" ] || ko "$what: expected $want sections, got $n"
+}
 
 for dt in f64 f32; do
 	D=$WORK/$dt
@@ -56,49 +75,54 @@ with open(d + '/in_v2.npy', 'wb') as f:
 np.save(d + '/in_vec.npy', (2 * np.arange(4)).astype(t))
 np.save(d + '/in_scalar.npy', np.array(3.25, dtype=t))
 EOF
-	DMD_STATS=1 DMD_JOB_DIR=$D run "$WORK/$dt.out" "$WORK/$dt.err" \
-		-n 4 "$BIN" $dt
+	DMD_STATS=1 DMD_TRACE=$D/trace.json DMD_JOB_DIR=$D \
+		run "$WORK/$dt.out" "$WORK/$dt.err" -n 4 "$BIN" main $dt
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		cat "$WORK/$dt.out" "$WORK/$dt.err"
-		ko "$dt: rt_test exits with status $rc"
+		ko "$dt: rt_test main exits with status $rc"
 	fi
-	# One "ok NAME"/"FAIL NAME" line per section of rt_test.
-	nsec=0
-	while read -r verdict name rest; do
-		case $verdict in
-		ok) ok "$dt: $name"; nsec=$((nsec + 1)) ;;
-		FAIL) ko "$dt: $name $rest"; nsec=$((nsec + 1)) ;;
-		esac
-	done <"$WORK/$dt.out"
-	if [ $nsec -ne 8 ]; then
-		ko "$dt: expected 8 sections, got $nsec"
-		cat "$WORK/$dt.err"
-	fi
+	sections "$WORK/$dt.out" 11 "$dt"
 	grep -q '^rank' "$WORK/$dt.err" && head -20 "$WORK/$dt.err"
-	# The stats line against what rt_test expects.
-	if $PY - "$WORK/$dt.out" <<'EOF'; then
-import sys, json
+
+	# The stats line, exactly (times and gflops checked apart).
+	if $PY - "$WORK/$dt.out" "$OBLIB" <<'EOF'; then
+import sys, json, re, ctypes
 lines = open(sys.argv[1]).read().splitlines()
+lib = ctypes.CDLL(sys.argv[2])
+lib.openblas_get_corename.restype = ctypes.c_char_p
+core = lib.openblas_get_corename().decode()
 stats = [l for l in lines if l.startswith('{')]
 exp = [l for l in lines if l.startswith('expect ')]
 assert len(stats) == 1, 'want exactly one stats line: %r' % stats
 assert len(exp) == 1, exp
-s = json.loads(stats[0])
+line = stats[0]
 want = dict(kv.split('=') for kv in exp[0].split()[1:])
-assert list(s) == ['ranks', 'classes', 'time_s', 'gflops',
-    'bytes_moved_total', 'bytes_recv_max', 'messages'], list(s)
-assert s['ranks'] == 4 and s['classes'] == 1, s
-for k, v in want.items():
-    assert s[k] == int(v), (k, s[k], v)
+steps = [s.split(':') for s in want['steps'].split(',')]
+text = ('{"ranks": 4, "classes": 1, "time_s": T, "gflops": G, '
+    '"bytes_moved_total": %s, "bytes_recv_max": %s, "messages": %s, '
+    '"blas": "%s", "steps": [%s]}' % (want['bytes_moved_total'],
+    want['bytes_recv_max'], want['messages'], core,
+    ', '.join('{"time_s": T, "bytes_moved_total": %s, "messages": %s}'
+              % (b, m) for b, m in steps)))
+norm = re.sub(r'"time_s": [0-9][0-9.e+-]*', '"time_s": T', line)
+norm = re.sub(r'"gflops": [0-9][0-9.e+-]*', '"gflops": G', norm)
+assert norm == text, '\n%s\n%s' % (norm, text)
+assert line.endswith('{"time_s": 0, "bytes_moved_total": 0, '
+    '"messages": 0}]}'), line
+s = json.loads(line)
 assert s['time_s'] >= 0.02, s
 assert abs(s['gflops'] - 1e6 / s['time_s'] / 1e9) <= 1e-5 * s['gflops'], s
+st = s['steps']
+assert st[0]['time_s'] > 0 and st[1]['time_s'] > 0, st
+assert st[0]['time_s'] + st[1]['time_s'] <= s['time_s'], s
 EOF
 		ok "$dt: stats line"
 	else
 		cat "$WORK/$dt.out"
 		ko "$dt: stats line"
 	fi
+
 	# The files the runtime wrote, read by numpy.
 	if $PY - "$D" $np <<'EOF'; then
 import sys, os, numpy as np
@@ -120,6 +144,8 @@ i, j = np.indices((5, 7))
 assert (load('T.npy', (5, 7)) == 100 * i + j + 0.25).all()
 assert (load('V.npy', (3,)) == [1, 8, 15]).all()
 assert load('S.npy', ()) == -2.5
+i3, j3, k3 = np.indices((4, 5, 6))
+assert (load('U.npy', (4, 5, 6)) == 100 * i3 + 10 * j3 + k3).all()
 # rand.npy: the spec's formula, with numpy's wrapping uint64 arithmetic.
 with np.errstate(over='ignore'):
     k = np.arange(35, dtype=np.uint64)
@@ -137,9 +163,110 @@ EOF
 	else
 		ko "$dt: numpy reads the runtime's files"
 	fi
+
+	# The trace: Chrome trace-event JSON, one process per rank.
+	es=8
+	[ $dt = f32 ] && es=4
+	if $PY - "$D/trace.json" "$WORK/$dt.out" $es <<'EOF'; then
+import sys, json, collections
+es = int(sys.argv[3])
+t = json.load(open(sys.argv[1]))
+stats = json.loads([l for l in open(sys.argv[2]) if l.startswith('{')][0])
+assert set(t) == {'traceEvents', 'displayTimeUnit', 'otherData'}, set(t)
+assert t['otherData'] == {'job': 'rt_test', 'ranks': 4, 'events_dropped': 0}, \
+    t['otherData']
+ev = t['traceEvents']
+labels = {'A: broadcast along y': 1, 'W: broadcast along x': 1,
+          'B: shift along x': 1, 'W: shift along y': 1, 'W: self shift': 1,
+          'B: half-empty shift': 1, 'P: point to point': 1, 'M0: pair': 1,
+          'M1: pair': 1, 'M2: pair': 1, 'C: partial sums': 1, 'K: cache': 5}
+total = 0
+for r in range(4):
+    meta = [e for e in ev if e['ph'] == 'M' and e['pid'] == r]
+    pn = [e['args']['name'] for e in meta if e['name'] == 'process_name']
+    assert pn == ['rank %d (class 0)' % r], pn
+    x = [e for e in ev if e['ph'] == 'X' and e['pid'] == r]
+    assert len(x) + len(meta) == len([e for e in ev if e['pid'] == r])
+    for e in x:
+        assert set(e) - {'args'} == {'name', 'cat', 'ph', 'pid', 'tid',
+                                     'ts', 'dur'}, e
+        assert e['ts'] >= 0 and e['dur'] >= 0, e
+    t0 = [e for e in x if e['tid'] == 0]
+    names = collections.Counter((e['cat'], e['name']) for e in t0)
+    want = collections.Counter({('compute', 'compute'): 1,
+        ('step', 'step 1: transfers'): 1, ('step', 'step 2: sums'): 2,
+        ('gemm', 'gemm'): 1})
+    for k, v in labels.items():
+        want[('wait', k)] = v
+    assert names == want, (r, names - want, want - names)
+    # Thread 0 nests: sort by start, longer first; check with a stack.
+    ns = lambda v: round(v * 1000)
+    stack = []
+    for e in sorted(t0, key=lambda e: (ns(e['ts']), -ns(e['dur']))):
+        b, f = ns(e['ts']), ns(e['ts']) + ns(e['dur'])
+        while stack and stack[-1] <= b:
+            stack.pop()
+        assert not stack or f <= stack[-1], ('not nested', r, e)
+        stack.append(f)
+    # Transfers: on threads >= 1, not overlapping on one thread.
+    xf = [e for e in x if e['tid'] != 0]
+    assert all(e['cat'] == 'transfer' for e in xf), xf
+    assert collections.Counter(e['name'] for e in xf) == \
+        collections.Counter(labels), xf
+    for tid in set(e['tid'] for e in xf):
+        end = -1
+        for e in sorted((e for e in xf if e['tid'] == tid),
+                        key=lambda e: e['ts']):
+            assert ns(e['ts']) >= end, ('overlap', r, tid, e)
+            end = ns(e['ts']) + ns(e['dur'])
+    tn = {e['tid']: e['args']['name'] for e in meta
+          if e['name'] == 'thread_name'}
+    assert tn[0] == 'compute' and tn[1] == 'transfers', tn
+    assert set(tn) == {0} | set(e['tid'] for e in xf), tn
+    total += sum(e['args']['bytes'] for e in xf)
+    b = {e['name']: e['args']['bytes'] for e in xf}
+    assert b['W: self shift'] == 0, b
+    assert b['A: broadcast along y'] == (0 if r % 2 else 6 * es), b
+    assert b['C: partial sums'] == 3 * 6 * es, b
+assert total == stats['bytes_moved_total'], (total, stats)
+EOF
+		ok "$dt: trace JSON"
+	else
+		ko "$dt: trace JSON"
+	fi
+	cp "$D/trace.json" "$WORK/trace_$dt.json"
+
+	run "$WORK/g$dt.out" "$WORK/g$dt.err" -n 2 "$BIN" gemm $dt
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		cat "$WORK/g$dt.out" "$WORK/g$dt.err"
+		ko "$dt: rt_test gemm exits with status $rc"
+	fi
+	sections "$WORK/g$dt.out" 1 "$dt"
+	grep -q '^rank' "$WORK/g$dt.err" && head -20 "$WORK/g$dt.err"
 done
 
-# Error cases: each must exit non-zero, print its message once, not hang.
+# The full test under valgrind (f64): no memory error, no leak.
+if command -v valgrind >/dev/null; then
+	V=$WORK/vg
+	mkdir -p "$V"
+	cp "$WORK"/f64/in*.npy "$V"
+	DMD_STATS=1 DMD_TRACE=$V/trace.json DMD_JOB_DIR=$V \
+		timeout 300 mpiexec.mpich -n 4 valgrind -q --leak-check=full \
+		--show-leak-kinds=definite,indirect \
+		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+		--log-file="$V/vg.%p.txt" "$BIN" main f64 >"$V/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$V/out")" -eq 11 ]; then
+		ok "valgrind: no memory error, no leak (main, 4 ranks)"
+	else
+		cat "$V/out" "$V"/vg.*.txt
+		ko "valgrind: status $rc"
+	fi
+fi
+
+# Error cases: each must exit non-zero, print its message exactly once,
+# not hang, and stop before going on.
 E=$WORK/err
 mkdir -p "$E"
 $PY - "$E" <<'EOF' || ko "make error inputs"
@@ -149,6 +276,9 @@ np.save(d + '/B.npy', np.zeros((64, 32)))
 np.save(d + '/B64.npy', np.zeros((64, 64)))
 open(d + '/garbage.npy', 'wb').write(b'\x93NUMPY\x01\x00\x10\x00{"descr": <f8}  \n')
 EOF
+# expect_error NAME MESSAGE ARGS...: mpiexec ARGS must fail with MESSAGE.
+# With REFUSE=1, before the program starts computing (it prints
+# "computed" when dmd_init has returned).
 expect_error() {
 	local name=$1 msg=$2
 	shift 2
@@ -165,33 +295,263 @@ expect_error() {
 		ko "$name: message '$msg' printed $n times"
 	elif grep -q 'did not stop' "$WORK/e.out"; then
 		ko "$name: went on after the error"
+	elif [ -n "$REFUSE" ] && grep -q '^computed' "$WORK/e.out"; then
+		ko "$name: refused only after computing"
 	else
 		ok "$name"
 	fi
 }
 expect_error "wrong rank count" \
 	"distmpmd: job 'rt_test' needs 4 ranks but was started with 3" \
-	-n 3 "$BIN" f64
+	-n 3 "$BIN" wrongcount f64
 expect_error "wrong class" \
 	"distmpmd: rank 3 runs the program of class 1, but belongs to another class (wrong appfile?)" \
-	-n 4 "$BIN" wrongclass
+	-n 4 "$BIN" wrongclass f64
 expect_error "missing .npy" \
 	"distmpmd: tensor 'B': cannot open $E/nope.npy: No such file or directory" \
-	-n 4 "$BIN" missing
+	-n 2 "$BIN" missing f64
 expect_error "shape mismatch" \
 	"distmpmd: tensor 'B': B.npy has shape (64, 32), the job says (64, 64)" \
-	-n 4 "$BIN" badshape
+	-n 2 "$BIN" badshape f64
 expect_error "dtype mismatch" \
 	"distmpmd: tensor 'B': B64.npy has dtype '<f8', the job says '<f4'" \
-	-n 4 "$BIN" baddtype
+	-n 2 "$BIN" baddtype f32
 expect_error "bad header" \
 	"distmpmd: tensor 'B': garbage.npy: bad .npy header" \
-	-n 4 "$BIN" badheader
-expect_error "output directory missing" \
-	"distmpmd: tensor 'C': cannot write $E/no/such/dir/C.npy: cannot create $E/no/such/dir/.C.npy.tmp." \
-	-n 4 "$BIN" badout
+	-n 2 "$BIN" badheader f64
 expect_error "dmd_fail" \
 	"distmpmd: rank 1: deliberate failure 7" \
-	-n 4 "$BIN" fail
+	-n 2 "$BIN" fail f64
+expect_error "transfer never waited for" \
+	"distmpmd: rank 0: transfer 'U: never waited' was posted but never waited for" \
+	-n 2 "$BIN" unwaited f64
+
+# Output destinations, refused by dmd_init before any computation.
+REFUSE=1
+mkdir -p "$E/adir"
+mkfifo "$E/fifo.npy"
+: >"$E/afile"
+ln -s "$E/nothere.npy" "$E/dangling.npy"
+expect_error "output /dev/null" \
+	"distmpmd: tensor 'C': cannot write /dev/null: it exists and is not a regular file" \
+	-n 2 "$BIN" out f64 /dev/null
+expect_error "output is a directory" \
+	"distmpmd: tensor 'C': cannot write $E/adir: it exists and is not a regular file" \
+	-n 2 "$BIN" out f64 adir
+expect_error "output is a FIFO" \
+	"distmpmd: tensor 'C': cannot write $E/fifo.npy: it exists and is not a regular file" \
+	-n 2 "$BIN" out f64 fifo.npy
+expect_error "output directory missing" \
+	"distmpmd: tensor 'C': cannot write $E/no/such/dir/C.npy: directory $E/no/such/dir: No such file or directory" \
+	-n 2 "$BIN" out f64 no/such/dir/C.npy
+expect_error "output directory is a file" \
+	"distmpmd: tensor 'C': cannot write $E/afile/C.npy: directory $E/afile: Not a directory" \
+	-n 2 "$BIN" out f64 afile/C.npy
+expect_error "output is a dangling symbolic link" \
+	"distmpmd: tensor 'C': cannot write $E/dangling.npy: it is a symbolic link to a missing file (No such file or directory)" \
+	-n 2 "$BIN" out f64 dangling.npy
+expect_error "trace directory missing" \
+	"distmpmd: trace (DMD_TRACE): cannot write $E/no/dir/t.json: directory $E/no/dir: No such file or directory" \
+	-n 2 env DMD_TRACE="$E/no/dir/t.json" "$BIN" out f64 C.npy
+if [ "$(id -u)" -ne 0 ]; then
+	mkdir -p "$E/ro"
+	chmod 555 "$E/ro"
+	expect_error "output directory not writable" \
+		"distmpmd: tensor 'C': cannot write $E/ro/C.npy: directory $E/ro: Permission denied" \
+		-n 2 "$BIN" out f64 ro/C.npy
+else
+	echo "skip output directory not writable (running as root)"
+fi
+REFUSE=
+
+# check_c FILE: numpy reads the 4x6 C (10*i+j) that "out" writes.
+check_c() {
+	$PY - "$1" <<'EOF'
+import sys, numpy as np
+c = np.load(sys.argv[1])
+i, j = np.indices((4, 6))
+assert c.dtype == np.float64 and (c == 10 * i + j).all(), c
+EOF
+}
+
+# A symbolic link to a regular file is a valid destination (the rename
+# replaces the link by the new file).
+echo old >"$E/target.npy"
+ln -s "$E/target.npy" "$E/link.npy"
+if DMD_JOB_DIR=$E run "$WORK/l.out" "$WORK/l.err" -n 2 "$BIN" out f64 \
+	link.npy && [ -f "$E/link.npy" ] && [ ! -L "$E/link.npy" ] &&
+   check_c "$E/link.npy" && [ "$(cat "$E/target.npy")" = old ]; then
+	ok "output through a symbolic link to a regular file"
+else
+	cat "$WORK/l.out" "$WORK/l.err"
+	ko "output through a symbolic link to a regular file"
+fi
+
+# Stale temporaries: dmd_init removes ".C.npy.tmp.HOST.PID" of a dead
+# process of this host, and nothing else.
+S=$E/st
+mkdir -p "$S"
+for try in 1 2 3 4 5; do
+	dead=$(sh -c 'echo $$')
+	kill -0 "$dead" 2>/dev/null || break
+done
+keep=(".C.npy.tmp.$HOST.$$" ".C.npy.tmp.otherhost.$dead"
+	".C.npy.tmp.$HOST.${dead}x" ".D.npy.tmp.$HOST.$dead"
+	"C.npy.tmp.$HOST.$dead" ".C.npy.tmp.$HOST")
+for f in ".C.npy.tmp.$HOST.$dead" "${keep[@]}"; do
+	echo stale >"$S/$f"
+done
+mkdir "$S/.C.npy.tmp.$HOST.1999999999"
+keep+=(".C.npy.tmp.$HOST.1999999999")
+if DMD_JOB_DIR=$E run "$WORK/s.out" "$WORK/s.err" -n 2 "$BIN" out f64 \
+	st/C.npy && check_c "$S/C.npy"; then
+	bad=
+	[ -e "$S/.C.npy.tmp.$HOST.$dead" ] && bad="the dead pid's temporary is still there"
+	for f in "${keep[@]}"; do
+		[ -e "$S/$f" ] || bad="$bad; $f was removed"
+	done
+	n=$(ls -A "$S" | wc -l)
+	[ "$n" -eq $((${#keep[@]} + 1)) ] || bad="$bad; $n files: $(ls -A "$S")"
+	if [ -z "$bad" ]; then
+		ok "stale temporaries: dead pid removed, others kept"
+	else
+		ko "stale temporaries: $bad"
+	fi
+else
+	cat "$WORK/s.out" "$WORK/s.err"
+	ko "stale temporaries: the run failed"
+fi
+
+# A full disk: writes of the MPI-IO data fail with ENOSPC (pwrite of an
+# LD_PRELOAD library, on the temporary file only); the message gives the
+# system's reason and no file is left.
+cat >"$WORK/enospc.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Does file descriptor fd name a file whose path contains $RT_FULL? */
+static int full(int fd)
+{
+	const char *pat = getenv("RT_FULL");
+	char link[64], path[4096];
+	ssize_t n;
+
+	if (!pat || !*pat)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	return strstr(path, pat) != NULL;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+		(ssize_t (*)(int, const void *, size_t, off_t))
+		dlsym(RTLD_NEXT, "pwrite");
+
+	if (full(fd)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real(fd, buf, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite(fd, buf, n, off);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	ssize_t (*real)(int, const struct iovec *, int, off_t) =
+		(ssize_t (*)(int, const struct iovec *, int, off_t))
+		dlsym(RTLD_NEXT, "pwritev");
+
+	if (full(fd)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return real(fd, iov, cnt, off);
+}
+EOF
+mkdir -p "$E/full"
+if cc -shared -fPIC -O2 -o "$WORK/enospc.so" "$WORK/enospc.c" -ldl; then
+	expect_error "full disk" \
+		"distmpmd: tensor 'C': cannot write $E/full/C.npy: No space left on device" \
+		-n 2 env LD_PRELOAD="$WORK/enospc.so" RT_FULL=/full/.C.npy.tmp. \
+		"$BIN" out f64 full/C.npy
+	left=$(ls -A "$E/full")
+	if [ -z "$left" ]; then
+		ok "full disk: no file left"
+	else
+		ko "full disk: left $left"
+	fi
+else
+	ko "full disk: cannot build the LD_PRELOAD library"
+fi
+
+# job_dir: relative to the directory of the binary (DMD_JOB_DIR unset),
+# or absolute.
+mkdir -p "$WORK/bindir/jobdir"
+cp "$BIN" "$WORK/bindir/rt_test"
+cp "$WORK/f64/in.npy" "$WORK/bindir/jobdir/in.npy"
+run "$WORK/j.out" "$WORK/j.err" -n 1 "$WORK/bindir/rt_test" jobdir f64 ||
+	cat "$WORK/j.out" "$WORK/j.err"
+sections "$WORK/j.out" 1 "job_dir relative to the binary"
+run "$WORK/j.out" "$WORK/j.err" -n 1 "$BIN" absdir f64 "$WORK/f64" ||
+	cat "$WORK/j.out" "$WORK/j.err"
+sections "$WORK/j.out" 1 "absolute job_dir"
+
+# The BLAS check: with OPENBLAS_CORETYPE set it says nothing (and the stats
+# name the kernels asked for); unset, it speaks exactly when the CPU has
+# AVX-512F/AVX2 and OpenBLAS runs older kernels (one line, rank 0).
+if DMD_STATS=1 OPENBLAS_CORETYPE=Prescott DMD_JOB_DIR=$E \
+	run "$WORK/b.out" "$WORK/b.err" -n 2 "$BIN" out f64 C.npy &&
+   grep -qF '"blas": "Prescott"' "$WORK/b.out" &&
+   ! grep -q 'OpenBLAS uses' "$WORK/b.err"; then
+	ok "BLAS check: quiet with OPENBLAS_CORETYPE set"
+else
+	cat "$WORK/b.out" "$WORK/b.err"
+	ko "BLAS check: quiet with OPENBLAS_CORETYPE set"
+fi
+want=$($PY - "$OBLIB" <<'EOF'
+import sys, ctypes
+lib = ctypes.CDLL(sys.argv[1])
+lib.openblas_get_corename.restype = ctypes.c_char_p
+core = lib.openblas_get_corename().decode().lower()
+flags = set()
+for l in open('/proc/cpuinfo'):
+    if l.startswith('flags'):
+        flags = set(l.split(':')[1].split())
+        break
+k512 = {'skylakex', 'cooperlake', 'sapphirerapids'}
+k256 = k512 | {'haswell', 'zen'}
+if 'avx512f' in flags:
+    print(0 if core in k512 else 1)
+elif 'avx2' in flags:
+    print(0 if core in k256 else 1)
+else:
+    print(0)
+EOF
+)
+(unset OPENBLAS_CORETYPE; DMD_JOB_DIR=$E \
+	run "$WORK/b.out" "$WORK/b.err" -n 2 "$BIN" out f64 C.npy)
+n=$(grep -c '^distmpmd: OpenBLAS uses its .* kernels on this .* CPU' "$WORK/b.err")
+if [ "$n" = "$want" ]; then
+	ok "BLAS check: $n advice line(s) on this CPU, as expected"
+else
+	cat "$WORK/b.err"
+	ko "BLAS check: $n advice line(s), want $want"
+fi
 
 finish

@@ -1,0 +1,583 @@
+/* dmd_rt_xfer.c: boxes, the datatype cache, transfers and local copies.
+ *
+ * A box (lo[], cnt[] in a buffer of extents bx[]) is described to MPI as
+ * the address of its first element plus either a plain count (the box is
+ * one contiguous stretch of memory) or one item of a derived datatype with
+ * origin 0.  The datatype depends only on the box's "levels": the
+ * (count, stride) pairs that remain after dropping extents of 1 and
+ * merging dimensions that continue each other in memory.  Each distinct
+ * list of levels is created once (nested MPI_Type_create_hvector_c) and
+ * kept in a small hash table until dmd_finish: a transfer that repeats
+ * every time step creates no new type.
+ *
+ * Plain counts are MPI_Count (MPI 4 large-count calls, MPICH 4): a
+ * contiguous box may have more than INT_MAX elements.  Derived types use
+ * int counts per level (see dmd_rt_make_type).
+ *
+ * Transfers: each dmd_req collects the MPI requests posted on it since its
+ * last dmd_wait; a request with posted operations is "in flight" and is
+ * listed in rt->inflight, so that dmd_gemm can let MPI progress on it.
+ * Bytes and messages are counted at post time, on the receiver, for
+ * non-empty boxes from other ranks only.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "dmd_rt.h"
+#include "dmd_rt_private.h"
+
+/* Write the levels of a box of extents cnt[] in a buffer of extents bx[]
+ * into count[] and stride[] (in elements, innermost first) and return
+ * their number: dimensions of extent 1 are dropped, and a dimension whose
+ * stride is the span of the level inside it is merged into that level.
+ * 0 levels: a single element; 1 level of stride 1: a contiguous stretch.
+ */
+static int dmd_rt_levels(int ndim, const int64_t *bx, const int64_t *cnt,
+	int64_t *count, int64_t *stride)
+{
+	int64_t s = 1;
+	int i, n = 0;
+
+	for (i = ndim - 1; i >= 0; --i) {
+		if (cnt[i] != 1) {
+			if (n > 0 && stride[n - 1] * count[n - 1] == s) {
+				count[n - 1] *= cnt[i];
+			} else {
+				count[n] = cnt[i];
+				stride[n] = s;
+				n++;
+			}
+		}
+		s *= bx[i];
+	}
+	return n;
+}
+
+/* A hash of the levels (FNV-1a over their values). */
+static unsigned dmd_rt_levels_hash(int n, const int64_t *count,
+	const int64_t *stride)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		h = (h ^ (uint64_t) count[i]) * 0x100000001b3ULL;
+		h = (h ^ (uint64_t) stride[i]) * 0x100000001b3ULL;
+	}
+	h ^= (uint64_t) n;
+	return (unsigned) (h % DMD_RT_TYPE_BUCKETS);
+}
+
+/* Create and commit the datatype of "n" levels (not contiguous).  The
+ * classic constructors (int counts, MPI_Aint strides) are used: ROMIO in
+ * MPICH 4.0 cannot flatten large-count datatypes for MPI-IO, and these
+ * types also serve as file views and memory types of file reads.
+ */
+static MPI_Datatype dmd_rt_make_type(dmd_rt *rt, int n,
+	const int64_t *count, const int64_t *stride)
+{
+	MPI_Aint es = (MPI_Aint) rt->esize;
+	MPI_Datatype t, next;
+	int k;
+
+	for (k = 0; k < n; ++k)
+		if (count[k] > INT_MAX)
+			dmd_fail(rt, "a box of %" PRId64 " elements along one "
+				"dimension, strided in memory, is beyond MPI's "
+				"int counts", count[k]);
+	if (stride[0] == 1) {
+		MPI_Type_create_hvector((int) count[1], (int) count[0],
+			stride[1] * es, rt->base, &t);
+		k = 2;
+	} else {
+		MPI_Type_create_hvector((int) count[0], 1, stride[0] * es,
+			rt->base, &t);
+		k = 1;
+	}
+	for (; k < n; ++k) {
+		MPI_Type_create_hvector((int) count[k], 1, stride[k] * es, t,
+			&next);
+		MPI_Type_free(&t);
+		t = next;
+	}
+	MPI_Type_commit(&t);
+	return t;
+}
+
+/* The cached datatype of "n" levels, created on first use. */
+static MPI_Datatype dmd_rt_cached_type(dmd_rt *rt, int n,
+	const int64_t *count, const int64_t *stride)
+{
+	unsigned h = dmd_rt_levels_hash(n, count, stride);
+	struct dmd_rt_type *e;
+	size_t len = (size_t) n * sizeof(int64_t);
+
+	for (e = rt->types[h]; e; e = e->next)
+		if (e->n == n && !memcmp(e->count, count, len) &&
+		    !memcmp(e->stride, stride, len))
+			return e->type;
+	e = dmd_rt_malloc(rt, sizeof(*e));
+	e->n = n;
+	memcpy(e->count, count, len);
+	memcpy(e->stride, stride, len);
+	e->type = dmd_rt_make_type(rt, n, count, stride);
+	e->next = rt->types[h];
+	rt->types[h] = e;
+	rt->n_types++;
+	return e->type;
+}
+
+/* Describe the box (lo, cnt) of a buffer of extents bx[] to MPI (the box
+ * must have been checked).  An empty box is a count of 0; a contiguous box
+ * a plain count; any other box one item of a cached derived datatype.
+ */
+void dmd_rt_box_get(dmd_rt *rt, int ndim, const int64_t *bx,
+	const int64_t *lo, const int64_t *cnt, struct dmd_rt_box *box)
+{
+	int64_t count[DMD_RT_MAX_DIMS], stride[DMD_RT_MAX_DIMS];
+	int i, n;
+
+	box->nelem = dmd_rt_nelem(ndim, cnt);
+	box->type = rt->base;
+	box->offset = 0;
+	box->count = 0;
+	if (box->nelem == 0)
+		return;
+	for (i = 0; i < ndim; ++i)
+		box->offset = box->offset * bx[i] + lo[i];
+	n = dmd_rt_levels(ndim, bx, cnt, count, stride);
+	if (n == 0 || (n == 1 && stride[0] == 1)) {
+		box->count = box->nelem;
+		return;
+	}
+	box->type = dmd_rt_cached_type(rt, n, count, stride);
+	box->count = 1;
+}
+
+/* Free the datatype cache. */
+void dmd_rt_types_free(dmd_rt *rt)
+{
+	int h;
+
+	for (h = 0; h < DMD_RT_TYPE_BUCKETS; ++h) {
+		struct dmd_rt_type *e = rt->types[h], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			MPI_Type_free(&e->type);
+			free(e);
+		}
+		rt->types[h] = NULL;
+	}
+}
+
+/* How many derived datatypes the cache has created (for the unit test). */
+int dmd_rt_debug_ntypes(const dmd_rt *rt)
+{
+	return rt->n_types;
+}
+
+/* Address of the first element of "box" in "buf". */
+static void *dmd_rt_box_ptr(const dmd_rt *rt, const void *buf,
+	const struct dmd_rt_box *box)
+{
+	return (char *) buf + box->offset * (int64_t) rt->esize;
+}
+
+/* Create the request of a transfer statement (owned by rt). */
+dmd_req *dmd_req_new(dmd_rt *rt, int tag, int step, const char *label)
+{
+	dmd_req *q;
+	int64_t i;
+	size_t len;
+	int *ub, flag = 0;
+
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+	if (tag < 1 || tag > 32000 || (flag && tag > *ub))
+		dmd_fail(rt, "transfer '%s': bad tag %d (1 .. 32000)",
+			label ? label : "", tag);
+	if (step < -1 || step >= rt->job->n_steps)
+		dmd_fail(rt, "transfer '%s': bad step %d (the program has %d)",
+			label ? label : "", step, rt->job->n_steps);
+	for (i = 0; i < rt->n_reqs; ++i)
+		if (rt->reqs[i]->tag == tag)
+			dmd_fail(rt, "transfers '%s' and '%s' have the same "
+				"tag %d", rt->reqs[i]->label,
+				label ? label : "", tag);
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		dmd_fail(rt, "out of memory");
+	len = label ? strlen(label) : 0;
+	q->label = dmd_rt_malloc(rt, len + 1);
+	memcpy(q->label, label ? label : "", len);
+	q->label[len] = '\0';
+	q->tag = tag;
+	q->step = step;
+	rt->reqs = dmd_rt_grow(rt, rt->reqs, &rt->cap_reqs, rt->n_reqs + 1,
+		sizeof(*rt->reqs));
+	q->id = (int) rt->n_reqs;
+	rt->reqs[rt->n_reqs++] = q;
+	return q;
+}
+
+/* Free every request (none is in flight). */
+void dmd_rt_reqs_free(dmd_rt *rt)
+{
+	int64_t i, k;
+
+	for (i = 0; i < rt->n_reqs; ++i) {
+		dmd_req *q = rt->reqs[i];
+
+		for (k = 0; k < q->n_sums; ++k)
+			free(q->sums[k].tmp);
+		free(q->sums);
+		free(q->mreq);
+		free(q->label);
+		free(q);
+	}
+	free(rt->reqs);
+	free(rt->inflight);
+	rt->reqs = NULL;
+	rt->inflight = NULL;
+	rt->n_reqs = rt->n_inflight = 0;
+}
+
+/* A new slot for an MPI request on "q" that moves "nelem" elements; the
+ * first one since the last wait puts "q" in flight.
+ */
+static MPI_Request *dmd_rt_slot(dmd_rt *rt, dmd_req *q, int64_t nelem)
+{
+	if (!q->inflight) {
+		rt->inflight = dmd_rt_grow(rt, rt->inflight,
+			&rt->cap_inflight, rt->n_inflight + 1,
+			sizeof(*rt->inflight));
+		rt->inflight[rt->n_inflight++] = q;
+		q->inflight = rt->n_inflight;
+		q->t_post = MPI_Wtime();
+	}
+	if (q->n_mreq >= INT_MAX)
+		dmd_fail(rt, "transfer '%s': too many operations", q->label);
+	q->mreq = dmd_rt_grow(rt, q->mreq, &q->cap_mreq, q->n_mreq + 1,
+		sizeof(*q->mreq));
+	q->posted += nelem * (int64_t) rt->esize;
+	return &q->mreq[q->n_mreq++];
+}
+
+/* Count the receipt of "nelem" elements from another rank on "q". */
+static void dmd_rt_count(dmd_rt *rt, dmd_req *q, int64_t nelem)
+{
+	int64_t b = nelem * (int64_t) rt->esize;
+
+	rt->bytes_recv += b;
+	rt->messages++;
+	q->bytes += b;
+	if (q->step >= 0) {
+		rt->step_bytes[q->step] += b;
+		rt->step_msgs[q->step]++;
+	}
+}
+
+/* The communicator of mesh axis "axis" (checked). */
+static MPI_Comm dmd_rt_axis_comm(dmd_rt *rt, int axis, const char *what)
+{
+	if (axis < 0 || axis >= rt->n_axes)
+		dmd_fail(rt, "%s: bad mesh axis %d (the mesh has %d)", what,
+			axis, rt->n_axes);
+	return rt->axis[axis];
+}
+
+/* Post the broadcast of a box along "axis" from coordinate "root". */
+void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
+{
+	MPI_Comm comm = dmd_rt_axis_comm(rt, axis, "dmd_ibcast");
+	struct dmd_rt_box box;
+
+	if (root < 0 || root >= rt->shape[axis])
+		dmd_fail(rt, "transfer '%s': bad root %" PRId64 " (axis %d "
+			"has %d ranks)", q->label, root, axis,
+			rt->shape[axis]);
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
+	if (box.nelem == 0)
+		return;
+	MPI_Ibcast_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type,
+		(int) root, comm, dmd_rt_slot(rt, q, box.nelem));
+	if (rt->coords[axis] != root)
+		dmd_rt_count(rt, q, box.nelem);
+}
+
+/* Post a ring shift along "axis": send to (c - disp) mod P, receive from
+ * (c + disp) mod P.  Empty boxes are neither sent nor received.
+ */
+void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
+	const void *sbuf, int ndim, const int64_t *sx, const int64_t *slo,
+	const int64_t *scnt, void *rbuf, const int64_t *rx,
+	const int64_t *rlo, const int64_t *rcnt)
+{
+	MPI_Comm comm = dmd_rt_axis_comm(rt, axis, "dmd_ishift");
+	struct dmd_rt_box sbox, rbox;
+	int p, c, d, dst, src;
+
+	dmd_rt_check_box(rt, q->label, ndim, sx, slo, scnt);
+	dmd_rt_check_box(rt, q->label, ndim, rx, rlo, rcnt);
+	p = rt->shape[axis];
+	c = rt->coords[axis];
+	d = ((disp % p) + p) % p;
+	dst = (c - d + p) % p;
+	src = (c + d) % p;
+	dmd_rt_box_get(rt, ndim, rx, rlo, rcnt, &rbox);
+	if (rbox.nelem > 0) {
+		MPI_Irecv_c(dmd_rt_box_ptr(rt, rbuf, &rbox), rbox.count,
+			rbox.type, src, q->tag, comm,
+			dmd_rt_slot(rt, q, rbox.nelem));
+		if (src != c)
+			dmd_rt_count(rt, q, rbox.nelem);
+	}
+	dmd_rt_box_get(rt, ndim, sx, slo, scnt, &sbox);
+	if (sbox.nelem > 0)
+		MPI_Isend_c(dmd_rt_box_ptr(rt, sbuf, &sbox), sbox.count,
+			sbox.type, dst, q->tag, comm,
+			dmd_rt_slot(rt, q, sbox.nelem));
+}
+
+/* The world rank of the mesh coordinates "coords" (checked). */
+static int dmd_rt_coords_rank(dmd_rt *rt, dmd_req *q, const int64_t *coords)
+{
+	int64_t r = 0;
+	int i;
+
+	for (i = 0; i < rt->n_axes; ++i) {
+		if (coords[i] < 0 || coords[i] >= rt->shape[i])
+			dmd_fail(rt, "transfer '%s': mesh coordinate %" PRId64
+				" along axis %d lies outside [0, %d)",
+				q->label, coords[i], i, rt->shape[i]);
+		r = r * rt->shape[i] + coords[i];
+	}
+	return (int) r;
+}
+
+/* Post the receive of a box from the rank at mesh coordinates "src". */
+void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
+{
+	int from = dmd_rt_coords_rank(rt, q, src);
+	struct dmd_rt_box box;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
+	if (box.nelem == 0)
+		return;
+	MPI_Irecv_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, from,
+		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
+	if (from != rt->rank)
+		dmd_rt_count(rt, q, box.nelem);
+}
+
+/* Post the send of a box to the rank at mesh coordinates "dst". */
+void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
+{
+	int to = dmd_rt_coords_rank(rt, q, dst);
+	struct dmd_rt_box box;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
+	if (box.nelem == 0)
+		return;
+	MPI_Isend_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, to,
+		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
+}
+
+/* Post the receive of a contribution from "src" into a temporary buffer;
+ * dmd_wait adds it into the box (lo, cnt) of "buf".
+ */
+void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
+{
+	int from = dmd_rt_coords_rank(rt, q, src);
+	struct dmd_rt_sum *s;
+	int64_t n;
+	int d;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	n = dmd_rt_nelem(ndim, cnt);
+	if (n == 0)
+		return;
+	if ((uint64_t) n > SIZE_MAX / rt->esize)
+		dmd_fail(rt, "transfer '%s': box of %" PRId64 " elements is "
+			"too large", q->label, n);
+	q->sums = dmd_rt_grow(rt, q->sums, &q->cap_sums, q->n_sums + 1,
+		sizeof(*q->sums));
+	s = &q->sums[q->n_sums++];
+	s->tmp = NULL;
+	s->dbuf = buf;
+	s->ndim = ndim;
+	for (d = 0; d < ndim; ++d) {
+		s->bx[d] = bx[d];
+		s->lo[d] = lo[d];
+		s->cnt[d] = cnt[d];
+	}
+	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
+	MPI_Irecv_c(s->tmp, n, rt->base, from, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, n));
+	if (from != rt->rank)
+		dmd_rt_count(rt, q, n);
+}
+
+/* Call "row" on every innermost row of the box cnt[] (at dlo[] of a
+ * buffer of extents dx[], and at slo[] of one of extents sx[]) with the
+ * rows' element offsets and length.  A 0-D box is one row of 1.
+ */
+static void dmd_rt_rows(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt,
+	void (*row)(dmd_rt *rt, void *d, const void *s, int64_t n))
+{
+	int64_t idx[DMD_RT_MAX_DIMS] = { 0 };
+	int64_t n, r, nrows, len, so, doff;
+	int i, last = ndim - 1;
+
+	n = dmd_rt_nelem(ndim, cnt);
+	if (n == 0)
+		return;
+	if (ndim == 0) {
+		row(rt, dbuf, sbuf, 1);
+		return;
+	}
+	len = cnt[last];
+	nrows = n / len;
+	for (r = 0; r < nrows; ++r) {
+		so = doff = 0;
+		for (i = 0; i < ndim; ++i) {
+			int64_t j = i < last ? idx[i] : 0;
+
+			so = so * sx[i] + slo[i] + j;
+			doff = doff * dx[i] + dlo[i] + j;
+		}
+		row(rt, (char *) dbuf + doff * (int64_t) rt->esize,
+			(const char *) sbuf + so * (int64_t) rt->esize, len);
+		for (i = last - 1; i >= 0; --i) {
+			if (++idx[i] < cnt[i])
+				break;
+			idx[i] = 0;
+		}
+	}
+}
+
+/* Copy a row of "n" elements. */
+static void dmd_rt_row_copy(dmd_rt *rt, void *d, const void *s, int64_t n)
+{
+	memmove(d, s, (size_t) n * rt->esize);
+}
+
+/* Add a row of "n" elements into another. */
+static void dmd_rt_row_add(dmd_rt *rt, void *d, const void *s, int64_t n)
+{
+	int64_t k;
+
+	if (rt->job->dtype == DMD_RT_F64) {
+		double *dd = d;
+		const double *ss = s;
+
+		for (k = 0; k < n; ++k)
+			dd[k] += ss[k];
+	} else {
+		float *dd = d;
+		const float *ss = s;
+
+		for (k = 0; k < n; ++k)
+			dd[k] += ss[k];
+	}
+}
+
+/* MPI_STATUSES_IGNORE is (MPI_Status *) 1: GCC's -Wstringop-overflow
+ * takes it for an array of size 0.  Pass it through this pointer, which
+ * GCC cannot see through.
+ */
+static MPI_Status *volatile dmd_rt_no_statuses = MPI_STATUSES_IGNORE;
+
+/* Let MPI progress on every request in flight (MPI_Testall: completed
+ * operations become MPI_REQUEST_NULL only when all of a request's have).
+ * Return the bytes that the requests in flight send and receive.
+ */
+int64_t dmd_rt_progress(dmd_rt *rt)
+{
+	int64_t i, bytes = 0;
+
+	for (i = 0; i < rt->n_inflight; ++i) {
+		dmd_req *q = rt->inflight[i];
+		int flag = 0;
+
+		if (q->n_mreq > 0)
+			MPI_Testall((int) q->n_mreq, q->mreq, &flag,
+				dmd_rt_no_statuses);
+		bytes += q->posted;
+	}
+	return bytes;
+}
+
+/* Complete every operation posted on "q" since its last wait, then add
+ * the received contributions; record the wait and the transfer for the
+ * trace.
+ */
+void dmd_wait(dmd_rt *rt, dmd_req *q)
+{
+	int64_t zero[DMD_RT_MAX_DIMS] = { 0 };
+	int64_t k;
+	double t0, t1;
+	dmd_req *last;
+
+	if (!q->inflight)
+		return;
+	t0 = MPI_Wtime();
+	MPI_Waitall((int) q->n_mreq, q->mreq, dmd_rt_no_statuses);
+	for (k = 0; k < q->n_sums; ++k) {
+		struct dmd_rt_sum *s = &q->sums[k];
+
+		dmd_rt_rows(rt, s->dbuf, s->ndim, s->bx, s->lo, s->tmp,
+			s->cnt, zero, s->cnt, &dmd_rt_row_add);
+		free(s->tmp);
+		s->tmp = NULL;
+	}
+	q->n_sums = 0;
+	q->n_mreq = 0;
+	t1 = MPI_Wtime();
+	dmd_rt_trace_event(rt, DMD_RT_EV_WAIT, q->id, t0, t1, 0);
+	dmd_rt_trace_event(rt, DMD_RT_EV_XFER, q->id, q->t_post, t1,
+		q->bytes);
+	q->bytes = 0;
+	q->posted = 0;
+	last = rt->inflight[--rt->n_inflight];
+	rt->inflight[q->inflight - 1] = last;
+	last->inflight = q->inflight;
+	q->inflight = 0;
+}
+
+/* Copy a box of one local buffer into a box of another. */
+void dmd_copy(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt)
+{
+	dmd_rt_check_box(rt, "dmd_copy destination", ndim, dx, dlo, cnt);
+	dmd_rt_check_box(rt, "dmd_copy source", ndim, sx, slo, cnt);
+	dmd_rt_rows(rt, dbuf, ndim, dx, dlo, sbuf, sx, slo, cnt,
+		&dmd_rt_row_copy);
+}
+
+/* Add a box of one local buffer into a box of another. */
+void dmd_copy_sum(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt)
+{
+	dmd_rt_check_box(rt, "dmd_copy_sum destination", ndim, dx, dlo, cnt);
+	dmd_rt_check_box(rt, "dmd_copy_sum source", ndim, sx, slo, cnt);
+	dmd_rt_rows(rt, dbuf, ndim, dx, dlo, sbuf, sx, slo, cnt,
+		&dmd_rt_row_add);
+}
