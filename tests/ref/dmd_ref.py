@@ -950,7 +950,7 @@ def evaluate_pointwise(stmt, state):
     total = math.prod(sizes)
     constraints = [(a, e) for acc in stmt.accesses()
                    for a, e in zip(acc.indices, shapes[acc.name])]
-    size = max(old.size, 1)
+    size = old.size
     sums = np.zeros(size)
     counts = np.zeros(size)
     with np.errstate(all="ignore"):
