@@ -49,7 +49,34 @@ element-wise parts by broadcasting.  Index patterns it cannot cut into few
 such boxes fall back to the point-by-point evaluator (kept for that and to
 cross-check the fast path in the self-test).
 
-'ideal' (see cmd_ideal) prints one line per step of the program text.
+'ideal' prints one line per step of the program text (the order of the
+'steps' array of --stats):  STEP RUNS BYTES MESSAGES STATEMENT, where RUNS is
+how many times the step runs (the counts of the repeats around it
+multiplied) and BYTES, MESSAGES are totals over those runs; '-' for a step
+that is not a redistribution.  A redistribution is a step B[i, j] = A[i, j]:
+'=', the right side one access with the same distinct plain index variables
+in the same order as the left side, A and B of the same shape (A may be
+partial; a partial B is not handled: '-').  From the layouts (spec 1.2,
+computed here independently of the compiler):
+  * rank r holds element e of a tensor when it lies on the tensor's 'place'
+    slice and, in every dimension, e lies in the block that the dist entry
+    evaluated on r's coordinates selects ('-': one block, the whole extent);
+  * A not partial: every element goes to every rank that holds it in B's
+    layout and not in A's, once: bytes = sum over ranks r of the elements
+    r holds in B but not in A, times the element size;
+  * A partial along axes P: e's value is the sum of one partial per
+    combination of coordinates along P; a rank holding e in B receives
+    every partial of e it does not hold itself: (|P-group| - 1 if it holds e
+    in A, else |P-group|) times the element size.  (For an all-reduce over
+    more than 2 ranks this direct exchange is more than a ring's reduce-
+    scatter + all-gather, 2 (P-1)/P of the data per rank: the e2e jobs
+    keep all-reduces on 2 ranks, where both agree.)
+  * messages: (receiver, sender) pairs with something to move, the sender of
+    each piece being the holder closest to the receiver (the most leading
+    mesh coordinates in common, ties: the lowest rank).  The holders of
+    different blocks (or partials) are different ranks, so the count never
+    depends on the tie-break; '*' would be printed if it did.
+A last line 'total BYTES MESSAGES' sums the redistribution steps.
 """
 
 import argparse
@@ -1411,13 +1438,8 @@ def cmd_expect(job, path):
 
 
 def cmd_ideal(job):
-    """One line per step of the program text (the order of the 'steps'
-    array of --stats):  STEP RUNS BYTES MESSAGES STATEMENT
-    RUNS is how many times the step runs (repeats multiplied); BYTES and
-    MESSAGES are totals over those runs ('-' for a step that is not a
-    redistribution, '*' for a message count the closest-holder rule leaves
-    ambiguous).  A last line 'total BYTES MESSAGES' sums the redistribution
-    steps."""
+    """Print the ideal data movement of each step (format: see the module's
+    docstring)."""
     name = job.doc.get("name", os.path.basename(job.path))
     print(f"# ideal data movement of {name}: step runs bytes messages "
           f"statement")
