@@ -1,30 +1,87 @@
 #!/usr/bin/python3
-"""Independent sequential reference for distmpmd jobs.
+"""Independent sequential reference for distmpmd jobs and programs.
 
-It reads a job file (see shared/spec/job-format.md), ignores mesh, dist and
-schedule (they change performance, never results), and evaluates the
-statement directly with numpy in float64.  It shares no code with the C
-compiler on purpose.
+It reads a job file (see shared/spec/job-format.md, sections 1.2, 1.3 and
+1.5), ignores mesh, dist, split, offsets, place, partial and schedule for
+the values (layouts and schedules change performance, never results; a
+partial tensor's value is simply its value), and runs the program in
+float64 with numpy.  It shares no code with the C compiler on purpose.
 
     dmd_ref.py inputs JOB.yaml             write the input .npy files
-    dmd_ref.py check JOB.yaml [--rtol R]   compare the output .npy with the
-                                           expected values
+    dmd_ref.py check JOB.yaml [--rtol R]   compare every output .npy file
+                                           with the expected values
     dmd_ref.py expect JOB.yaml OUT.npy     write the expected output (float64)
+    dmd_ref.py expect JOB.yaml DIR         write every output as DIR/NAME.npy
+    dmd_ref.py ideal JOB.yaml              ideal data movement of each step
 
 Exit status: 0 ok, 1 mismatch (check), 2 bad arguments or bad job.
 
-Semantics (spec 1.2 and 1.3), as implemented here:
-  * every index variable ranges over the integer points for which ALL
-    accesses of the statement (left side included) are in bounds; the test is
-    made point by point over the whole iteration space;
-  * the statement is the loop nest "out[lhs] += rhs" over those points, the
-    output starting at zero with '=' and at its input values with '+=';
-    variables only on the right are thus summed over, and a reduction sums
-    the whole right-hand side (relu(A[i, k]) is summed after the relu);
-  * output elements no point writes keep their starting value.
+Semantics, as implemented here (a 'compute' job is a program of one step):
+  * inputs: the tensors some step reads before any step writes them (walking
+    the program in order, a 'repeat' once).  An input with 'file' is read
+    from it (by 'check': from the values 'inputs' wrote, rebuilt from the
+    seed when the program also writes that file); one without is
+    initialised by 'init' (random, zeros, ones); one with neither is an
+    error (an intermediate read before it is written).  Every other tensor
+    starts as zeros: 'init' only initialises inputs, as in v1, where the
+    output of '=' starts at zero whatever its 'init'.
+  * outputs: every tensor with 'file' that some step writes; 'check'
+    compares all of them, each against its file's dtype.
+  * a step: its right side is evaluated on the values of all tensors
+    before the step (B[i] += B[7 - i] adds the reversed old B).  Index
+    variables range over the integer points where ALL accesses of the step
+    (left side included) are in bounds; variables only on the right are
+    summed over, around the whole right side.  With '=' the elements some
+    point writes start at zero, with '+=' at their value; elements no point
+    writes keep their value (with '=' too).  Several points writing one
+    element (B[i + j] = ...) add up.
+  * 'repeat: N' runs its steps N times in order (nested repeats allowed).
+  * functions: max, min (2 or more arguments), exp, sqrt, relu, tanh,
+    sigmoid = 1/(1+exp(-x)), erf, gelu = 0.5*x*(1+erf(x/sqrt(2))), abs, log.
+  * all values float64; inputs are rounded to their dtype first (a file
+    holds them so; random init is rounded to the dtype as in spec 1.2).
+
+Evaluation: the fast path cuts the iteration space into boxes on which every
+access is in bounds and the left side is one-to-one, evaluates each access
+as a strided view of its tensor over the box, and each product term of the
+right side with numpy.einsum (optimize=True: BLAS for matrix products),
+element-wise parts by broadcasting.  Index patterns it cannot cut into few
+such boxes fall back to the point-by-point evaluator (kept for that and to
+cross-check the fast path in the self-test).
+
+'ideal' prints one line per step of the program text (the order of the
+'steps' array of --stats):  STEP RUNS BYTES MESSAGES STATEMENT, where RUNS is
+how many times the step runs (the counts of the repeats around it
+multiplied) and BYTES, MESSAGES are totals over those runs; '-' for a step
+that is not a redistribution.  A redistribution is a step B[i, j] = A[i, j]:
+'=', the right side one access with the same distinct plain index variables
+in the same order as the left side, A and B of the same shape (A may be
+partial; a partial B is not handled: '-').  From the layouts (spec 1.2,
+computed here independently of the compiler):
+  * rank r holds element e of a tensor when it lies on the tensor's 'place'
+    slice and, in every dimension, e lies in the block that the dist entry
+    evaluated on r's coordinates selects ('-': one block, the whole extent);
+  * A not partial: every element goes to every rank that holds it in B's
+    layout and not in A's, once: bytes = sum over ranks r of the elements
+    r holds in B but not in A, times the element size;
+  * A partial along axes P: e's value is the sum of one partial per
+    combination of coordinates along P; a rank holding e in B receives
+    every partial of e it does not hold itself: (|P-group| - 1 if it holds e
+    in A, else |P-group|) times the element size.  (For an all-reduce over
+    more than 2 ranks this direct exchange is more than a ring's reduce-
+    scatter + all-gather, 2 (P-1)/P of the data per rank: the e2e jobs
+    keep all-reduces on 2 ranks, where both agree.)
+  * messages: (receiver, sender) pairs with something to move, the sender of
+    each piece being the holder closest to the receiver (the most leading
+    mesh coordinates in common, ties: the lowest rank).  The holders of
+    different blocks (or partials) are different ranks, so the count never
+    depends on the tie-break; '*' would be printed if it did.
+A last line 'total BYTES MESSAGES' sums the redistribution steps.
 """
 
 import argparse
+import ast
+import itertools
 import math
 import os
 import re
@@ -35,9 +92,12 @@ import yaml
 
 DTYPES = {"f32": np.dtype("<f4"), "f64": np.dtype("<f8")}
 DEFAULT_RTOL = {"f32": 1e-4, "f64": 1e-9}
+# name -> (least, most) number of arguments (None: no limit)
 FUNCS = {"max": (2, None), "min": (2, None), "exp": (1, 1), "sqrt": (1, 1),
-         "relu": (1, 1)}
-CHUNK = 1 << 21          # iteration points evaluated at once
+         "relu": (1, 1), "tanh": (1, 1), "sigmoid": (1, 1), "erf": (1, 1),
+         "gelu": (1, 1), "abs": (1, 1), "log": (1, 1)}
+CHUNK = 1 << 21          # iteration points evaluated at once (point by point)
+MAX_PIECES = 4096        # boxes the fast path may cut a step into
 
 
 class JobError(Exception):
@@ -69,33 +129,59 @@ def random_tensor(seed, shape, dtype):
 # --------------------------------------------------------------------------
 # The job file
 
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 class Tensor:
     def __init__(self, name, index, spec):
         if not isinstance(spec, dict):
             raise JobError(f"tensor '{name}': expected a mapping")
         self.name = name
         self.index = index
+        self.spec = spec
         shape = spec.get("shape")
         if not isinstance(shape, list) or not all(
-                isinstance(e, int) and not isinstance(e, bool) and e >= 0
-                for e in shape):
+                is_int(e) and e >= 0 for e in shape):
             raise JobError(f"tensor '{name}': bad shape {shape!r}")
         self.shape = tuple(shape)
-        self.dtype = spec.get("dtype")
-        if self.dtype not in DTYPES:
+        self.dtype = spec.get("dtype")     # None: that of the others
+        if self.dtype is not None and self.dtype not in DTYPES:
             raise JobError(f"tensor '{name}': bad dtype {self.dtype!r}")
         self.file = spec.get("file")
+        if self.file is not None and not isinstance(self.file, str):
+            raise JobError(f"tensor '{name}': bad file {self.file!r}")
         self.init = spec.get("init")
         if self.init not in (None, "zeros", "ones", "random"):
             raise JobError(f"tensor '{name}': bad init {self.init!r}")
         self.seed = spec.get("seed")
-        if self.seed is not None and (not isinstance(self.seed, int)
-                                      or isinstance(self.seed, bool)):
+        if self.seed is not None and not is_int(self.seed):
             raise JobError(f"tensor '{name}': bad seed {self.seed!r}")
+        partial = spec.get("partial", [])
+        if not isinstance(partial, list) or not all(
+                isinstance(a, str) for a in partial) \
+                or len(set(partial)) != len(partial):
+            raise JobError(f"tensor '{name}': bad partial {partial!r}")
+        self.partial = partial
 
     def file_seed(self):
         """Seed used by 'inputs' to fill this tensor's file."""
         return self.seed if self.seed is not None else 100 + self.index
+
+
+class Step:
+    """One statement of the program.  number: its 1-based position among
+    the statements of the program text; runs: how many times it runs (the
+    product of the counts of the repeats around it)."""
+
+    def __init__(self, text, number, runs):
+        self.text = text
+        self.number = number
+        self.runs = runs
+        try:
+            self.stmt = parse_statement(text)
+        except JobError as e:
+            raise JobError(f"step {number}: {e}")
 
 
 class Job:
@@ -111,30 +197,130 @@ class Job:
             raise JobError(f"{path}: bad YAML: {e}")
         if not isinstance(doc, dict):
             raise JobError(f"{path}: expected a mapping")
+        self.doc = doc
         tensors = doc.get("tensors")
         if not isinstance(tensors, dict) or not tensors:
             raise JobError(f"{path}: no tensors")
         self.tensors = {name: Tensor(name, k, spec)
                         for k, (name, spec) in enumerate(tensors.items())}
-        dtypes = {t.dtype for t in self.tensors.values()}
-        if len(dtypes) != 1:
+        dtypes = {t.dtype for t in self.tensors.values()} - {None}
+        if len(dtypes) > 1:
             raise JobError(f"{path}: tensors have different dtypes")
-        self.dtype = dtypes.pop()
-        compute = doc.get("compute")
-        if not isinstance(compute, str):
-            raise JobError(f"{path}: 'compute' must be one statement")
-        self.stmt = parse_statement(compute)
-        self.stmt.check(self.tensors)
+        self.dtype = dtypes.pop() if dtypes else "f64"
+        for t in self.tensors.values():
+            t.dtype = t.dtype or self.dtype
+        # The program: a list of nodes, ("step", Step) or
+        # ("repeat", count, [nodes]); steps: every Step in text order.
+        self.steps = []
+        if "compute" in doc and "program" in doc:
+            raise JobError(f"{path}: a job has either 'compute' or "
+                           f"'program', not both")
+        if "program" in doc:
+            self.v1 = False
+            self.program = self.read_nodes(doc["program"], 1, "program")
+        else:
+            self.v1 = True
+            compute = doc.get("compute")
+            if not isinstance(compute, str):
+                raise JobError(f"{path}: 'compute' must be one statement")
+            self.program = [("step", self.new_step(compute, 1))]
+        for s in self.steps:
+            s.stmt.check(self.tensors, s.number)
+        self.inputs, self.outputs = self.analyse()
+
+    def new_step(self, text, runs):
+        s = Step(text, len(self.steps) + 1, runs)
+        self.steps.append(s)
+        return s
+
+    def read_nodes(self, nodes, runs, where):
+        if not isinstance(nodes, list) or not nodes:
+            raise JobError(f"{self.path}: '{where}' must be a non-empty list"
+                           f" of steps")
+        out = []
+        for node in nodes:
+            if not isinstance(node, dict):
+                raise JobError(f"{self.path}: a step must be a mapping")
+            unknown = set(node) - {"compute", "schedule", "repeat", "steps"}
+            if unknown:
+                raise JobError(f"{self.path}: unknown key "
+                               f"'{sorted(unknown)[0]}' in a step")
+            if ("compute" in node) == ("repeat" in node):
+                raise JobError(f"{self.path}: a step has either 'compute' "
+                               f"or 'repeat'")
+            if "compute" in node:
+                if not isinstance(node["compute"], str) or "steps" in node:
+                    raise JobError(f"{self.path}: 'compute' must be one "
+                                   f"statement")
+                out.append(("step", self.new_step(node["compute"], runs)))
+                continue
+            count = node["repeat"]
+            if not is_int(count) or count < 1:
+                raise JobError(f"{self.path}: 'repeat' must be a positive "
+                               f"integer, got {count!r}")
+            if "schedule" in node:
+                raise JobError(f"{self.path}: a 'repeat' has no schedule")
+            out.append(("repeat", count,
+                        self.read_nodes(node.get("steps"), runs * count,
+                                        "steps")))
+        return out
+
+    def analyse(self):
+        """(inputs, outputs): the tensors read before any step writes them
+        (a repeat walked once), and the tensors with a file that some step
+        writes, in declaration order."""
+        written, inputs = set(), set()
+
+        def walk(nodes):
+            for node in nodes:
+                if node[0] == "repeat":
+                    walk(node[2])
+                    continue
+                s = node[1]
+                reads = s.stmt.rhs_tensors()
+                if s.stmt.op == "+=":
+                    reads = reads + [s.stmt.lhs.name]
+                for name in reads:
+                    if name in written or name in inputs:
+                        continue
+                    t = self.tensors[name]
+                    if not t.file and not t.init and not self.v1:
+                        raise JobError(
+                            f"step {s.number}: tensor '{name}' is read before"
+                            f" any step writes it, and has neither 'file' "
+                            f"nor 'init'")
+                    if t.file and t.partial:
+                        raise JobError(
+                            f"tensor '{name}' is read from its file, so it "
+                            f"cannot be 'partial'")
+                    inputs.add(name)
+                written.add(s.stmt.lhs.name)
+        walk(self.program)
+        order = list(self.tensors)
+        outputs = [n for n in order if n in written and self.tensors[n].file]
+        return ([n for n in order if n in inputs], outputs)
 
     def file_path(self, tensor):
         return os.path.join(self.dir, tensor.file)
 
+    def runs(self):
+        """The steps in the order they run (repeats expanded)."""
+        def expand(nodes):
+            for node in nodes:
+                if node[0] == "step":
+                    yield node[1]
+                else:
+                    for _ in range(node[1]):
+                        yield from expand(node[2])
+        return expand(self.program)
+
+    # v1 compatibility
+    @property
+    def stmt(self):
+        return self.steps[0].stmt
+
     def input_names(self):
-        """Tensors read by the statement (the output too with '+=')."""
-        names = list(self.stmt.rhs_tensors())
-        if self.stmt.op == "+=" and self.stmt.lhs.name not in names:
-            names.append(self.stmt.lhs.name)
-        return names
+        return list(self.inputs)
 
 
 # --------------------------------------------------------------------------
@@ -336,6 +522,7 @@ def parse_statement(text):
     return Parser(text).statement()
 
 
+
 class Statement:
     def __init__(self, lhs, op, rhs):
         self.lhs = lhs
@@ -379,21 +566,23 @@ class Statement:
                         order.append(v)
         return order
 
-    def check(self, tensors):
+    def lhs_variables(self):
+        return {v for coefs, _ in self.lhs.indices for v in coefs}
+
+    def check(self, tensors, number=1):
         for a in self.accesses():
             if a.name not in tensors:
-                raise JobError(f"compute: tensor '{a.name}' is not declared")
+                raise JobError(f"step {number}: tensor '{a.name}' is not "
+                               f"declared")
             rank = len(tensors[a.name].shape)
             if len(a.indices) != rank:
-                raise JobError(f"compute: {a.name} has {rank} dimension(s), "
-                               f"accessed with {len(a.indices)} index(es)")
-        if self.op == "=" and self.lhs.name in self.rhs_tensors():
-            raise JobError("compute: the output is read on the right of '=' "
-                           "(not supported by the reference)")
+                raise JobError(f"step {number}: {a.name} has {rank} "
+                               f"dimension(s), accessed with "
+                               f"{len(a.indices)} index(es)")
 
 
 # --------------------------------------------------------------------------
-# Evaluation
+# Iteration space: constraints 0 <= affine <= extent - 1 of every access
 
 def floor_div(a, b):
     return a // b
@@ -403,18 +592,37 @@ def ceil_div(a, b):
     return -((-a) // b)
 
 
-def variable_bounds(stmt, shapes):
-    """Inclusive integer bounds [lo, hi] of each variable: a box holding every
-    point where all accesses are in bounds (interval propagation over the
-    constraints 0 <= affine <= extent - 1)."""
-    variables = stmt.variables()
+def constraints_of(stmt, shapes):
+    """[(coefs, const, top)]: one per index of every access."""
+    return [(coefs, const, extent - 1)
+            for a in stmt.accesses()
+            for (coefs, const), extent in zip(a.indices, shapes[a.name])]
+
+
+def substitute(constraints, fixed):
+    """The constraints with the fixed variables replaced by their values."""
+    out = []
+    for coefs, const, top in constraints:
+        rest = {}
+        for v, c in coefs.items():
+            if v in fixed:
+                const += c * fixed[v]
+            else:
+                rest[v] = c
+        out.append((rest, const, top))
+    return out
+
+
+def propagate(variables, constraints):
+    """Inclusive integer bounds {v: (lo, hi)} of a box holding every point
+    where all constraints hold (interval propagation), or None if there is
+    no such point.  JobError if a variable is unbounded."""
     inf = math.inf
     lo = {v: -inf for v in variables}
     hi = {v: inf for v in variables}
-    constraints = []
-    for a in stmt.accesses():
-        for (coefs, const), extent in zip(a.indices, shapes[a.name]):
-            constraints.append((coefs, const, extent - 1))
+    for coefs, const, top in constraints:
+        if not coefs and not 0 <= const <= top:
+            return None
     changed = True
     while changed:
         changed = False
@@ -443,12 +651,290 @@ def variable_bounds(stmt, shapes):
                     lo[v], hi[v] = new_lo, new_hi
                     changed = True
                     if new_lo > new_hi:       # empty: nothing runs
-                        return {u: (0, -1) for u in variables}
+                        return None
     for v in variables:
         if lo[v] == -inf or hi[v] == inf:
-            raise JobError(f"compute: index variable '{v}' is unbounded")
+            raise JobError(f"index variable '{v}' is unbounded")
     return {v: (int(lo[v]), int(hi[v])) for v in variables}
 
+
+def variable_bounds(stmt, shapes):
+    """Bounds of every variable of the statement ((0, -1) each if nothing
+    runs)."""
+    variables = stmt.variables()
+    box = propagate(variables, constraints_of(stmt, shapes))
+    return box if box is not None else {v: (0, -1) for v in variables}
+
+
+def inexact_variables(constraints, box):
+    """Variables of the constraints that some point of the box violates."""
+    bad = set()
+    for coefs, const, top in constraints:
+        low = high = const
+        for v, c in coefs.items():
+            a, b = c * box[v][0], c * box[v][1]
+            low += min(a, b)
+            high += max(a, b)
+        if low < 0 or high > top:
+            bad |= set(coefs)
+    return bad
+
+
+# --------------------------------------------------------------------------
+# Functions (spec 1.3 and 1.5), float64
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x):
+    return np.asarray(_ERF(x), dtype=np.float64)
+
+
+def apply_func(name, args):
+    if name in ("max", "min"):
+        f = np.maximum if name == "max" else np.minimum
+        r = args[0]
+        for x in args[1:]:
+            r = f(r, x)
+        return r
+    x = args[0]
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    if name == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-x))
+    if name == "erf":
+        return erf(x)
+    if name == "gelu":
+        return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+    return {"exp": np.exp, "sqrt": np.sqrt, "tanh": np.tanh, "abs": np.abs,
+            "log": np.log}[name](x)
+
+
+BINOPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+
+
+# --------------------------------------------------------------------------
+# Fast evaluation: boxes, strided views, einsum
+
+class Fallback(Exception):
+    """The fast path cannot evaluate this step: use the point-by-point
+    evaluator."""
+
+
+def c_strides(shape):
+    """Element strides of a C-order array of that shape."""
+    st, acc = [], 1
+    for e in reversed(shape):
+        st.append(acc)
+        acc *= e
+    return st[::-1]
+
+
+def strided_view(arr, access, fixed, box, order, writeable=False):
+    """The values arr[access] over the box, as a view whose axes are the
+    free variables the access uses, in the order of 'order'.  Every point of
+    the box is in bounds (the caller made sure), so the view stays inside
+    the array's memory."""
+    offset = 0
+    vstride = {}
+    for (coefs, const), st in zip(access.indices, c_strides(arr.shape)):
+        pos = const
+        for v, c in coefs.items():
+            if v in fixed:
+                pos += c * fixed[v]
+            else:
+                pos += c * box[v][0]
+                vstride[v] = vstride.get(v, 0) + c * st
+        offset += pos * st
+    names = tuple(v for v in order if v in vstride)
+    shape = [box[v][1] - box[v][0] + 1 for v in names]
+    strides = [vstride[v] * arr.itemsize for v in names]
+    base = arr.reshape(-1)[offset:]
+    view = np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides,
+                                           writeable=writeable)
+    return view, names
+
+
+def product_terms(e):
+    """The right side as a sum of products: [(coef, [(factor, power)])],
+    power 1 or -1; only the top-level + and - are distributed."""
+    if e[0] == "bin" and e[1] in "+-":
+        sign = 1.0 if e[1] == "+" else -1.0
+        return product_terms(e[2]) + [(sign * c, f)
+                                      for c, f in product_terms(e[3])]
+    if e[0] == "neg":
+        return [(-c, f) for c, f in product_terms(e[1])]
+    return [factors(e)]
+
+
+def factors(e):
+    if e[0] == "num":
+        return e[1], []
+    if e[0] == "neg":
+        c, f = factors(e[1])
+        return -c, f
+    if e[0] == "bin" and e[1] in "*/":
+        ca, fa = factors(e[2])
+        cb, fb = factors(e[3])
+        if e[1] == "*":
+            return ca * cb, fa + fb
+        if cb == 0:
+            raise Fallback("division by a constant zero")
+        return ca / cb, fa + [(x, -p) for x, p in fb]
+    return 1.0, [(e, 1)]
+
+
+class Piece:
+    """A box of the iteration space: some variables fixed, the others
+    ranging over box, every access in bounds, the left side one-to-one."""
+
+    def __init__(self, state, fixed, box, order):
+        self.state = state
+        self.fixed = fixed
+        self.box = box
+        self.order = order          # the free variables, in statement order
+
+    def size(self, v):
+        return self.box[v][1] - self.box[v][0] + 1
+
+    def align(self, items):
+        union = tuple(v for v in self.order
+                      if any(v in names for _, names in items))
+        out = []
+        for a, names in items:
+            if names == union or not names:
+                out.append(a)
+            else:
+                out.append(a[tuple(slice(None) if v in names else None
+                                   for v in union)])
+        return out, union
+
+    def value(self, e):
+        """(array, variable names of its axes) of an expression."""
+        kind = e[0]
+        if kind == "num":
+            return np.float64(e[1]), ()
+        if kind == "acc":
+            return strided_view(self.state[e[1].name], e[1], self.fixed,
+                                self.box, self.order)
+        if kind == "neg":
+            a, names = self.value(e[1])
+            return -a, names
+        if kind == "bin":
+            (a, b), names = self.align([self.value(e[2]), self.value(e[3])])
+            return BINOPS[e[1]](a, b), names
+        if kind == "call":
+            args, names = self.align([self.value(x) for x in e[2]])
+            return apply_func(e[1], args), names
+        raise AssertionError(e)
+
+    def rhs(self, stmt, lhs_free, ids):
+        """The right side summed over the reduction variables: an array over
+        lhs_free."""
+        reduction = [v for v in self.order if v not in lhs_free]
+        total = np.zeros([self.size(v) for v in lhs_free])
+        for coef, flist in product_terms(stmt.rhs):
+            scale = np.float64(coef)
+            operands = []
+            covered = set()
+            for e, power in flist:
+                a, names = self.value(e)
+                if power < 0:
+                    a = 1.0 / a
+                if names:
+                    operands += [a, [ids[v] for v in names]]
+                    covered |= set(names)
+                else:
+                    scale = scale * a
+            for v in reduction:
+                if v not in covered:
+                    scale = scale * self.size(v)
+            present = [v for v in lhs_free if v in covered]
+            if operands:
+                r = np.einsum(*operands, [ids[v] for v in present],
+                              optimize=True) * scale
+                r = r[tuple(slice(None) if v in present else None
+                            for v in lhs_free)]
+            else:
+                r = scale
+            total = total + r
+        return total
+
+
+def injective(lhs, free_lhs):
+    """Is the left side one-to-one over the free variables it uses?"""
+    if not free_lhs:
+        return True
+    m = np.array([[coefs.get(v, 0) for v in free_lhs]
+                  for coefs, _ in lhs.indices], dtype=float)
+    return np.linalg.matrix_rank(m) == len(free_lhs)
+
+
+def cut_pieces(stmt, constraints, variables):
+    """Cut the iteration space into boxes on which every access is in bounds
+    and the left side is one-to-one: fix the variable of smallest range among
+    those that spoil it, value by value.  Returns [(fixed, box)]."""
+    lhs_vars = stmt.lhs_variables()
+    pieces = []
+
+    def cut(fixed):
+        free = [v for v in variables if v not in fixed]
+        cons = substitute(constraints, fixed)
+        box = propagate(free, cons)
+        if box is None:
+            return
+        spoil = inexact_variables(cons, box)
+        if not spoil:
+            free_lhs = [v for v in free if v in lhs_vars]
+            if injective(stmt.lhs, free_lhs):
+                pieces.append((dict(fixed), box))
+                if len(pieces) > MAX_PIECES:
+                    raise Fallback("too many pieces")
+                return
+            spoil = set(free_lhs)
+        v = min(spoil, key=lambda u: (box[u][1] - box[u][0],
+                                      variables.index(u)))
+        if box[v][1] - box[v][0] + 1 > MAX_PIECES:
+            raise Fallback("too many pieces")
+        for x in range(box[v][0], box[v][1] + 1):
+            cut({**fixed, v: x})
+
+    cut({})
+    return pieces
+
+
+def evaluate_fast(stmt, state):
+    """The new value of the step's output (a new array); state: tensor name
+    -> C-contiguous float64 array, the values before the step."""
+    old = state[stmt.lhs.name]
+    shapes = {name: a.shape for name, a in state.items()}
+    variables = stmt.variables()
+    constraints = constraints_of(stmt, shapes)
+    if propagate(variables, constraints) is None:
+        return old.copy()
+    pieces = cut_pieces(stmt, constraints, variables)
+    ids = {v: k for k, v in enumerate(variables)}
+    lhs_vars = stmt.lhs_variables()
+    acc = np.zeros(old.shape)
+    written = np.zeros(old.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        for fixed, box in pieces:
+            order = [v for v in variables if v not in fixed]
+            piece = Piece(state, fixed, box, order)
+            lhs_free = [v for v in order if v in lhs_vars]
+            value = piece.rhs(stmt, lhs_free, ids)
+            view, _ = strided_view(acc, stmt.lhs, fixed, box, order, True)
+            view += value
+            view, _ = strided_view(written, stmt.lhs, fixed, box, order,
+                                   True)
+            view[...] = True
+        if stmt.op == "=":
+            return np.where(written, acc, old)
+        return old + acc
+
+
+# --------------------------------------------------------------------------
+# Point-by-point evaluation (fallback, and cross-check of the fast path)
 
 def eval_affine(a, values, n):
     coefs, const = a
@@ -471,35 +957,19 @@ def eval_expr(e, data, values, n):
     if kind == "bin":
         a = eval_expr(e[2], data, values, n)
         b = eval_expr(e[3], data, values, n)
-        return {"+": np.add, "-": np.subtract, "*": np.multiply,
-                "/": np.divide}[e[1]](a, b)
+        return BINOPS[e[1]](a, b)
     if kind == "call":
-        args = [eval_expr(x, data, values, n) for x in e[2]]
-        name = e[1]
-        if name == "max":
-            r = args[0]
-            for x in args[1:]:
-                r = np.maximum(r, x)
-            return r
-        if name == "min":
-            r = args[0]
-            for x in args[1:]:
-                r = np.minimum(r, x)
-            return r
-        if name == "relu":
-            return np.maximum(args[0], 0.0)
-        return {"exp": np.exp, "sqrt": np.sqrt}[name](args[0])
+        return apply_func(e[1], [eval_expr(x, data, values, n)
+                                 for x in e[2]])
     raise AssertionError(e)
 
 
-def evaluate(stmt, data, start):
-    """Evaluate the statement.  data: tensor name -> float64 array (the
-    inputs); start: float64 array, the output's starting value.  Returns a
-    new float64 array."""
-    out = np.array(start, dtype=np.float64)
-    flat = out.reshape(-1)
-    shapes = {name: a.shape for name, a in data.items()}
-    shapes[stmt.lhs.name] = out.shape
+def evaluate_pointwise(stmt, state):
+    """Same as evaluate_fast, point by point: the loop nest
+    "out[lhs] += rhs" over every point of the bounding box where all
+    accesses are in bounds."""
+    old = state[stmt.lhs.name]
+    shapes = {name: a.shape for name, a in state.items()}
     bounds = variable_bounds(stmt, shapes)
     variables = list(bounds)
     lows = [bounds[v][0] for v in variables]
@@ -507,6 +977,9 @@ def evaluate(stmt, data, start):
     total = math.prod(sizes)
     constraints = [(a, e) for acc in stmt.accesses()
                    for a, e in zip(acc.indices, shapes[acc.name])]
+    size = old.size
+    sums = np.zeros(size)
+    counts = np.zeros(size)
     with np.errstate(all="ignore"):
         for begin in range(0, total, CHUNK):
             n = min(CHUNK, total - begin)
@@ -522,16 +995,37 @@ def evaluate(stmt, data, start):
             if n == 0:
                 continue
             vals = np.broadcast_to(
-                np.asarray(eval_expr(stmt.rhs, data, values, n),
+                np.asarray(eval_expr(stmt.rhs, state, values, n),
                            dtype=np.float64), (n,))
-            if out.ndim == 0:
-                flat[0] += vals.sum()
+            if old.ndim == 0:
+                pos = np.zeros(n, dtype=np.int64)
             else:
                 pos = np.ravel_multi_index(
-                    tuple(eval_affine(a, values, n) for a in stmt.lhs.indices),
-                    out.shape)
-                flat += np.bincount(pos, weights=vals, minlength=flat.size)
-    return out
+                    tuple(eval_affine(a, values, n)
+                          for a in stmt.lhs.indices), old.shape)
+            sums += np.bincount(pos, weights=vals, minlength=size)
+            counts += np.bincount(pos, minlength=size)
+        new = old.copy()
+        flat = new.reshape(-1)
+        if stmt.op == "=":
+            hit = counts > 0
+            flat[hit] = sums[hit]
+        else:
+            flat += sums
+    return new
+
+
+def evaluate(stmt, state, mode="auto"):
+    """The step's new output value.  mode: "auto" (fast, else point by
+    point), "fast" (Fallback if it cannot), "pointwise"."""
+    if mode == "pointwise":
+        return evaluate_pointwise(stmt, state)
+    try:
+        return evaluate_fast(stmt, state)
+    except Fallback:
+        if mode == "fast":
+            raise
+        return evaluate_pointwise(stmt, state)
 
 
 # --------------------------------------------------------------------------
@@ -571,17 +1065,21 @@ def npy_problem(path, shape, dtype):
     return None
 
 
+# --------------------------------------------------------------------------
+# Running a program
+
 def starting_values(job, tensor, from_file):
-    """A tensor's input values (as stored, in its dtype)."""
-    if from_file and tensor.file:
+    """A tensor's value before the first step (in its dtype).  from_file:
+    read an input's file (else rebuild what 'inputs' wrote there)."""
+    if tensor.name not in job.inputs:
+        return np.zeros(tensor.shape, dtype=DTYPES[tensor.dtype])
+    if tensor.file and from_file:
         path = job.file_path(tensor)
         problem = npy_problem(path, tensor.shape, tensor.dtype)
         if problem:
             raise JobError(f"input {tensor.name}: {problem}")
         return np.load(path)
     if tensor.file:
-        # The output of '+=': the program has overwritten its file, so
-        # rebuild what 'inputs' wrote there.
         return random_tensor(tensor.file_seed(), tensor.shape, tensor.dtype)
     init = tensor.init or "zeros"
     if init == "random":
@@ -590,25 +1088,276 @@ def starting_values(job, tensor, from_file):
     return fill(tensor.shape, dtype=DTYPES[tensor.dtype])
 
 
-def expected_output(job):
-    stmt = job.stmt
-    out = job.tensors[stmt.lhs.name]
-    if stmt.op == "+=":
-        start = starting_values(job, out, False).astype(np.float64)
-    else:
-        start = np.zeros(out.shape)
-    data = {name: (start if name == out.name else
-                   starting_values(job, job.tensors[name], True)
-                   .astype(np.float64))
-            for name in stmt.rhs_tensors()}
-    return evaluate(stmt, data, start)
+def initial_state(job):
+    """Every tensor's value before the first step, float64.  An input that
+    the program also writes to its file is rebuilt from its seed (the
+    program has overwritten the file)."""
+    return {name: np.array(starting_values(job, t, name not in job.outputs),
+                           dtype=np.float64, order="C")
+            for name, t in job.tensors.items()}
+
+
+def run_program(job, mode="auto", state=None):
+    """Every tensor's value after the last step."""
+    state = dict(initial_state(job) if state is None else state)
+    for step in job.runs():
+        state[step.stmt.lhs.name] = evaluate(step.stmt, state, mode)
+    return state
+
+
+def expected_outputs(job, mode="auto"):
+    state = run_program(job, mode)
+    return {name: state[name] for name in job.outputs}
+
+
+def expected_output(job, mode="auto"):
+    """The value of the last step's output (a v1 job's output)."""
+    return run_program(job, mode)[job.steps[-1].stmt.lhs.name]
+
+
+# --------------------------------------------------------------------------
+# Ideal data movement of redistribution steps
+
+def dist_function(text, axes, where):
+    """The quasi-affine dist entry as a function of the mesh coordinates
+    (a dict axis -> int): + - * // % over integers and axis names."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError:
+        raise JobError(f"{where}: bad dist entry {text!r}")
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
+           ast.Mod: lambda a, b: a % b}
+
+    def check(n):
+        if isinstance(n, ast.Expression):
+            return check(n.body)
+        if isinstance(n, ast.BinOp) and type(n.op) in ops:
+            return check(n.left) and check(n.right)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub,
+                                                            ast.UAdd)):
+            return check(n.operand)
+        if isinstance(n, ast.Constant) and is_int(n.value):
+            return True
+        if isinstance(n, ast.Name) and n.id in axes:
+            return True
+        raise JobError(f"{where}: bad dist entry {text!r}")
+
+    def ev(n, c):
+        if isinstance(n, ast.Expression):
+            return ev(n.body, c)
+        if isinstance(n, ast.BinOp):
+            a, b = ev(n.left, c), ev(n.right, c)
+            if b == 0 and isinstance(n.op, (ast.FloorDiv, ast.Mod)):
+                raise JobError(f"{where}: division by zero in {text!r}")
+            return ops[type(n.op)](a, b)
+        if isinstance(n, ast.UnaryOp):
+            v = ev(n.operand, c)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.Constant):
+            return n.value
+        return c[n.id]
+
+    check(tree)
+    return lambda c: ev(tree, c)
+
+
+def block_ranges(extent, nblocks, split, offsets, where):
+    """[(lo, hi)] of each block of a dimension (spec 1.2)."""
+    if offsets is not None:
+        if (not isinstance(offsets, list) or len(offsets) != nblocks + 1
+                or not all(is_int(o) for o in offsets)
+                or offsets[0] != 0 or offsets[-1] != extent
+                or any(a > b for a, b in zip(offsets, offsets[1:]))):
+            raise JobError(f"{where}: bad offsets {offsets!r} for extent "
+                           f"{extent} in {nblocks} blocks")
+        return list(zip(offsets, offsets[1:]))
+    if split == "balanced":
+        q, r = divmod(extent, nblocks)
+        return [(b * q + min(b, r), (b + 1) * q + min(b + 1, r))
+                for b in range(nblocks)]
+    s = ceil_div(extent, nblocks)
+    return [(min(b * s, extent), min((b + 1) * s, extent))
+            for b in range(nblocks)]
+
+
+class Layout:
+    """Where a tensor lives on the mesh: which block of each dimension each
+    rank holds (ranks numbered row-major, last axis fastest)."""
+
+    def __init__(self, job, t):
+        mesh = job.doc.get("mesh")
+        if not isinstance(mesh, dict):
+            raise JobError("no mesh")
+        self.axes = list(mesh.get("axes") or [])
+        self.mshape = list(mesh.get("shape") or [])
+        if (len(self.axes) != len(self.mshape) or not all(
+                is_int(s) and s > 0 for s in self.mshape)):
+            raise JobError("bad mesh")
+        where = f"tensor '{t.name}'"
+        self.coords = list(itertools.product(*map(range, self.mshape)))
+        spec = t.spec
+        dist = spec.get("dist")
+        if not isinstance(dist, list) or len(dist) != len(t.shape):
+            raise JobError(f"{where}: bad dist {dist!r}")
+        place = spec.get("place") or {}
+        if not isinstance(place, dict) or not all(
+                a in self.axes and is_int(v) for a, v in place.items()):
+            raise JobError(f"{where}: bad place {place!r}")
+        offsets = {int(k): v for k, v in (spec.get("offsets") or {}).items()}
+        split = spec.get("split", "block")
+        named = [{a: c[k] for k, a in enumerate(self.axes)}
+                 for c in self.coords]
+        self.held = [all(n[a] == v for a, v in place.items()) for n in named]
+        self.partial = [self.axes.index(a) for a in t.partial
+                        if a in self.axes]
+        if len(self.partial) != len(t.partial):
+            raise JobError(f"{where}: unknown axis in partial")
+        funcs = []
+        for d, entry in enumerate(dist):
+            if entry == "-":
+                funcs.append(lambda c: 0)
+            else:
+                funcs.append(dist_function(entry, self.axes, where))
+                used = {node.id for node in ast.walk(ast.parse(
+                    str(entry).strip(), mode="eval"))
+                        if isinstance(node, ast.Name)}
+                if used & set(t.partial) or used & set(place):
+                    raise JobError(f"{where}: dist entry {entry!r} uses a "
+                                   f"partial or placed axis")
+        if set(t.partial) & set(place):
+            raise JobError(f"{where}: partial along a placed axis")
+        self.block = [tuple(f(n) for f in funcs) if h else None
+                      for n, h in zip(named, self.held)]
+        self.ranges = []
+        for d in range(len(t.shape)):
+            values = {b[d] for b in self.block if b is not None}
+            nb = max(values) + 1 if values else 1
+            if values != set(range(nb)):
+                raise JobError(f"{where}: dist entry {dist[d]!r} takes the "
+                               f"values {sorted(values)}, not 0..B-1")
+            self.ranges.append(block_ranges(t.shape[d], nb, split,
+                                            offsets.get(d), where))
+        self.holders = {}
+        for r, b in enumerate(self.block):
+            if b is not None:
+                self.holders.setdefault(b, []).append(r)
+
+    def box(self, r):
+        b = self.block[r]
+        return None if b is None else self.block_box(b)
+
+    def block_box(self, b):
+        return tuple(self.ranges[d][k] for d, k in enumerate(b))
+
+
+def box_size(a, b):
+    """Number of elements in the intersection of two boxes."""
+    n = 1
+    for (l1, h1), (l2, h2) in zip(a, b):
+        n *= max(0, min(h1, h2) - max(l1, l2))
+    return n
+
+
+def closest(coords, r, candidates):
+    """The candidates closest to rank r: sharing the most leading mesh
+    coordinates with it (ties: all of them, in rank order)."""
+    def shared(h):
+        k = 0
+        while k < len(coords[r]) and coords[h][k] == coords[r][k]:
+            k += 1
+        return k
+    best = max(shared(h) for h in candidates)
+    return sorted(h for h in candidates if shared(h) == best)
+
+
+def sender_count(needs):
+    """Number of distinct senders for one receiver, given for each piece it
+    needs the tied closest holders; None if the choice among ties could
+    change the number."""
+    first = len({n[0] for n in needs})
+    if all(len(n) == 1 for n in needs):
+        return first
+    if math.prod(len(n) for n in needs) > 4096:
+        return None
+    counts = {len(set(choice)) for choice in itertools.product(*needs)}
+    return first if len(counts) == 1 else None
+
+
+def redistribution(stmt, tensors):
+    """(source, destination) tensor names if the step is a redistribution:
+    B[i, j] = A[i, j], the same distinct plain indices in the same order and
+    the same shapes; else None."""
+    rhs = stmt.rhs
+    if stmt.op != "=" or rhs[0] != "acc":
+        return None
+    src, dst = rhs[1], stmt.lhs
+    plain = [(tuple(c.items()), k) for c, k in dst.indices]
+    if any(k != 0 or len(c) != 1 or c[0][1] != 1 for c, k in plain):
+        return None
+    if len({c[0][0] for c, _ in plain}) != len(plain):
+        return None
+    if [(tuple(c.items()), k) for c, k in src.indices] != plain:
+        return None
+    if tensors[src.name].shape != tensors[dst.name].shape:
+        return None
+    return src.name, dst.name
+
+
+def ideal_step(job, stmt):
+    """(bytes, messages) one run of a redistribution step ideally moves;
+    messages is None when ambiguous.  None if it is not a redistribution
+    (or its destination is partial)."""
+    names = redistribution(stmt, job.tensors)
+    if names is None:
+        return None
+    a, b = job.tensors[names[0]], job.tensors[names[1]]
+    if a.name == b.name:
+        return 0, 0
+    if b.partial:
+        return None
+    la, lb = Layout(job, a), Layout(job, b)
+    size = DTYPES[b.dtype].itemsize
+    coords = la.coords
+    total, messages = 0, 0
+    for r in range(len(coords)):
+        box_b = lb.box(r)
+        if box_b is None:
+            continue
+        needs = []
+        for k, holders in la.holders.items():
+            n = box_size(box_b, la.block_box(k))
+            if n == 0:
+                continue
+            # Holders of the element's value: one group, or one per
+            # combination of coordinates along the partial axes.
+            groups = {}
+            for h in holders:
+                groups.setdefault(tuple(coords[h][p] for p in la.partial),
+                                  []).append(h)
+            want = math.prod(la.mshape[p] for p in la.partial)
+            if len(groups) != want:
+                raise JobError(f"tensor '{a.name}': some partial sums of a "
+                               f"block have no holder")
+            for g in groups.values():
+                if r in g:
+                    continue
+                total += n * size
+                needs.append(closest(coords, r, g))
+        if needs:
+            count = sender_count(needs)
+            if count is None or messages is None:
+                messages = None
+            else:
+                messages += count
+    return total, messages
 
 
 # --------------------------------------------------------------------------
 # Commands
 
 def cmd_inputs(job):
-    for name in job.input_names():
+    for name in job.inputs:
         t = job.tensors[name]
         if not t.file:
             continue
@@ -639,30 +1388,75 @@ def compare(got, want):
     return float(diff[worst]) / scale, tuple(int(i) for i in worst)
 
 
+def need_outputs(job):
+    if not job.outputs:
+        raise JobError("no output to check: no tensor with 'file:' is "
+                       "written by the program")
+
+
 def cmd_check(job, rtol):
-    out = job.tensors[job.stmt.lhs.name]
-    if not out.file:
-        raise JobError(f"output {out.name} has no 'file:' to check")
-    want = expected_output(job)
-    tol = rtol if rtol is not None else DEFAULT_RTOL[out.dtype]
-    path = job.file_path(out)
-    problem = npy_problem(path, out.shape, out.dtype)
-    if problem:
-        print(f"FAIL {out.name}: {problem}")
-        return 1
-    got = np.load(path).astype(np.float64)
-    err, worst = compare(got, want)
-    if err <= tol:
-        print(f"ok {out.name}: max rel err {err:.1e} ({out.dtype}, tol {fmt_tol(tol)})")
-        return 0
-    print(f"FAIL {out.name}: max rel err {err:.1e} ({out.dtype}, tol {fmt_tol(tol)})"
-          f" at index {worst}: got {got[worst]!r}, want {want[worst]!r}")
-    return 1
+    need_outputs(job)
+    wants = expected_outputs(job)
+    status = 0
+    for name in job.outputs:
+        out = job.tensors[name]
+        want = wants[name]
+        tol = rtol if rtol is not None else DEFAULT_RTOL[out.dtype]
+        path = job.file_path(out)
+        problem = npy_problem(path, out.shape, out.dtype)
+        if problem:
+            print(f"FAIL {name}: {problem}")
+            status = 1
+            continue
+        got = np.load(path).astype(np.float64)
+        err, worst = compare(got, want)
+        head = f"{name}: max rel err {err:.1e} ({out.dtype}, tol {fmt_tol(tol)})"
+        if err <= tol:
+            print(f"ok {head}")
+        else:
+            print(f"FAIL {head} at index {worst}: got {got[worst]!r}, "
+                  f"want {want[worst]!r}")
+            status = 1
+    return status
 
 
 def cmd_expect(job, path):
-    np.save(path, expected_output(job))
-    print(f"wrote {path}")
+    need_outputs(job)
+    wants = expected_outputs(job)
+    if path.endswith(".npy"):
+        if len(wants) != 1:
+            raise JobError(f"the program writes {len(wants)} outputs: give "
+                           f"a directory")
+        np.save(path, wants[job.outputs[0]])
+        print(f"wrote {path}")
+        return 0
+    os.makedirs(path, exist_ok=True)
+    for name, value in wants.items():
+        np.save(os.path.join(path, f"{name}.npy"), value)
+        print(f"wrote {os.path.join(path, name + '.npy')}")
+    return 0
+
+
+def cmd_ideal(job):
+    """Print the ideal data movement of each step (format: see the module's
+    docstring)."""
+    name = job.doc.get("name", os.path.basename(job.path))
+    print(f"# ideal data movement of {name}: step runs bytes messages "
+          f"statement")
+    tb, tm, others = 0, 0, False
+    for s in job.steps:
+        res = ideal_step(job, s.stmt)
+        if res is None:
+            others = True
+            print(f"{s.number} {s.runs} - - {s.text}")
+            continue
+        nbytes, msgs = res[0] * s.runs, res[1]
+        msgs = "*" if msgs is None else msgs * s.runs
+        tb += nbytes
+        tm = "*" if "*" in (tm, msgs) else tm + msgs
+        print(f"{s.number} {s.runs} {nbytes} {msgs} {s.text}")
+    print(f"total {tb} {tm}" + (" (redistribution steps only)"
+                                if others else ""))
     return 0
 
 
@@ -672,12 +1466,14 @@ def main(argv):
         description="Sequential reference for distmpmd jobs.")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("inputs", help="write the input .npy files").add_argument("job")
-    c = sub.add_parser("check", help="check the output .npy file")
+    c = sub.add_parser("check", help="check the output .npy files")
     c.add_argument("job")
     c.add_argument("--rtol", type=float, default=None)
-    e = sub.add_parser("expect", help="write the expected output (float64)")
+    e = sub.add_parser("expect", help="write the expected outputs (float64)")
     e.add_argument("job")
-    e.add_argument("out")
+    e.add_argument("out", help="OUT.npy (one output) or a directory")
+    sub.add_parser("ideal", help="ideal bytes of redistribution steps"
+                   ).add_argument("job")
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -688,6 +1484,8 @@ def main(argv):
             return cmd_inputs(job)
         if args.cmd == "check":
             return cmd_check(job, args.rtol)
+        if args.cmd == "ideal":
+            return cmd_ideal(job)
         return cmd_expect(job, args.out)
     except JobError as e:
         print(f"dmd_ref.py: error: {e}", file=sys.stderr)
