@@ -216,6 +216,8 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 			continue;
 		if (a == 0) {
 			/* the write view */
+			if (!dmd_emit_has(&ctx->used, user, "w"))
+				continue;
 			x = sp->ret;
 			for (i = 0; i < sp->n_xfer; ++i)
 				if (sp->xfer[i]->tensor == t &&
@@ -229,9 +231,9 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 			p = dmd_emit_name(p, "w", user);
 			p = isl_printer_print_str(p, " = ");
 			if (x)
-				p = dmd_emit_namef(p, user, "r%d", x->id);
+				p = dmd_emit_use(ctx, p, user, "r%d", x->id);
 			else
-				p = dmd_emit_name(p, "buf", user);
+				p = dmd_emit_use(ctx, p, user, "buf");
 			p = isl_printer_print_str(p, ";");
 			p = isl_printer_end_line(p);
 			for (d = 0; d < 2 * nd; ++d) {
@@ -274,9 +276,9 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 		p = dmd_emit_name(p, "v", user);
 		p = isl_printer_print_str(p, " = ");
 		if (!x || x->ghost || mut)
-			p = dmd_emit_name(p, "buf", user);
+			p = dmd_emit_use(ctx, p, user, "buf");
 		else
-			p = dmd_emit_namef(p, user, "r%d", x->id);
+			p = dmd_emit_use(ctx, p, user, "r%d", x->id);
 		p = isl_printer_print_str(p, ";");
 		p = isl_printer_end_line(p);
 		for (d = 0; d < 2 * nd; ++d) {
@@ -579,6 +581,10 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 		p = isl_printer_end_line(p);
 	}
 	for (k = 0; k < ctx->nbuf[x->id]; ++k) {
+		if (ctx->nbuf[x->id] == 1 ?
+		    !dmd_emit_has(&ctx->top, user, "r%d", x->id) :
+		    !dmd_emit_has(&ctx->top, user, "r%d%c", x->id, 'a' + k))
+			continue;
 		p = isl_printer_start_line(p);
 		p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
 		if (ctx->nbuf[x->id] == 1)

@@ -277,7 +277,7 @@ static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	};
 	const char *op;
 	char b[64];
-	int i;
+	int i, j;
 
 	switch (e->type) {
 	case DMD_EXPR_INT:
@@ -299,14 +299,19 @@ static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 				break;
 		if (i == (int) (sizeof(fn) / sizeof(fn[0])))
 			return isl_printer_free(p);
-		p = isl_printer_print_str(p, fn[i].c);
-		p = isl_printer_print_str(p, "(");
-		for (i = 0; i < e->n_arg; ++i) {
-			if (i)
+		/* fmax(a, fmax(b, c)) for max(a, b, c) */
+		for (j = 0; j + 1 < e->n_arg || j == 0; ++j) {
+			p = isl_printer_print_str(p, fn[i].c);
+			p = isl_printer_print_str(p, "(");
+			p = dmd_emit_rhs(p, r, e->args[j]);
+			if (j + 1 < e->n_arg)
 				p = isl_printer_print_str(p, ", ");
-			p = dmd_emit_rhs(p, r, e->args[i]);
 		}
-		return isl_printer_print_str(p, ")");
+		if (e->n_arg > 1)
+			p = dmd_emit_rhs(p, r, e->args[e->n_arg - 1]);
+		for (j = 0; j + 1 < e->n_arg || j == 0; ++j)
+			p = isl_printer_print_str(p, ")");
+		return p;
 	case DMD_EXPR_ADD:
 		op = " + ";
 		break;

@@ -1119,8 +1119,8 @@ static const struct {
 	const char *name;
 	int n_arg;
 } dmd_expr_funcs[] = {
-	{ "max", 2 },
-	{ "min", 2 },
+	{ "max", -2 },		/* at least 2 */
+	{ "min", -2 },
 	{ "exp", 1 },
 	{ "sqrt", 1 },
 	{ "relu", 1 },
@@ -1166,7 +1166,14 @@ static struct dmd_expr *dmd_expr_parse_call(struct dmd_expr_parser *p,
 	if (dmd_expr_expect(p, DMD_TOK_RPAR, "')'") < 0)
 		goto error;
 	p->depth--;
-	if (e->n_arg != dmd_expr_funcs[i].n_arg) {
+	if (dmd_expr_funcs[i].n_arg < 0 &&
+	    e->n_arg < -dmd_expr_funcs[i].n_arg) {
+		dmd_expr_error(p, loc, "%s takes at least %d arguments, got %d",
+			name, -dmd_expr_funcs[i].n_arg, e->n_arg);
+		goto error;
+	}
+	if (dmd_expr_funcs[i].n_arg >= 0 &&
+	    e->n_arg != dmd_expr_funcs[i].n_arg) {
 		dmd_expr_error(p, loc, "%s takes %d argument%s, got %d",
 			name, dmd_expr_funcs[i].n_arg,
 			dmd_expr_funcs[i].n_arg == 1 ? "" : "s", e->n_arg);

@@ -758,7 +758,8 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 		if (p->loops[i].kind == DMD_LOOP_SPACE)
 			dist[p->loops[i].axis] = 1;
 	for (i = 0; i < out->n_partial; ++i)
-		dist[out->partial[i]] = 2;
+		if (!dist[out->partial[i]])
+			dist[out->partial[i]] = 2;
 	dom = isl_map_domain(isl_map_copy(p->rsched));
 	e = isl_set_unbind_params_insert_domain(dom,
 		isl_multi_id_copy(mesh->ids));
@@ -776,8 +777,7 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	}
 	if (any) {
 		/* { R[r] -> S[i] : some h with h ~ r holds out(i) } */
-		h = isl_map_apply_range(same, isl_map_reverse(
-			isl_map_copy(out->holds)));
+		h = isl_map_apply_range(same, isl_map_copy(out->holds));
 		h = isl_map_apply_range(h, isl_map_reverse(
 			isl_map_copy(p->acc[0].map)));
 		e = isl_map_intersect(e, h);
@@ -785,6 +785,7 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 		isl_map_free(same);
 	free(dist);
 	dom = isl_map_bind_domain(e, isl_multi_id_copy(mesh->ids));
+	dom = isl_set_align_params(dom, isl_space_copy(mesh->space));
 	dom = isl_set_intersect_params(dom, isl_set_copy(mesh->set));
 	p->rsched = isl_map_intersect_domain(p->rsched, dom);
 	p->rsched = isl_map_coalesce(p->rsched);

@@ -4,10 +4,7 @@
  *     intermediate) only after an earlier step wrote it;
  *   - a tensor read from its file is not 'partial' (a file holds whole
  *     values, never unreduced partial sums);
- *   - a tensor is not partial along a mesh axis that splits or places it;
- *   - a step reads its output only at the indices it writes (B[i] += B[i]
- *     but not B[i] += B[7 - i]): other reads of the output are not
- *     supported yet, and are refused rather than computed wrongly.
+ *   - a tensor is not partial along a mesh axis that splits or places it.
  * A "compute" job is a program of one step.
  */
 #include <stdlib.h>
@@ -112,36 +109,6 @@ static int dmd_program_check_reads(struct dmd_program_walk *w,
 	return 0;
 }
 
-/* Check that every read of the output "lhs" in "e" uses the indices of
- * "lhs" (compared as printed, after parsing). */
-static int dmd_program_check_self_reads(const struct dmd_job *job,
-	const struct dmd_expr *lhs, const struct dmd_expr *e)
-{
-	char *want, *got;
-	int i, same;
-
-	if (e->type != DMD_EXPR_ACCESS) {
-		for (i = 0; i < e->n_arg; ++i)
-			if (dmd_program_check_self_reads(job, lhs,
-					e->args[i]) < 0)
-				return -1;
-		return 0;
-	}
-	if (strcmp(e->name, lhs->name))
-		return 0;
-	want = dmd_expr_to_str(lhs);
-	got = dmd_expr_to_str(e);
-	same = want && got && !strcmp(want, got);
-	if (!same)
-		dmd_job_error(job, e->loc, "the step that writes %s reads %s: "
-			"reading the output at other indices than it writes "
-			"is not supported yet", want ? want : lhs->name,
-			got ? got : e->name);
-	free(want);
-	free(got);
-	return same ? 0 : -1;
-}
-
 /* Walk one statement: its reads (the output too with +=), then mark its
  * output written. */
 static int dmd_program_check_stmt(struct dmd_program_walk *w,
@@ -150,8 +117,7 @@ static int dmd_program_check_stmt(struct dmd_program_walk *w,
 {
 	int k;
 
-	if (dmd_program_check_self_reads(w->job, lhs, rhs) < 0 ||
-	    dmd_program_check_reads(w, rhs, program) < 0)
+	if (dmd_program_check_reads(w, rhs, program) < 0)
 		return -1;
 	if (accumulate && dmd_program_check_read(w, lhs, program) < 0)
 		return -1;

@@ -161,6 +161,7 @@ static __isl_give isl_map *dmd_p2p_view(const struct dmd_model *m,
 
 	v = isl_map_curry(isl_map_curry(pieces));
 	s = isl_map_bind_domain(v, isl_multi_id_copy(m->mesh->ids));
+	s = isl_set_align_params(s, isl_space_copy(m->mesh->space));
 	s = isl_set_intersect_params(s, isl_set_copy(m->mesh->set));
 	v = isl_map_uncurry(isl_set_unwrap(s));
 	v = isl_map_flatten_domain(v);

@@ -388,6 +388,7 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 	int local, i;
 
 	done = isl_map_domain(isl_map_copy(p->rsched));
+	done = isl_set_align_params(done, isl_space_copy(m->mesh->space));
 	written = isl_set_coalesce(isl_set_apply(isl_set_copy(done),
 		isl_map_copy(p->acc[0].map)));
 	local = dmd_isl_bool(isl_set_is_subset(written, lay->held));

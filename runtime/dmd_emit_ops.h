@@ -21,6 +21,12 @@ static inline double dmd_gelu(double x)
 	return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
 }
 
+/* max(x, 0), keeping a NaN a NaN (like numpy's maximum). */
+static inline double dmd_relu(double x)
+{
+	return x < 0.0 ? 0.0 : x;
+}
+
 /* The origin of a box that starts at a buffer's first element. */
 static const int64_t dmd_zero[8] = { 0 };
 

@@ -447,6 +447,10 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 	rs = isl_map_set_tuple_name(isl_map_copy(p->rsched), isl_dim_in,
 		s->name);
 	rs = isl_map_intersect_params(rs, isl_set_copy(b->spec->cell));
+	if (isl_map_is_empty(rs) != isl_bool_false) {
+		isl_map_free(rs);
+		return;
+	}
 	{
 		struct dmd_spec_stmt tmp = *s;
 		isl_union_map *saved = b->sched;
