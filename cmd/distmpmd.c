@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <isl/ctx.h>
 #include <isl/options.h>
@@ -83,8 +84,10 @@ static const char *usage_classes =
 static const char *usage_emit =
 "usage: distmpmd emit JOB --rank R\n"
 "       distmpmd emit JOB --class K\n"
+"       distmpmd emit JOB --common\n"
 "\n"
-"Print the C source of the class that rank R runs (or of class K).\n";
+"Print the C that rank R runs (common.h, then its class's file), the\n"
+"file of class K, or common.h.\n";
 
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
@@ -118,6 +121,22 @@ static void session_free(struct session *s)
 		isl_ctx_free(s->ctx);
 }
 
+/* With DMD_TIME set, print the time since the previous call, for
+ * "stage" (NULL: start the clock). */
+static void stage_time(const char *stage)
+{
+	static struct timespec t0;
+	struct timespec t;
+
+	if (!getenv("DMD_TIME"))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (stage)
+		fprintf(stderr, "distmpmd: %s: %.3f s\n", stage,
+			(t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec));
+	t0 = t;
+}
+
 /* Read and analyse "path"; with classes != 0 find the rank classes and
  * emit their code too.  Returns 0, or the exit status (2 for a bad job,
  * 1 otherwise). */
@@ -131,9 +150,12 @@ static int analyse(struct session *s, const char *path, int classes)
 	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
 		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
 	isl_options_set_ast_iterator_type(s->ctx, "int64_t");
+	stage_time(NULL);
 	s->m = dmd_model_build(s->ctx, s->job);
+	stage_time("model");
 	if (s->m)
 		s->plan = dmd_part_plan(s->m);
+	stage_time("plan");
 	if (!s->m || !s->plan) {
 		if (dmd_job_n_errors() > 0)
 			return 2;
@@ -144,10 +166,13 @@ static int analyse(struct session *s, const char *path, int classes)
 	if (!classes)
 		return 0;
 	s->facts = dmd_part_facts(s->plan);
+	stage_time("facts");
 	if (s->facts)
 		s->cells = dmd_part_cells(s->m, s->facts);
+	stage_time("cells");
 	if (s->cells)
 		s->cls = dmd_emit_classes(s->plan, s->facts, s->cells);
+	stage_time("classes");
 	if (!s->cls) {
 		fprintf(stderr, "%s: error: internal error: cannot find the "
 			"rank classes (please report it)\n", path);
@@ -506,7 +531,7 @@ static int cmd_emit(int argc, char **argv)
 	struct session s;
 	const char *job = NULL;
 	long rank = -1, cls = -1;
-	int i, r;
+	int i, r, common = 0;
 	char *end;
 
 	if (wants_help(argc, argv)) {
@@ -514,7 +539,9 @@ static int cmd_emit(int argc, char **argv)
 		return 0;
 	}
 	for (i = 0; i < argc; ++i) {
-		if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
+		if (!strcmp(argv[i], "--common"))
+			common = 1;
+		else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
 			rank = strtol(argv[++i], &end, 10);
 			if (*end || rank < 0)
 				return bad_usage(usage_emit);
@@ -527,9 +554,14 @@ static int cmd_emit(int argc, char **argv)
 		else
 			job = argv[i];
 	}
-	if (!job || (rank < 0) == (cls < 0))
+	if (!job || (rank >= 0) + (cls >= 0) + common != 1)
 		return bad_usage(usage_emit);
 	r = analyse(&s, job, 1);
+	if (!r && common) {
+		fputs(s.cls->common, stdout);
+		session_free(&s);
+		return r;
+	}
 	if (!r && cls >= 0) {
 		if (cls >= s.cls->n) {
 			fprintf(stderr, "distmpmd: there is no class %ld (%d "
@@ -550,8 +582,13 @@ static int cmd_emit(int argc, char **argv)
 			int j;
 			for (j = 0; j < s.cls->cls[i].n_ranges; ++j)
 				if (s.cls->cls[i].ranges[j][0] <= rank &&
-				    rank <= s.cls->cls[i].ranges[j][1])
+				    rank <= s.cls->cls[i].ranges[j][1]) {
+					printf("/* ---- common.h ---- */\n");
+					fputs(s.cls->common, stdout);
+					printf("/* ---- class%d.c ---- */\n",
+						i);
 					fputs(s.cls->cls[i].code, stdout);
+				}
 		}
 	}
 	session_free(&s);

@@ -19,8 +19,9 @@
 
 #include "emit/dmd_emit_private.h"
 
-/* Print "e", in parentheses unless it is an id, an integer or a call
- * (so that it can be the operand of any C operator). */
+/* Print "e", in parentheses when it is a selection, a comparison or a
+ * logical operation (so that it can be an operand of '-', '*' or '=='),
+ * or a negative integer. */
 __isl_give isl_printer *dmd_emit_expr(__isl_take isl_printer *p,
 	__isl_keep isl_ast_expr *e)
 {
@@ -28,18 +29,26 @@ __isl_give isl_printer *dmd_emit_expr(__isl_take isl_printer *p,
 
 	if (isl_ast_expr_get_type(e) == isl_ast_expr_op)
 		switch (isl_ast_expr_op_get_type(e)) {
-		case isl_ast_expr_op_max:
-		case isl_ast_expr_op_min:
-		case isl_ast_expr_op_fdiv_q:
-		case isl_ast_expr_op_call:
+		case isl_ast_expr_op_select:
+		case isl_ast_expr_op_cond:
+		case isl_ast_expr_op_eq:
+		case isl_ast_expr_op_le:
+		case isl_ast_expr_op_lt:
+		case isl_ast_expr_op_ge:
+		case isl_ast_expr_op_gt:
+		case isl_ast_expr_op_and:
+		case isl_ast_expr_op_or:
+		case isl_ast_expr_op_and_then:
+		case isl_ast_expr_op_or_else:
+			paren = 1;
 			break;
 		default:
-			paren = 1;
+			break;
 		}
 	if (isl_ast_expr_get_type(e) == isl_ast_expr_int) {
 		isl_val *v = isl_ast_expr_get_val(e);
 
-		paren = isl_val_is_neg(v);
+		paren = isl_val_is_neg(v) == isl_bool_true;
 		isl_val_free(v);
 	}
 	if (paren)
@@ -150,7 +159,11 @@ static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
 			x->id);
 	}
 	p = isl_printer_print_str(p, "(");
-	p = dmd_emit_expr(p, par);
+	if (isl_ast_expr_get_type(par) == isl_ast_expr_op)
+		p = isl_printer_print_str(p, "(");
+	p = isl_printer_print_ast_expr(p, par);
+	if (isl_ast_expr_get_type(par) == isl_ast_expr_op)
+		p = isl_printer_print_str(p, ")");
 	p = isl_printer_print_str(p, " & 1 ? ");
 	p = dmd_emit_use(ctx, p, user, "r%db", x->id);
 	p = isl_printer_print_str(p, " : ");

@@ -154,6 +154,86 @@ static int dmd_class_sort_facts(const struct dmd_model *m,
 	return 0;
 }
 
+/* What dmd_class_interval needs: the axis, the intervals found so far. */
+struct dmd_class_intervals {
+	int axis;
+	long (*iv)[2];
+	int n;
+	int cap;
+};
+
+/* Add the coordinate of point "pnt" along the axis to the intervals
+ * (points come in increasing order). */
+static isl_stat dmd_class_interval(__isl_take isl_point *pnt, void *user)
+{
+	struct dmd_class_intervals *d = user;
+	isl_val *v = isl_point_get_coordinate_val(pnt, isl_dim_set, d->axis);
+	long c = isl_val_get_num_si(v);
+
+	isl_val_free(v);
+	isl_point_free(pnt);
+	if (d->n && d->iv[d->n - 1][1] + 1 == c) {
+		d->iv[d->n - 1][1] = c;
+		return isl_stat_ok;
+	}
+	if (d->n == d->cap) {
+		long (*iv)[2];
+
+		d->cap = 2 * d->cap + 4;
+		iv = realloc(d->iv, d->cap * sizeof(*iv));
+		if (!iv)
+			return isl_stat_error;
+		d->iv = iv;
+	}
+	d->iv[d->n][0] = d->iv[d->n][1] = c;
+	d->n++;
+	return isl_stat_ok;
+}
+
+/* A simple form of "cell", a set of ranks that only constrains mesh
+ * axis "axis": the union of the intervals of coordinates it contains
+ * (refining by facts with existentially quantified variables leaves
+ * cells whose constraints are costly in every later operation). */
+static __isl_give isl_set *dmd_class_simplify(const struct dmd_model *m,
+	__isl_take isl_set *cell, int axis)
+{
+	struct dmd_class_intervals d = { axis, NULL, 0, 0 };
+	isl_set *pts, *simple;
+	int i;
+
+	if (isl_set_involves_locals(cell) == isl_bool_false)
+		return cell;
+	pts = isl_set_unbind_params(isl_set_copy(cell),
+		isl_multi_id_copy(m->mesh->ids));
+	for (i = m->mesh->n - 1; i >= 0; --i)
+		if (i != axis)
+			pts = isl_set_fix_si(pts, isl_dim_set, i, 0);
+	if (isl_set_foreach_point(pts, &dmd_class_interval, &d) < 0) {
+		isl_set_free(pts);
+		free(d.iv);
+		return cell;
+	}
+	isl_set_free(pts);
+	simple = isl_set_empty(isl_set_get_space(m->mesh->set));
+	for (i = 0; i < d.n; ++i) {
+		isl_set *iv = isl_set_copy(m->mesh->set);
+
+		iv = isl_set_lower_bound_si(iv, isl_dim_param, axis,
+			d.iv[i][0]);
+		iv = isl_set_upper_bound_si(iv, isl_dim_param, axis,
+			d.iv[i][1]);
+		simple = isl_set_union(simple, iv);
+	}
+	free(d.iv);
+	simple = isl_set_coalesce(simple);
+	if (dmd_isl_bool(isl_set_is_equal(simple, cell)) != 1) {
+		isl_set_free(simple);
+		return cell;
+	}
+	isl_set_free(cell);
+	return simple;
+}
+
 /* The cells of the mesh refined by "facts" (see the top of this file),
  * in an order that does not depend on isl's internals: by their first
  * rank (dmd_class_order). */
@@ -179,6 +259,8 @@ __isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
 			dmd_sets_clear(&ac);
 			goto error;
 		}
+		for (j = 0; j < ac.n; ++j)
+			ac.set[j] = dmd_class_simplify(m, ac.set[j], a);
 		for (i = 0; i < cells.n; ++i)
 			for (j = 0; j < ac.n; ++j)
 				if (dmd_sets_add(&prod, isl_set_intersect(
@@ -234,14 +316,36 @@ __isl_null struct dmd_cells *dmd_part_cells_free(
 	return NULL;
 }
 
-/* What dmd_class_add_rank needs. */
+/* A list of ranks or of inclusive rank ranges being built. */
 struct dmd_class_ranks {
 	const struct dmd_model *m;
-	long *ranks;
+	long (*r)[2];
 	long n;
+	long cap;
+	long count;
+	int err;
 };
 
-/* Add the row-major rank of mesh point "pnt" to the list. */
+/* Append the range [lo, hi] to "d". */
+static void dmd_class_push(struct dmd_class_ranks *d, long lo, long hi)
+{
+	if (d->n == d->cap) {
+		long (*r)[2];
+
+		d->cap = 2 * d->cap + 16;
+		r = realloc(d->r, d->cap * sizeof(*r));
+		if (!r) {
+			d->err = 1;
+			return;
+		}
+		d->r = r;
+	}
+	d->r[d->n][0] = lo;
+	d->r[d->n][1] = hi;
+	d->n++;
+}
+
+/* Add the row-major rank of mesh point "pnt". */
 static isl_stat dmd_class_add_rank(__isl_take isl_point *pnt, void *user)
 {
 	struct dmd_class_ranks *d = user;
@@ -254,57 +358,105 @@ static isl_stat dmd_class_add_rank(__isl_take isl_point *pnt, void *user)
 		r = r * d->m->mesh->shape[i] + isl_val_get_num_si(v);
 		isl_val_free(v);
 	}
-	d->ranks[d->n++] = r;
 	isl_point_free(pnt);
-	return isl_stat_ok;
+	dmd_class_push(d, r, r);
+	return d->err ? isl_stat_error : isl_stat_ok;
 }
 
-/* qsort order of ranks. */
+/* The ranks of box lo[a] <= r_a <= hi[a] as ranges: one per row of the
+ * last axis, "pos" axes fixed in "c". */
+static void dmd_class_box_ranges(struct dmd_class_ranks *d, const long *lo,
+	const long *hi, long *c, int pos)
+{
+	const struct dmd_model *m = d->m;
+	int n = m->mesh->n, i;
+	long base = 0;
+
+	if (pos < n - 1) {
+		for (c[pos] = lo[pos]; c[pos] <= hi[pos] && !d->err; ++c[pos])
+			dmd_class_box_ranges(d, lo, hi, c, pos + 1);
+		return;
+	}
+	for (i = 0; i < n - 1; ++i)
+		base = base * m->mesh->shape[i] + c[i];
+	base *= m->mesh->shape[n - 1];
+	dmd_class_push(d, base + lo[n - 1], base + hi[n - 1]);
+}
+
+/* Add the ranks of basic set "bs" (over R[r]): arithmetically if it is
+ * a box, point by point otherwise. */
+static isl_stat dmd_class_add_basic(__isl_take isl_basic_set *bs, void *user)
+{
+	struct dmd_class_ranks *d = user;
+	int n = d->m->mesh->n, i, box;
+	long lo[DMD_MAX_AXES], hi[DMD_MAX_AXES], c[DMD_MAX_AXES];
+	isl_set *set = isl_set_from_basic_set(bs), *b;
+
+	b = isl_set_universe(isl_set_get_space(set));
+	for (i = 0; i < n; ++i) {
+		isl_val *mn = isl_set_dim_min_val(isl_set_copy(set), i);
+		isl_val *mx = isl_set_dim_max_val(isl_set_copy(set), i);
+
+		lo[i] = mn && isl_val_is_int(mn) ? isl_val_get_num_si(mn) : 0;
+		hi[i] = mx && isl_val_is_int(mx) ? isl_val_get_num_si(mx) : -1;
+		isl_val_free(mn);
+		isl_val_free(mx);
+		b = isl_set_lower_bound_si(b, isl_dim_set, i, lo[i]);
+		b = isl_set_upper_bound_si(b, isl_dim_set, i, hi[i]);
+	}
+	box = dmd_isl_bool(isl_set_is_equal(b, set));
+	isl_set_free(b);
+	if (box == 1)
+		dmd_class_box_ranges(d, lo, hi, c, 0);
+	else if (box < 0 ||
+		 isl_set_foreach_point(set, &dmd_class_add_rank, d) < 0)
+		d->err = 1;
+	isl_set_free(set);
+	return d->err ? isl_stat_error : isl_stat_ok;
+}
+
+/* qsort order of ranges. */
 static int dmd_class_cmp(const void *a, const void *b)
 {
-	long x = *(const long *) a, y = *(const long *) b;
+	const long *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The ranks of "set" as sorted inclusive ranges (linear in the number of
- * ranks: this lists the output). */
+/* The ranks of "set" as sorted inclusive ranges (boxes are listed range
+ * by range, other pieces point by point). */
 int dmd_part_rank_ranges(const struct dmd_model *m, __isl_keep isl_set *set,
 	long (**ranges)[2], long *count)
 {
-	struct dmd_class_ranks d = { m, NULL, 0 };
+	struct dmd_class_ranks d = { m, NULL, 0, 0, 0, 0 };
 	isl_set *s;
 	long i;
 	int n = 0;
 
-	d.ranks = malloc((m->job->nranks + 1) * sizeof(long));
 	*ranges = NULL;
-	if (!d.ranks)
-		return -1;
 	s = isl_set_unbind_params(isl_set_copy(set),
 		isl_multi_id_copy(m->mesh->ids));
-	if (isl_set_foreach_point(s, &dmd_class_add_rank, &d) < 0) {
+	s = isl_set_make_disjoint(s);
+	if (!s || isl_set_foreach_basic_set(s, &dmd_class_add_basic, &d) < 0 ||
+	    d.err) {
 		isl_set_free(s);
-		free(d.ranks);
+		free(d.r);
 		return -1;
 	}
 	isl_set_free(s);
-	qsort(d.ranks, d.n, sizeof(long), &dmd_class_cmp);
-	*count = d.n;
-	*ranges = malloc((d.n + 1) * sizeof(**ranges));
-	if (!*ranges) {
-		free(d.ranks);
-		return -1;
-	}
+	qsort(d.r, d.n, sizeof(*d.r), &dmd_class_cmp);
+	*count = 0;
 	for (i = 0; i < d.n; ++i) {
-		if (n && (*ranges)[n - 1][1] + 1 == d.ranks[i])
-			(*ranges)[n - 1][1] = d.ranks[i];
-		else {
-			(*ranges)[n][0] = d.ranks[i];
-			(*ranges)[n][1] = d.ranks[i];
-			n++;
+		*count += d.r[i][1] - d.r[i][0] + 1;
+		if (n && d.r[n - 1][1] + 1 >= d.r[i][0]) {
+			if (d.r[i][1] > d.r[n - 1][1])
+				d.r[n - 1][1] = d.r[i][1];
+			continue;
 		}
+		d.r[n][0] = d.r[i][0];
+		d.r[n][1] = d.r[i][1];
+		n++;
 	}
-	free(d.ranks);
+	*ranges = d.r;
 	return n;
 }

@@ -1,7 +1,10 @@
 #!/bin/bash
-# Golden tests: the classes and the emitted C of every class of every job
-# in tests/codegen/ must equal the committed files byte for byte
-# (regenerate with `make golden`, then review the diff).
+# Golden tests: for every job in tests/codegen/, the class listing
+# (JOB.classes), the header every class program shares (JOB.common.h) and
+# the emitted C of every class (JOB.classK.c) must equal the committed
+# files byte for byte (regenerate with `make golden`, then review the
+# diff), and every class program must compile without a warning
+# (-Wall -Wextra -Werror) against the runtime's headers.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
@@ -18,15 +21,26 @@ for job in *.yaml; do
         continue
     fi
     if ! diff -u "$name.classes" "$tmp/$name.classes"; then ok=0; fi
+    "$DMD" emit "$job" --common > "$tmp/$name.common.h" || ok=0
+    if ! diff -u "$name.common.h" "$tmp/$name.common.h"; then ok=0; fi
     n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$name.classes")
     want=$(ls "$name".class*.c 2>/dev/null | wc -l)
     if [ "$want" != "$n" ]; then
         echo "FAIL $name: $want golden class files, $n classes"
         ok=0
     fi
+    mkdir -p "$tmp/$name"
+    cp "$tmp/$name.common.h" "$tmp/$name/common.h"
     for ((k = 0; k < n; k++)); do
         "$DMD" emit "$job" --class "$k" > "$tmp/$name.class$k.c" || ok=0
         if ! diff -u "$name.class$k.c" "$tmp/$name.class$k.c"; then ok=0; fi
+        cp "$tmp/$name.class$k.c" "$tmp/$name/class$k.c"
+        if ! mpicc.mpich -std=gnu11 -fsyntax-only -Wall -Wextra -Werror \
+                -I"$ROOT/runtime" "$tmp/$name/class$k.c" 2> "$tmp/cc"; then
+            echo "FAIL $name: class$k.c does not compile cleanly:"
+            head -n 20 "$tmp/cc" | sed 's/^/    /'
+            ok=0
+        fi
     done
     if [ $ok = 1 ]; then
         echo "ok codegen $name ($n classes)"

@@ -1,222 +1,1188 @@
-/* model_test: the polyhedral model and the transfers of small jobs,
- * compared with isl_*_is_equal against objects read from strings.
- * Usage: model_test ROOT (the repository). */
+/* model_test: the stages of the compiler on small jobs -- the polyhedral
+ * model (ir/dmd_model.h), the transfer plan (partition/dmd_part.h) and the
+ * rank classes (emit/dmd_emit.h) -- with every isl object compared with
+ * isl_*_is_equal against an object read from a string (only this test
+ * parses isl text), and counts, kinds and strings compared exactly.
+ * Each expectation is derived from the job format (spec 1.2-1.5), not
+ * copied from the compiler's output.
+ * Usage: model_test ROOT (the repository).
+ */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <isl/ctx.h>
+#include <isl/options.h>
 #include <isl/set.h>
 #include <isl/map.h>
 #include <isl/aff.h>
 
 #include "ir/dmd_model.h"
+#include "partition/dmd_part.h"
+#include "emit/dmd_emit.h"
 
+static const char *root;
 static int passed, failed;
 
-static void check(int ok, const char *what)
+/* Record one check: "ok WHAT" or "FAIL WHAT". */
+static int check(int ok, const char *fmt, ...)
 {
-	if (ok) {
+	va_list ap;
+
+	printf("%s ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
 		passed++;
-		printf("ok %s\n", what);
-	} else {
+	else
 		failed++;
-		printf("FAIL %s\n", what);
-	}
+	fflush(stdout);
+	return ok;
 }
 
-static void set_eq(isl_ctx *ctx, __isl_keep isl_set *got, const char *want,
+/* An integer (count, index, kind) equal to "want". */
+static int int_eq(long got, long want, const char *what)
+{
+	if (got != want)
+		printf("  got %ld, want %ld\n", got, want);
+	return check(got == want, "%s", what);
+}
+
+/* A double (flops) equal to "want"; both are integers or -1. */
+static int dbl_eq(double got, double want, const char *what)
+{
+	if (got != want)
+		printf("  got %.17g, want %.17g\n", got, want);
+	return check(got == want, "%s", what);
+}
+
+/* A string equal to "want". */
+static int str_eq(const char *got, const char *want, const char *what)
+{
+	int ok = got && !strcmp(got, want);
+
+	if (!ok)
+		printf("  got \"%s\"\n  want \"%s\"\n", got ? got : "(null)",
+			want);
+	return check(ok, "%s", what);
+}
+
+/* Print "got" after a failed comparison (isl dumps go to stderr). */
+static void show(const char *want, char *got)
+{
+	printf("  want %s\n  got  %s\n", want, got ? got : "(null)");
+	free(got);
+}
+
+/* Set "got" equal to the set read from "want". */
+static int set_eq(isl_ctx *ctx, __isl_keep isl_set *got, const char *want,
 	const char *what)
 {
 	isl_set *w = isl_set_read_from_str(ctx, want);
 	int ok = w && got && isl_set_is_equal(got, w) == isl_bool_true;
 
-	if (!ok) {
-		printf("  want %s\n", want);
-		isl_set_dump(got);
-	}
+	if (!ok)
+		show(want, got ? isl_set_to_str(got) : NULL);
 	isl_set_free(w);
-	check(ok, what);
+	return check(ok, "%s", what);
 }
 
-static void map_eq(isl_ctx *ctx, __isl_keep isl_map *got, const char *want,
+/* Map "got" equal to the map read from "want". */
+static int map_eq(isl_ctx *ctx, __isl_keep isl_map *got, const char *want,
 	const char *what)
 {
 	isl_map *w = isl_map_read_from_str(ctx, want);
 	int ok = w && got && isl_map_is_equal(got, w) == isl_bool_true;
 
-	if (!ok) {
-		printf("  want %s\n", want);
-		isl_map_dump(got);
-	}
+	if (!ok)
+		show(want, got ? isl_map_to_str(got) : NULL);
 	isl_map_free(w);
-	check(ok, what);
+	return check(ok, "%s", what);
 }
 
-static void pa_eq(isl_ctx *ctx, __isl_keep isl_pw_aff *got, const char *want,
+/* Map "got" restricted to the domain "dom" equal to "want" (for maps such
+ * as the schedule, whose values outside the domain do not matter). */
+static int map_on_eq(isl_ctx *ctx, __isl_keep isl_map *got,
+	__isl_keep isl_set *dom, const char *want, const char *what)
+{
+	isl_map *r = NULL;
+	int ok;
+
+	if (got && dom)
+		r = isl_map_intersect_domain(isl_map_copy(got),
+			isl_set_copy(dom));
+	ok = map_eq(ctx, r, want, what);
+	isl_map_free(r);
+	return ok;
+}
+
+/* Piecewise affine "got" equal to the one read from "want" (domains
+ * included). */
+static int pa_eq(isl_ctx *ctx, __isl_keep isl_pw_aff *got, const char *want,
 	const char *what)
 {
 	isl_pw_aff *w = isl_pw_aff_read_from_str(ctx, want);
 	int ok = w && got && isl_pw_aff_is_equal(got, w) == isl_bool_true;
 
-	if (!ok) {
-		printf("  want %s\n", want);
-		isl_pw_aff_dump(got);
-	}
+	if (!ok)
+		show(want, got ? isl_pw_aff_to_str(got) : NULL);
 	isl_pw_aff_free(w);
-	check(ok, what);
+	return check(ok, "%s", what);
 }
 
-/* Read and analyse ROOT/tests/e2e/jobs/NAME.yaml (or examples/). */
-static struct dmd_model *load(isl_ctx *ctx, const char *root,
-	const char *rel, struct dmd_job **job)
+/* "got" restricted to the points of set "dom" equal to "want". */
+static int pa_on_eq(isl_ctx *ctx, __isl_keep isl_pw_aff *got,
+	__isl_keep isl_set *dom, const char *want, const char *what)
+{
+	isl_pw_aff *r = NULL;
+	int ok;
+
+	if (got && dom)
+		r = isl_pw_aff_intersect_domain(isl_pw_aff_copy(got),
+			isl_set_copy(dom));
+	ok = pa_eq(ctx, r, want, what);
+	isl_pw_aff_free(r);
+	return ok;
+}
+
+/* Parameter-only "got" restricted to the ranks of "params" (a string)
+ * equal to "want". */
+static int pa_params_eq(isl_ctx *ctx, __isl_keep isl_pw_aff *got,
+	const char *params, const char *want, const char *what)
+{
+	isl_set *p = isl_set_read_from_str(ctx, params);
+	isl_pw_aff *r = NULL;
+	int ok;
+
+	if (got && p)
+		r = isl_pw_aff_intersect_params(isl_pw_aff_copy(got),
+			isl_set_copy(p));
+	ok = pa_eq(ctx, r, want, what);
+	isl_pw_aff_free(r);
+	isl_set_free(p);
+	return ok;
+}
+
+/* Every stage of one job, as cmd/distmpmd.c (analyse) makes them. */
+struct sess {
+	isl_ctx *ctx;
+	struct dmd_job *job;
+	struct dmd_model *m;
+	struct dmd_plan *plan;
+	struct dmd_facts *facts;
+	struct dmd_cells *cells;
+	struct dmd_classes *cls;
+};
+
+/* Read ROOT/REL and analyse it up to the plan (and with "classes" up to
+ * the rank classes).  Returns 1 when every stage asked for exists. */
+static int sess_open(struct sess *s, const char *rel, int classes)
 {
 	char path[4096];
-	struct dmd_model *m;
+	int ok;
 
+	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	*job = dmd_job_read(path);
-	if (!*job)
+	s->job = dmd_job_read(path);
+	if (s->job) {
+		s->ctx = isl_ctx_alloc();
+		isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
+		isl_options_set_ast_iterator_type(s->ctx, "int64_t");
+		s->m = dmd_model_build(s->ctx, s->job);
+	}
+	if (s->m)
+		s->plan = dmd_part_plan(s->m);
+	if (s->plan && classes) {
+		s->facts = dmd_part_facts(s->plan);
+		if (s->facts)
+			s->cells = dmd_part_cells(s->m, s->facts);
+		if (s->cells)
+			s->cls = dmd_emit_classes(s->plan, s->facts, s->cells);
+	}
+	ok = s->plan && (!classes || s->cls);
+	check(ok, "%s: analysed%s", rel, classes ? " up to the classes" : "");
+	return ok;
+}
+
+/* Free every stage of "s" and its isl context. */
+static void sess_close(struct sess *s)
+{
+	dmd_emit_classes_free(s->cls);
+	dmd_part_cells_free(s->cells);
+	dmd_part_facts_free(s->facts);
+	dmd_part_plan_free(s->plan);
+	dmd_model_free(s->m);
+	dmd_job_free(s->job);
+	if (s->ctx)
+		isl_ctx_free(s->ctx);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The index of tensor "name" in the job, checked to be "want" (the k of
+ * the tuple name T<k>). */
+static int tensor(const struct sess *s, const char *name, int want)
+{
+	char what[128];
+	int t;
+
+	t = dmd_job_find_tensor(s->job, name);
+	snprintf(what, sizeof(what), "%s: tensor %s is T%d", s->job->name,
+		name, want);
+	int_eq(t, want, what);
+	return t == want ? t : -1;
+}
+
+/* The program's transfer "i" if there are exactly "n" transfers. */
+static struct dmd_xfer *xfer(const struct sess *s, int n, int i)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%s: %d transfer(s)", s->job->name, n);
+	if (i == 0 && !int_eq(s->plan->n_xfer, n, what))
 		return NULL;
-	m = dmd_model_build(ctx, *job);
-	if (m && dmd_part_comm(m) < 0)
-		m = dmd_model_free(m);
-	return m;
+	return s->plan->n_xfer == n && i < n ? s->plan->xfer[i] : NULL;
 }
 
-static void test_summa(isl_ctx *ctx, const char *root)
+/* The kind, use, step, tensor and level of transfer "x". */
+static int xfer_is(const struct dmd_xfer *x, const char *what,
+	enum dmd_xfer_kind kind, enum dmd_xfer_use use, int step, int t,
+	int level)
 {
-	struct dmd_job *job;
-	struct dmd_model *m = load(ctx, root, "tests/e2e/jobs/summa_2x2.yaml",
-		&job);
+	int ok = x && x->kind == kind && x->use == use && x->step == step &&
+		x->tensor == t && x->level == level;
 
-	check(m != NULL, "summa_2x2 analysed");
-	if (!m)
-		return;
-	set_eq(ctx, m->domain, "[x, y] -> { S[m, n, k] : 0 <= m < 64 and "
-		"0 <= n < 48 and 0 <= k < 96 and 0 <= x < 2 and 0 <= y < 2 }",
-		"summa domain");
-	map_eq(ctx, m->acc[1].map, "[x, y] -> { S[m, n, k] -> A[m, k] : "
-		"0 <= m < 64 and 0 <= n < 48 and 0 <= k < 96 and 0 <= x < 2 "
-		"and 0 <= y < 2 }", "summa access A");
-	set_eq(ctx, m->dist[0].held, "[x, y] -> { A[e0, e1] : 32x <= e0 < "
-		"32x + 32 and 48y <= e1 < 48y + 48 and 0 <= x < 2 and "
-		"0 <= y < 2 }", "summa A held by (x, y)");
-	map_eq(ctx, m->rsched, "[x, y] -> { S[m, n, k] -> L[ko, mi, ni, ki] :"
-		" m = 32x + mi and n = 24y + ni and k = 48ko + ki and "
-		"0 <= mi < 32 and 0 <= ni < 24 and 0 <= ki < 48 and "
-		"0 <= ko < 2 and 0 <= x < 2 and 0 <= y < 2 }",
-		"summa per-rank schedule");
-	check(m->n_xfer == 2, "summa: two transfers");
-	if (m->n_xfer == 2) {
-		check(m->xfer[0].kind == DMD_XFER_BCAST &&
-			m->xfer[0].axis == 1, "summa: A broadcast along y");
-		check(m->xfer[1].kind == DMD_XFER_BCAST &&
-			m->xfer[1].axis == 0, "summa: B broadcast along x");
-		pa_eq(ctx, m->xfer[0].root, "[x, y] -> { X0[ko] -> [(ko)] : "
-			"0 <= ko < 2 }", "summa: A's root is y = ko");
-		map_eq(ctx, m->xfer[1].need, "[x, y] -> { X1[ko] -> B[k, n] : "
-			"48ko <= k < 48ko + 48 and 24y <= n < 24y + 24 and "
-			"0 <= ko < 2 and 0 <= x < 2 and 0 <= y < 2 }",
-			"summa: B needed at ko");
-	}
-	dmd_model_free(m);
-	dmd_job_free(job);
+	if (x && !ok)
+		printf("  got kind %s use %d step %d tensor %d level %d\n",
+			dmd_part_kind_name(x->kind), x->use, x->step,
+			x->tensor, x->level);
+	return check(ok, "%s", what);
 }
 
-static void test_shift(isl_ctx *ctx, const char *root)
+/* Class "k" of "s": its rank count and rank ranges (n pairs in r). */
+static void class_is(const struct sess *s, int k, long count, int n,
+	const long (*r)[2])
 {
-	struct dmd_job *job;
-	struct dmd_model *m = load(ctx, root, "tests/e2e/jobs/pumma_2x2.yaml",
-		&job);
+	const struct dmd_class *c = &s->cls->cls[k];
+	int ok = c->count == count && c->n_ranges == n;
+	int i;
 
-	check(m && m->n_xfer == 2, "pumma_2x2 analysed");
-	if (m && m->n_xfer == 2) {
-		check(m->xfer[0].kind == DMD_XFER_SHIFT &&
-			m->xfer[0].axis == 1 && m->xfer[0].disp == 1 &&
-			m->xfer[0].first_local,
-			"pumma: A shifts along y by +1, first step local");
-		check(m->xfer[1].kind == DMD_XFER_BCAST &&
-			m->xfer[1].axis == 0, "pumma: B broadcast along x");
+	for (i = 0; ok && i < n; ++i)
+		ok = c->ranges[i][0] == r[i][0] && c->ranges[i][1] == r[i][1];
+	if (!ok) {
+		printf("  got %ld ranks:", c->count);
+		for (i = 0; i < c->n_ranges; ++i)
+			printf(" %ld-%ld", c->ranges[i][0], c->ranges[i][1]);
+		printf("\n");
 	}
-	dmd_model_free(m);
-	dmd_job_free(job);
-	m = load(ctx, root, "tests/e2e/jobs/cannon_2x2.yaml", &job);
-	check(m && m->n_xfer == 2, "cannon_2x2 analysed");
-	if (m && m->n_xfer == 2) {
-		check(m->xfer[0].kind == DMD_XFER_SHIFT &&
-			m->xfer[0].axis == 1 && m->xfer[0].first_local,
-			"cannon: A shifts along y");
-		check(m->xfer[1].kind == DMD_XFER_SHIFT &&
-			m->xfer[1].axis == 0 && m->xfer[1].first_local,
-			"cannon: B shifts along x");
-		set_eq(ctx, m->dist[0].held, "[x, y] -> { A[e0, e1] : "
-			"exists b : b = (x + y) mod 2 and 24x <= e0 < 24x + 24 "
-			"and 40b <= e1 < 40b + 40 and 0 <= x < 2 and "
-			"0 <= y < 2 }", "cannon: skewed A layout");
-	}
-	dmd_model_free(m);
-	dmd_job_free(job);
+	check(ok, "%s: class %d has %ld ranks in %d range(s)", s->job->name,
+		k, count, n);
 }
 
-static void test_uneven(isl_ctx *ctx, const char *root)
+/* The mesh and block layouts of SUMMA on 2x2: A [64, 96], B [96, 48],
+ * C [64, 48], all dist [x, y]: blocks of ceil(E/2) along each dimension. */
+static void test_block(void)
 {
-	struct dmd_job *job;
-	struct dmd_model *m = load(ctx, root, "examples/tail.yaml", &job);
+	struct sess s;
+	const struct dmd_layout *a;
+	char *name;
 
-	check(m != NULL, "tail analysed");
-	if (m) {
-		pa_eq(ctx, m->dist[0].ext[0], "[x] -> { [(64)] : x = 0; "
-			"[(63)] : x = 1 }", "tail: X block rows 64 + 63");
-		check(m->n_xfer == 0, "tail: nothing moves");
-	}
-	dmd_model_free(m);
-	dmd_job_free(job);
-
-	m = load(ctx, root, "examples/stencil3.yaml", &job);
-	check(m && m->n_xfer == 1, "stencil3 analysed");
-	if (m && m->n_xfer == 1) {
-		set_eq(ctx, m->domain, "[x] -> { S[i] : 1 <= i <= 1001 and "
-			"0 <= x < 5 }", "stencil3: all accesses in bounds");
-		check(m->xfer[0].kind == DMD_XFER_P2P,
-			"stencil3: point-to-point halo");
-		set_eq(ctx, m->xfer[0].p2p->recv_dom, "[x] -> { recv[p] : "
-			"(p = x - 1 and 1 <= x <= 4) or (p = x + 1 and "
-			"0 <= x <= 3) }", "stencil3: receives from each "
-			"neighbour that exists");
-		map_eq(ctx, m->xfer[0].need, "[x] -> { X0[] -> A[e] : "
-			"201x - 1 <= e <= 201x + 201 and 0 <= e < 1003 and "
-			"0 <= x < 5 }", "stencil3: halo of one element");
-	}
-	dmd_model_free(m);
-	dmd_job_free(job);
-
-	m = load(ctx, root, "tests/e2e/jobs/vec_offsets.yaml", &job);
-	check(m != NULL, "vec_offsets analysed");
-	if (m) {
-		set_eq(ctx, m->dist[0].held, "[x] -> { A[e] : "
-			"(x = 0 and 0 <= e < 5) or (x = 1 and e = 5) or "
-			"(x = 2 and 6 <= e < 22) }", "offsets blocks");
-		set_eq(ctx, m->dist[1].held, "[x] -> { B[e] : "
-			"(x = 0 and 0 <= e < 8) or (x = 1 and 8 <= e < 15) or "
-			"(x = 2 and 15 <= e < 22) }", "balanced blocks 8 7 7");
-	}
-	dmd_model_free(m);
-	dmd_job_free(job);
+	if (!sess_open(&s, "tests/e2e/jobs/summa_2x2.yaml", 0))
+		goto out;
+	str_eq(isl_set_get_dim_name(s.m->mesh->set, isl_dim_param, 0),
+		"c_x", "mesh parameter 0 is c_x");
+	str_eq(isl_set_get_dim_name(s.m->mesh->set, isl_dim_param, 1),
+		"c_y", "mesh parameter 1 is c_y");
+	name = dmd_mesh_coord_name(s.job, 1);
+	str_eq(name, "c_y", "dmd_mesh_coord_name(y) is c_y");
+	free(name);
+	set_eq(s.ctx, s.m->mesh->set,
+		"[c_x, c_y] -> { : 0 <= c_x <= 1 and 0 <= c_y <= 1 }",
+		"summa: the mesh is 2x2");
+	if (tensor(&s, "A", 0) < 0 || tensor(&s, "B", 1) < 0 ||
+	    tensor(&s, "C", 2) < 0)
+		goto out;
+	a = s.m->lay[0];
+	int_eq(a->ndim, 2, "summa: A has 2 dimensions");
+	pa_eq(s.ctx, a->lo[0], "[c_x, c_y] -> { [(32c_x)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 }", "summa: A lo[0] = 32 c_x");
+	pa_eq(s.ctx, a->ext[0], "[c_x, c_y] -> { [(32)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 }", "summa: A ext[0] = 32");
+	pa_eq(s.ctx, a->lo[1], "[c_x, c_y] -> { [(48c_y)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 }", "summa: A lo[1] = 48 c_y");
+	pa_eq(s.ctx, a->ext[1], "[c_x, c_y] -> { [(48)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 }", "summa: A ext[1] = 48");
+	set_eq(s.ctx, a->held, "[c_x, c_y] -> { T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"32c_x <= e0 < 32c_x + 32 and 48c_y <= e1 < 48c_y + 48 }",
+		"summa: A held by (c_x, c_y)");
+	map_eq(s.ctx, a->holds, "[c_x, c_y] -> { R[x, y] -> T0[e0, e1] : "
+		"0 <= x <= 1 and 0 <= y <= 1 and "
+		"32x <= e0 < 32x + 32 and 48y <= e1 < 48y + 48 }",
+		"summa: A holds map");
+	set_eq(s.ctx, a->writer, "[c_x, c_y] -> { : 0 <= c_x <= 1 and "
+		"0 <= c_y <= 1 }", "summa: every rank writes its A block");
+	set_eq(s.ctx, s.m->lay[1]->held, "[c_x, c_y] -> { T1[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"48c_x <= e0 < 48c_x + 48 and 24c_y <= e1 < 24c_y + 24 }",
+		"summa: B held");
+	set_eq(s.ctx, s.m->lay[2]->held, "[c_x, c_y] -> { T2[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"32c_x <= e0 < 32c_x + 32 and 24c_y <= e1 < 24c_y + 24 }",
+		"summa: C held");
+out:
+	sess_close(&s);
 }
 
+/* A tail block (tests/codegen/tail.yaml): X [127, 128] dist [x, -] on 2
+ * ranks is cut 64 + 63 rows; W is replicated, written by one replica. */
+static void test_tail(void)
+{
+	struct sess s;
+	const struct dmd_layout *x, *w;
+
+	if (!sess_open(&s, "tests/codegen/tail.yaml", 0))
+		goto out;
+	if (tensor(&s, "X", 0) < 0 || tensor(&s, "W", 1) < 0)
+		goto out;
+	x = s.m->lay[0];
+	w = s.m->lay[1];
+	pa_eq(s.ctx, x->lo[0], "[c_x] -> { [(64c_x)] : 0 <= c_x <= 1 }",
+		"tail: X lo[0] = 64 c_x");
+	pa_eq(s.ctx, x->ext[0], "[c_x] -> { [(64)] : c_x = 0; "
+		"[(63)] : c_x = 1 }", "tail: X ext[0] = 64, 63");
+	pa_eq(s.ctx, x->lo[1], "[c_x] -> { [(0)] : 0 <= c_x <= 1 }",
+		"tail: X lo[1] = 0 (not split)");
+	pa_eq(s.ctx, x->ext[1], "[c_x] -> { [(128)] : 0 <= c_x <= 1 }",
+		"tail: X ext[1] = 128 (not split)");
+	set_eq(s.ctx, x->held, "[c_x] -> { T0[e0, e1] : 0 <= e1 <= 127 and "
+		"((c_x = 0 and 0 <= e0 <= 63) or (c_x = 1 and "
+		"64 <= e0 <= 126)) }", "tail: X held");
+	set_eq(s.ctx, w->held, "[c_x] -> { T1[e0, e1] : 0 <= c_x <= 1 and "
+		"0 <= e0 <= 127 and 0 <= e1 <= 127 }",
+		"tail: W (replicated) held whole by every rank");
+	map_eq(s.ctx, w->holds, "[c_x] -> { R[r] -> T1[e0, e1] : "
+		"0 <= r <= 1 and 0 <= e0 <= 127 and 0 <= e1 <= 127 }",
+		"tail: W holds map");
+	set_eq(s.ctx, w->writer, "[c_x] -> { : c_x = 0 }",
+		"tail: one replica of W is the writer");
+out:
+	sess_close(&s);
+}
+
+/* Three layouts of one dimension of 22 on 3 ranks (vec_offsets): A by
+ * offsets [0,5) [5,6) [6,22); B balanced (q = 7, r = 1): [0,8) [8,15)
+ * [15,22); C block (s = 8): [0,8) [8,16) [16,22). */
+static void test_offsets(void)
+{
+	struct sess s;
+	struct dmd_xfer *xa, *xb;
+
+	if (!sess_open(&s, "tests/codegen/vec_offsets.yaml", 0))
+		goto out;
+	if (tensor(&s, "A", 0) < 0 || tensor(&s, "B", 1) < 0 ||
+	    tensor(&s, "C", 2) < 0)
+		goto out;
+	pa_eq(s.ctx, s.m->lay[0]->lo[0], "[c_x] -> { [(0)] : c_x = 0; "
+		"[(5)] : c_x = 1; [(6)] : c_x = 2 }", "offsets: A lo");
+	pa_eq(s.ctx, s.m->lay[0]->ext[0], "[c_x] -> { [(5)] : c_x = 0; "
+		"[(1)] : c_x = 1; [(16)] : c_x = 2 }", "offsets: A ext");
+	set_eq(s.ctx, s.m->lay[0]->held, "[c_x] -> { T0[e] : "
+		"(c_x = 0 and 0 <= e <= 4) or (c_x = 1 and e = 5) or "
+		"(c_x = 2 and 6 <= e <= 21) }", "offsets: A held");
+	pa_eq(s.ctx, s.m->lay[1]->lo[0], "[c_x] -> { [(0)] : c_x = 0; "
+		"[(8)] : c_x = 1; [(15)] : c_x = 2 }", "balanced: B lo");
+	pa_eq(s.ctx, s.m->lay[1]->ext[0], "[c_x] -> { [(8)] : c_x = 0; "
+		"[(7)] : 1 <= c_x <= 2 }", "balanced: B ext 8, 7, 7");
+	set_eq(s.ctx, s.m->lay[1]->held, "[c_x] -> { T1[e] : "
+		"(c_x = 0 and 0 <= e <= 7) or (c_x = 1 and 8 <= e <= 14) or "
+		"(c_x = 2 and 15 <= e <= 21) }", "balanced: B held");
+	pa_eq(s.ctx, s.m->lay[2]->lo[0], "[c_x] -> { [(8c_x)] : "
+		"0 <= c_x <= 2 }", "block: C lo = 8 c_x");
+	pa_eq(s.ctx, s.m->lay[2]->ext[0], "[c_x] -> { [(8)] : "
+		"0 <= c_x <= 1; [(6)] : c_x = 2 }", "block: C ext 8, 8, 6");
+	/* iterations follow C: rank r needs A and B on [8r, 8r + 8) */
+	if (!(xa = xfer(&s, 2, 0)) || !(xb = xfer(&s, 2, 1)))
+		goto out;
+	xfer_is(xa, "offsets: A fetched point to point before the loops",
+		DMD_XFER_P2P, DMD_USE_INPUT, 0, 0, -1);
+	xfer_is(xb, "offsets: B fetched point to point before the loops",
+		DMD_XFER_P2P, DMD_USE_INPUT, 0, 1, -1);
+	set_eq(s.ctx, xa->p2p->recv_dom, "[c_x] -> { X0[p] : "
+		"(c_x = 0 and 1 <= p <= 2) or (c_x = 1 and p = 2) }",
+		"offsets: rank 0 gets A from 1 and 2, rank 1 from 2");
+	set_eq(s.ctx, xa->p2p->self_dom, "[c_x] -> { X0[] : c_x = 0 or "
+		"c_x = 2 }", "offsets: ranks 0 and 2 copy A from their block");
+	set_eq(s.ctx, xb->p2p->recv_dom, "[c_x] -> { X1[p] : c_x = 1 and "
+		"p = 2 }", "balanced: only rank 1 gets B (B[15] from 2)");
+	pa_on_eq(s.ctx, xb->p2p->recv.lo[0], xb->p2p->recv_dom,
+		"[c_x] -> { X1[p] -> [(15)] : c_x = 1 and p = 2 }",
+		"balanced: the piece of B rank 1 gets starts at 15");
+	pa_on_eq(s.ctx, xb->p2p->recv.ext[0], xb->p2p->recv_dom,
+		"[c_x] -> { X1[p] -> [(1)] : c_x = 1 and p = 2 }",
+		"balanced: the piece of B rank 1 gets has 1 element");
+	/* B's needed box [8r, 8r + 8) contains or lies in its block: ghost
+	 * cells around the block; A's ([8, 16) on rank 1) does not */
+	int_eq(xa->ghost, 0, "offsets: A is not a ghost transfer");
+	int_eq(xb->ghost, 1, "balanced: B lands in its home buffer");
+	pa_eq(s.ctx, s.plan->home[1].lo[0], "[c_x] -> { [(0)] : c_x = 0; "
+		"[(8)] : c_x = 1; [(15)] : c_x = 2 }", "balanced: B home lo");
+	pa_eq(s.ctx, s.plan->home[1].ext[0], "[c_x] -> { [(8)] : "
+		"0 <= c_x <= 1; [(7)] : c_x = 2 }",
+		"balanced: B home ext (rank 1: [8, 16))");
+out:
+	sess_close(&s);
+}
+
+/* place: A [6, 5] dist [x, -] place {y: 0} on 2x2 lives on y = 0 only
+ * (blocks of 3 rows); B replicated is written by one rank. */
+static void test_place(void)
+{
+	struct sess s;
+	const struct dmd_layout *a;
+	struct dmd_xfer *x;
+	static const long r0[][2] = { { 0, 0 } }, r1[][2] = { { 1, 1 },
+		{ 3, 3 } }, r2[][2] = { { 2, 2 } };
+
+	if (!sess_open(&s, "tests/e2e/jobs/reshard_place_2x2.yaml", 1))
+		goto out;
+	if (tensor(&s, "A", 0) < 0)
+		goto out;
+	a = s.m->lay[0];
+	pa_eq(s.ctx, a->ext[0], "[c_x, c_y] -> { [(3)] : 0 <= c_x <= 1 and "
+		"c_y = 0; [(0)] : 0 <= c_x <= 1 and c_y = 1 }",
+		"place: A ext[0] = 3 on y = 0, none elsewhere");
+	pa_eq(s.ctx, a->ext[1], "[c_x, c_y] -> { [(5)] : 0 <= c_x <= 1 and "
+		"c_y = 0; [(0)] : 0 <= c_x <= 1 and c_y = 1 }",
+		"place: A ext[1] = 5 on y = 0, none elsewhere");
+	pa_params_eq(s.ctx, a->lo[0], "[c_x, c_y] -> { : c_y = 0 }",
+		"[c_x, c_y] -> { [(3c_x)] : 0 <= c_x <= 1 and c_y = 0 }",
+		"place: A lo[0] = 3 c_x on y = 0");
+	set_eq(s.ctx, a->held, "[c_x, c_y] -> { T0[e0, e1] : c_y = 0 and "
+		"0 <= c_x <= 1 and 3c_x <= e0 <= 3c_x + 2 and 0 <= e1 <= 4 }",
+		"place: A held on y = 0 only");
+	map_eq(s.ctx, a->holds, "[c_x, c_y] -> { R[x, y] -> T0[e0, e1] : "
+		"y = 0 and 0 <= x <= 1 and 3x <= e0 <= 3x + 2 and "
+		"0 <= e1 <= 4 }", "place: A holds map");
+	set_eq(s.ctx, a->writer, "[c_x, c_y] -> { : c_y = 0 and "
+		"0 <= c_x <= 1 }", "place: A's holders write it");
+	set_eq(s.ctx, s.m->lay[1]->writer, "[c_x, c_y] -> { : c_x = 0 and "
+		"c_y = 0 }", "place: one replica of B is the writer");
+	/* every rank computes all of B and needs all of A: (0,0) and (1,0)
+	 * get each other's rows, (x,1) get both */
+	if (!(x = xfer(&s, 1, 0)))
+		goto out;
+	xfer_is(x, "place: A fetched point to point before the step",
+		DMD_XFER_P2P, DMD_USE_INPUT, 0, 0, -1);
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_x, c_y] -> { X0[px, py] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and py = 0 and "
+		"0 <= px <= 1 and (c_y = 1 or px = 1 - c_x) }",
+		"place: receives A from the holders of the missing rows");
+	set_eq(s.ctx, x->p2p->self_dom, "[c_x, c_y] -> { X0[] : c_y = 0 and "
+		"0 <= c_x <= 1 }", "place: holders copy their own rows");
+	int_eq(x->ghost, 1, "place: A lands in its home buffer");
+	pa_eq(s.ctx, s.plan->home[0].ext[0], "[c_x, c_y] -> { [(6)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 }",
+		"place: A's home buffer has all 6 rows");
+	int_eq(s.cells->n, 4, "place: 4 cells");
+	if (!int_eq(s.cls->n, 3, "place: 3 classes ((0,1) and (1,1) get "
+			"the same pieces from the same ranks)"))
+		goto out;
+	class_is(&s, 0, 1, 1, r0);
+	class_is(&s, 1, 2, 2, r1);
+	class_is(&s, 2, 1, 1, r2);
+out:
+	sess_close(&s);
+}
+
+/* The 3D product on 2x2x2: C placed on z = 0, partial products summed
+ * along z onto it (a RETURN); A [x, z] and B [z, y] replicated along y
+ * and x, written by one replica each. */
+static void test_mm3d(void)
+{
+	struct sess s;
+	struct dmd_xfer *x;
+	const struct dmd_poly *p;
+	static const long r0[][2] = { { 0, 0 }, { 2, 2 }, { 4, 4 },
+		{ 6, 6 } };
+
+	if (!sess_open(&s, "tests/e2e/jobs/mm3d_2x2x2.yaml", 1))
+		goto out;
+	if (tensor(&s, "C", 2) < 0)
+		goto out;
+	set_eq(s.ctx, s.m->lay[2]->held, "[c_x, c_y, c_z] -> { T2[e0, e1] : "
+		"c_z = 0 and 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"15c_x <= e0 <= 15c_x + 14 and 13c_y <= e1 <= 13c_y + 12 }",
+		"mm3d: C held on z = 0");
+	pa_eq(s.ctx, s.m->lay[2]->ext[1], "[c_x, c_y, c_z] -> { [(13)] : "
+		"c_z = 0 and 0 <= c_x <= 1 and 0 <= c_y <= 1; [(0)] : "
+		"c_z = 1 and 0 <= c_x <= 1 and 0 <= c_y <= 1 }",
+		"mm3d: C ext[1] = 13 on z = 0, none on z = 1");
+	set_eq(s.ctx, s.m->lay[0]->writer, "[c_x, c_y, c_z] -> { : c_y = 0 "
+		"and 0 <= c_x <= 1 and 0 <= c_z <= 1 }",
+		"mm3d: A written by y = 0");
+	set_eq(s.ctx, s.m->lay[1]->writer, "[c_x, c_y, c_z] -> { : c_x = 0 "
+		"and 0 <= c_y <= 1 and 0 <= c_z <= 1 }",
+		"mm3d: B written by x = 0");
+	p = s.m->poly[0];
+	map_eq(s.ctx, p->rsched, "[c_x, c_y, c_z] -> { S[m, n, k] -> "
+		"L[mi, ni, ki] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"0 <= c_z <= 1 and m = 15c_x + mi and 0 <= mi <= 14 and "
+		"n = 13c_y + ni and 0 <= ni <= 12 and k = 11c_z + ki and "
+		"0 <= ki <= 10 }", "mm3d: rank (x, y, z) runs block (x, y, z)");
+	if (!(x = xfer(&s, 1, 0)))
+		goto out;
+	xfer_is(x, "mm3d: C returned to its holders after the step",
+		DMD_XFER_RETURN, DMD_USE_RETURN, 0, 2, -1);
+	check(s.plan->steps[0].ret == x && s.plan->steps[0].part == 1,
+		"mm3d: the step writes its own buffer, returned by X0");
+	int_eq(x->p2p->sum, 1, "mm3d: the returned pieces are summed");
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_x, c_y, c_z] -> { X0[px, py, pz] "
+		": c_z = 0 and 0 <= c_x <= 1 and 0 <= c_y <= 1 and px = c_x "
+		"and py = c_y and pz = 1 }",
+		"mm3d: (x, y, 0) receives from (x, y, 1)");
+	set_eq(s.ctx, x->p2p->send_dom, "[c_x, c_y, c_z] -> { X0[px, py, pz] "
+		": c_z = 1 and 0 <= c_x <= 1 and 0 <= c_y <= 1 and px = c_x "
+		"and py = c_y and pz = 0 }",
+		"mm3d: (x, y, 1) sends to (x, y, 0)");
+	if (!int_eq(s.cls->n, 2, "mm3d: 2 classes"))
+		goto out;
+	class_is(&s, 0, 4, 4, r0);
+out:
+	sess_close(&s);
+}
+
+/* Skewed layouts: Cannon on 2x2 (A [48, 80] dist [x, (x + y) % 2], B
+ * [80, 64] dist [(x + y) % 2, y]) and a block index over two axes
+ * (x * 2 + y, 11 rows in blocks of 3). Cannon's operands both shift. */
+static void test_skew(void)
+{
+	struct sess s;
+	struct dmd_xfer *xa, *xb;
+
+	if (!sess_open(&s, "tests/e2e/jobs/cannon_2x2.yaml", 0))
+		goto next;
+	if (tensor(&s, "A", 0) < 0 || tensor(&s, "B", 1) < 0)
+		goto next;
+	pa_eq(s.ctx, s.m->lay[0]->lo[1], "[c_x, c_y] -> { "
+		"[(40 * ((c_x + c_y) mod 2))] : 0 <= c_x <= 1 and "
+		"0 <= c_y <= 1 }", "cannon: A lo[1] = 40 ((x + y) mod 2)");
+	set_eq(s.ctx, s.m->lay[0]->held, "[c_x, c_y] -> { T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"24c_x <= e0 <= 24c_x + 23 and "
+		"40 * ((c_x + c_y) mod 2) <= e1 <= "
+		"40 * ((c_x + c_y) mod 2) + 39 }", "cannon: A held (skewed)");
+	map_eq(s.ctx, s.m->lay[1]->holds, "[c_x, c_y] -> { R[x, y] -> "
+		"T1[e0, e1] : 0 <= x <= 1 and 0 <= y <= 1 and "
+		"40 * ((x + y) mod 2) <= e0 <= 40 * ((x + y) mod 2) + 39 and "
+		"32y <= e1 <= 32y + 31 }", "cannon: B holds map (skewed)");
+	/* ko = (kor + mo + no) mod 2: at kor rank (x, y) needs A's column
+	 * block (x + y + kor) mod 2, which (x, y + 1) needed at kor - 1 */
+	if (!(xa = xfer(&s, 2, 0)) || !(xb = xfer(&s, 2, 1)))
+		goto next;
+	xfer_is(xa, "cannon: A at kor", DMD_XFER_SHIFT, DMD_USE_INPUT, 0, 0,
+		0);
+	check(xa->axis == 1 && xa->disp == 1 && xa->first_local,
+		"cannon: A shifts along y by 1, first block local");
+	xfer_is(xb, "cannon: B at kor", DMD_XFER_SHIFT, DMD_USE_INPUT, 0, 1,
+		0);
+	check(xb->axis == 0 && xb->disp == 1 && xb->first_local,
+		"cannon: B shifts along x by 1, first block local");
+	map_eq(s.ctx, xa->need, "[c_x, c_y] -> { X0[t] -> T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= t <= 1 and "
+		"24c_x <= e0 <= 24c_x + 23 and "
+		"40 * ((c_x + c_y + t) mod 2) <= e1 <= "
+		"40 * ((c_x + c_y + t) mod 2) + 39 }",
+		"cannon: A needed at kor");
+next:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/reshard_two_axes_2x2.yaml", 0))
+		goto out;
+	set_eq(s.ctx, s.m->lay[0]->held, "[c_x, c_y] -> { T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= e1 <= 4 and "
+		"6c_x + 3c_y <= e0 <= 6c_x + 3c_y + 2 and e0 <= 10 }",
+		"two axes: A held, block x * 2 + y");
+	pa_eq(s.ctx, s.m->lay[0]->ext[0], "[c_x, c_y] -> { [(3)] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and (c_x = 0 or c_y = 0); "
+		"[(2)] : c_x = 1 and c_y = 1 }", "two axes: A ext 3, 3, 3, 2");
+out:
+	sess_close(&s);
+}
+
+/* The three-point stencil over 5 ranks (A, B [1003] in blocks of 201,
+ * the last 199): domain, accesses, executors, the halo transfer, A's home
+ * buffer, and the three classes. */
+static void test_stencil(void)
+{
+	struct sess s;
+	const struct dmd_poly *p;
+	struct dmd_xfer *x;
+	static const long r0[][2] = { { 0, 0 } }, r1[][2] = { { 1, 3 } },
+		r2[][2] = { { 4, 4 } };
+	isl_set *shown;
+	int a;
+
+	if (!sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 1))
+		goto out;
+	if (tensor(&s, "A", 0) < 0 || tensor(&s, "B", 1) < 0 ||
+	    !int_eq(s.m->n_poly, 1, "stencil3: one step"))
+		goto out;
+	pa_eq(s.ctx, s.m->lay[0]->ext[0], "[c_x] -> { [(201)] : "
+		"0 <= c_x <= 3; [(199)] : c_x = 4 }",
+		"stencil3: A ext 201 x 4, 199");
+	p = s.m->poly[0];
+	set_eq(s.ctx, p->domain, "[c_x] -> { S[i] : 1 <= i <= 1001 and "
+		"0 <= c_x <= 4 }", "stencil3: domain 1 <= i <= 1001");
+	int_eq(p->out, 1, "stencil3: writes B");
+	int_eq(p->reduce, 0, "stencil3: one iteration per element");
+	dbl_eq(p->flops, -1, "stencil3: not a matrix product");
+	if (!int_eq(p->n_acc, 4, "stencil3: 4 accesses"))
+		goto out;
+	map_eq(s.ctx, p->acc[0].map, "[c_x] -> { S[i] -> T1[i] : "
+		"1 <= i <= 1001 and 0 <= c_x <= 4 }", "stencil3: writes B[i]");
+	map_eq(s.ctx, p->acc[1].map, "[c_x] -> { S[i] -> T0[i - 1] : "
+		"1 <= i <= 1001 and 0 <= c_x <= 4 }",
+		"stencil3: reads A[i - 1]");
+	map_eq(s.ctx, p->acc[2].map, "[c_x] -> { S[i] -> T0[i] : "
+		"1 <= i <= 1001 and 0 <= c_x <= 4 }", "stencil3: reads A[i]");
+	map_eq(s.ctx, p->acc[3].map, "[c_x] -> { S[i] -> T0[i + 1] : "
+		"1 <= i <= 1001 and 0 <= c_x <= 4 }",
+		"stencil3: reads A[i + 1]");
+	map_eq(s.ctx, p->rsched, "[c_x] -> { S[i] -> L[ii] : 0 <= c_x <= 4 "
+		"and i = 201c_x + ii and 0 <= ii <= 200 and 1 <= i <= 1001 }",
+		"stencil3: rank x runs i in its block, time loop ii");
+	check(p->n_comm == 1 && p->comm[0].tensor == 0 &&
+		p->comm[0].level == -1,
+		"stencil3: communicate(A, io) is before the time loops");
+	/* rank x needs A[201x - 1 .. 201x + 201] within [0, 1002] */
+	if (!(x = xfer(&s, 1, 0)))
+		goto out;
+	xfer_is(x, "stencil3: A's halo point to point, once",
+		DMD_XFER_P2P, DMD_USE_INPUT, 0, 0, -1);
+	int_eq(x->ghost, 1, "stencil3: the halo lands in A's home buffer");
+	for (a = 1; a < 4; ++a)
+		int_eq(s.plan->steps[0].provider[a], 0,
+			"stencil3: reads of A come through X0");
+	set_eq(s.ctx, x->dom, "[c_x] -> { X0[] : 0 <= c_x <= 4 }",
+		"stencil3: one time point");
+	map_eq(s.ctx, x->need, "[c_x] -> { X0[] -> T0[e] : 0 <= c_x <= 4 and "
+		"201c_x - 1 <= e <= 201c_x + 201 and 0 <= e <= 1002 }",
+		"stencil3: A needed: block and one element each side");
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_x] -> { X0[p] : 0 <= c_x <= 4 "
+		"and 0 <= p <= 4 and (p = c_x - 1 or p = c_x + 1) }",
+		"stencil3: receives from each neighbour that exists");
+	set_eq(s.ctx, x->p2p->send_dom, "[c_x] -> { X0[p] : 0 <= c_x <= 4 "
+		"and 0 <= p <= 4 and (p = c_x - 1 or p = c_x + 1) }",
+		"stencil3: sends to each neighbour that exists");
+	pa_on_eq(s.ctx, x->p2p->recv.lo[0], x->p2p->recv_dom,
+		"[c_x] -> { X0[p] -> [(201c_x - 1)] : p = c_x - 1 and "
+		"1 <= c_x <= 4; X0[p] -> [(201c_x + 201)] : p = c_x + 1 and "
+		"0 <= c_x <= 3 }",
+		"stencil3: halo elements 201x - 1, 201x + 201");
+	pa_on_eq(s.ctx, x->p2p->recv.ext[0], x->p2p->recv_dom,
+		"[c_x] -> { X0[p] -> [(1)] : 0 <= c_x <= 4 and 0 <= p <= 4 and "
+		"(p = c_x - 1 or p = c_x + 1) }",
+		"stencil3: one element from each neighbour");
+	int_eq(s.plan->ghost[0], 1, "stencil3: A's home is larger than "
+		"its block");
+	int_eq(s.plan->ghost[1], 0, "stencil3: B's home is its block");
+	pa_eq(s.ctx, s.plan->home[0].lo[0], "[c_x] -> { [(0)] : c_x = 0; "
+		"[(201c_x - 1)] : 1 <= c_x <= 4 }",
+		"stencil3: A home lo = 201 c_x - 1 (0 on rank 0)");
+	pa_eq(s.ctx, s.plan->home[0].ext[0], "[c_x] -> { [(202)] : c_x = 0; "
+		"[(203)] : 1 <= c_x <= 3; [(200)] : c_x = 4 }",
+		"stencil3: A home ext 202, 203, 200");
+	pa_eq(s.ctx, s.plan->home[1].ext[0], "[c_x] -> { [(201)] : "
+		"0 <= c_x <= 3; [(199)] : c_x = 4 }",
+		"stencil3: B home ext = its block");
+	if (!int_eq(s.cells->n, 3, "stencil3: 3 cells") ||
+	    !int_eq(s.cls->n, 3, "stencil3: 3 classes"))
+		goto out;
+	class_is(&s, 0, 1, 1, r0);
+	class_is(&s, 1, 3, 1, r1);
+	class_is(&s, 2, 1, 1, r2);
+	set_eq(s.ctx, s.cls->cls[1].set, "[c_x] -> { : 1 <= c_x <= 3 }",
+		"stencil3: class 1 is the interior ranks");
+	shown = isl_set_read_from_str(s.ctx, s.cls->cls[1].set_text);
+	set_eq(s.ctx, shown, "[x] -> { : 1 <= x <= 3 }",
+		"stencil3: class 1 shown with the job's axis names");
+	isl_set_free(shown);
+out:
+	sess_close(&s);
+}
+
+/* The schedule after the commands: SUMMA (divide, reorder) and PUMMA
+ * (rotate(ko, [no], kor): ko = (kor + no) mod 2) on 2x2 -- loops,
+ * sched on the domain, and rsched with the space loops fixed to the
+ * rank's coordinates. */
+static void test_schedule(void)
+{
+	struct sess s;
+	const struct dmd_poly *p;
+	static const char *names[] = { "mo", "no", "kor", "mi", "ni", "ki" };
+	static const long ext[] = { 2, 2, 2, 32, 24, 48 };
+	int i, ok;
+
+	if (!sess_open(&s, "tests/e2e/jobs/summa_2x2.yaml", 0))
+		goto next;
+	p = s.m->poly[0];
+	map_eq(s.ctx, p->rsched, "[c_x, c_y] -> { S[m, n, k] -> "
+		"L[ko, mi, ni, ki] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"m = 32c_x + mi and 0 <= mi <= 31 and n = 24c_y + ni and "
+		"0 <= ni <= 23 and k = 48ko + ki and 0 <= ko <= 1 and "
+		"0 <= ki <= 47 }", "summa: rsched");
+next:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/pumma_2x2.yaml", 0))
+		goto out;
+	p = s.m->poly[0];
+	ok = p->n_loops == 6;
+	for (i = 0; ok && i < 6; ++i)
+		ok = !strcmp(p->loops[i].name, names[i]) &&
+			p->loops[i].extent == ext[i] &&
+			p->loops[i].kind == (i < 2 ? DMD_LOOP_SPACE :
+				DMD_LOOP_TIME) &&
+			(i >= 2 || p->loops[i].axis == i) &&
+			p->loops[i].tensorized == (i >= 3);
+	check(ok, "pumma: loops mo(x) no(y) kor mi ni ki, extents 2 2 2 "
+		"32 24 48, the inner three tensorized");
+	ok = p->n_time == 4;
+	for (i = 0; ok && i < 4; ++i)
+		ok = p->time_loop[i] == i + 2;
+	check(ok, "pumma: time loops kor mi ni ki");
+	check(p->n_comm == 2 && p->comm[0].tensor == 0 &&
+		p->comm[0].level == 0 && p->comm[1].tensor == 1 &&
+		p->comm[1].level == 0, "pumma: A and B communicated at kor");
+	check(p->gemm && !p->gemm->ta && !p->gemm->tb,
+		"pumma: a GEMM without transposes");
+	map_on_eq(s.ctx, p->sched, p->domain, "[c_x, c_y] -> { S[m, n, k] -> "
+		"L[mo, no, kor, mi, ni, ki] : 0 <= c_x <= 1 and 0 <= c_y <= 1 "
+		"and 0 <= m <= 63 and 0 <= n <= 47 and 0 <= k <= 95 and "
+		"m = 32mo + mi and 0 <= mi <= 31 and n = 24no + ni and "
+		"0 <= ni <= 23 and 0 <= kor <= 1 and 0 <= ki <= 47 and "
+		"k = 48 * ((kor + no) mod 2) + ki }",
+		"pumma: sched on the domain (rotate)");
+	map_eq(s.ctx, p->rsched, "[c_x, c_y] -> { S[m, n, k] -> "
+		"L[kor, mi, ni, ki] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"m = 32c_x + mi and 0 <= mi <= 31 and n = 24c_y + ni and "
+		"0 <= ni <= 23 and 0 <= kor <= 1 and 0 <= ki <= 47 and "
+		"k = 48 * ((kor + c_y) mod 2) + ki }",
+		"pumma: rsched fixes mo = c_x, no = c_y");
+out:
+	sess_close(&s);
+}
+
+/* Who executes what without distribute: owner computes (the holder of
+ * the C element), every holder of a replicated output, a step that
+ * writes nothing on some rank. */
+static void test_executors(void)
+{
+	struct sess s;
+
+	if (!sess_open(&s, "tests/e2e/jobs/owner_computes_2x2.yaml", 0))
+		goto next1;
+	/* C [13, 11] dist [x, y]: rows 7 + 6, columns 6 + 5 */
+	map_eq(s.ctx, s.m->poly[0]->rsched, "[c_x, c_y] -> { S[m, n, k] -> "
+		"L[m, n, k] : 0 <= k <= 8 and "
+		"((c_x = 0 and 0 <= m <= 6) or (c_x = 1 and 7 <= m <= 12)) and "
+		"((c_y = 0 and 0 <= n <= 5) or (c_y = 1 and 6 <= n <= 10)) }",
+		"owner computes: rank (x, y) runs the iterations of its C");
+	int_eq(s.plan->n_xfer, 0, "owner computes: A's rows and B's "
+		"columns are held: no transfer");
+	check(!s.plan->steps[0].ret && !s.plan->steps[0].part,
+		"owner computes: nothing returned");
+next1:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/reshard_allgather_2.yaml", 0))
+		goto next2;
+	map_eq(s.ctx, s.m->poly[0]->rsched, "[c_x] -> { S[i, j] -> L[i, j] : "
+		"0 <= c_x <= 1 and 0 <= i <= 9 and 0 <= j <= 13 }",
+		"replicated: both holders of B run every iteration");
+	set_eq(s.ctx, s.m->lay[1]->writer, "[c_x] -> { : c_x = 0 }",
+		"replicated: one replica of B is written");
+next2:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/jacobi_4.yaml", 0))
+		goto out;
+	/* B[i] for 1 <= i <= 11 over blocks [0,4) [4,8) [8,12) [12,13) */
+	map_eq(s.ctx, s.m->poly[0]->rsched, "[c_x] -> { S[i] -> L[i] : "
+		"0 <= c_x <= 2 and 4c_x <= i <= 4c_x + 3 and 1 <= i <= 11 }",
+		"jacobi: rank 3 writes no B[i] and runs nothing");
+	set_eq(s.ctx, s.plan->steps[0].comp, "[c_x] -> { : 0 <= c_x <= 2 }",
+		"jacobi: ranks 0-2 compute in step 0");
+	set_eq(s.ctx, s.plan->steps[1].comp, "[c_x] -> { : 0 <= c_x <= 3 }",
+		"jacobi: every rank computes in step 1");
+out:
+	sess_close(&s);
+}
+
+/* SUMMA on 2x2: A's column block ko broadcast along y from y = ko, B's
+ * row block ko along x from x = ko; the GEMM leaf per ko. */
+static void test_plan_summa(void)
+{
+	struct sess s;
+	struct dmd_xfer *xa, *xb;
+	const struct dmd_step_plan *sp;
+	static const long r0[][2] = { { 0, 3 } };
+
+	if (!sess_open(&s, "tests/e2e/jobs/summa_2x2.yaml", 1))
+		goto out;
+	if (!(xa = xfer(&s, 2, 0)) || !(xb = xfer(&s, 2, 1)))
+		goto out;
+	xfer_is(xa, "summa: A at ko", DMD_XFER_BCAST, DMD_USE_INPUT, 0, 0, 0);
+	int_eq(xa->axis, 1, "summa: A broadcast along y");
+	xfer_is(xb, "summa: B at ko", DMD_XFER_BCAST, DMD_USE_INPUT, 0, 1, 0);
+	int_eq(xb->axis, 0, "summa: B broadcast along x");
+	pa_on_eq(s.ctx, xa->root, xa->dom, "[c_x, c_y] -> { X0[ko] -> [(ko)] "
+		": 0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= ko <= 1 }",
+		"summa: A's root is y = ko");
+	pa_on_eq(s.ctx, xb->root, xb->dom, "[c_x, c_y] -> { X1[ko] -> [(ko)] "
+		": 0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= ko <= 1 }",
+		"summa: B's root is x = ko");
+	map_eq(s.ctx, xa->need, "[c_x, c_y] -> { X0[ko] -> T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= ko <= 1 and "
+		"32c_x <= e0 <= 32c_x + 31 and 48ko <= e1 <= 48ko + 47 }",
+		"summa: A needed at ko");
+	map_eq(s.ctx, xb->need, "[c_x, c_y] -> { X1[ko] -> T1[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= ko <= 1 and "
+		"48ko <= e0 <= 48ko + 47 and 24c_y <= e1 <= 24c_y + 23 }",
+		"summa: B needed at ko");
+	sp = &s.plan->steps[0];
+	check(sp->provider[1] == 0 && sp->provider[2] == 1,
+		"summa: A read through X0, B through X1");
+	check(!sp->ret && !sp->part && !sp->zero,
+		"summa: owner computes, no return, nothing zeroed");
+	if (check(sp->gemm != NULL, "summa: a GEMM leaf")) {
+		int_eq(sp->gemm->q, 1, "summa: the GEMM runs per ko");
+		set_eq(s.ctx, sp->gemm->dom, "[c_x, c_y] -> { G[ko] : "
+			"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= ko <= 1 }",
+			"summa: GEMM points");
+		pa_eq(s.ctx, sp->gemm->lo[2], "[c_x, c_y] -> { G[ko] -> "
+			"[(48ko)] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+			"0 <= ko <= 1 }", "summa: GEMM k origin 48 ko");
+		pa_eq(s.ctx, sp->gemm->ext[0], "[c_x, c_y] -> { G[ko] -> "
+			"[(32)] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+			"0 <= ko <= 1 }", "summa: GEMM M = 32");
+	}
+	if (!int_eq(s.cls->n, 1, "summa: 1 class"))
+		goto out;
+	class_is(&s, 0, 4, 1, r0);
+out:
+	sess_close(&s);
+}
+
+/* PUMMA on 2x2: A shifts along y (first block local), B is broadcast
+ * along x from x = (c_y + kor) mod 2; a single class. */
+static void test_plan_pumma(void)
+{
+	struct sess s;
+	struct dmd_xfer *xa, *xb;
+	static const long r0[][2] = { { 0, 3 } };
+
+	if (!sess_open(&s, "tests/e2e/jobs/pumma_2x2.yaml", 1))
+		goto out;
+	if (!(xa = xfer(&s, 2, 0)) || !(xb = xfer(&s, 2, 1)))
+		goto out;
+	xfer_is(xa, "pumma: A at kor", DMD_XFER_SHIFT, DMD_USE_INPUT, 0, 0, 0);
+	check(xa->axis == 1 && xa->disp == 1 && xa->first_local,
+		"pumma: A shifts along y by 1, first block local");
+	map_eq(s.ctx, xa->need, "[c_x, c_y] -> { X0[kor] -> T0[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= c_y <= 1 and 0 <= kor <= 1 and "
+		"32c_x <= e0 <= 32c_x + 31 and "
+		"48 * ((c_y + kor) mod 2) <= e1 <= "
+		"48 * ((c_y + kor) mod 2) + 47 }", "pumma: A needed at kor");
+	xfer_is(xb, "pumma: B at kor", DMD_XFER_BCAST, DMD_USE_INPUT, 0, 1, 0);
+	int_eq(xb->axis, 0, "pumma: B broadcast along x");
+	pa_on_eq(s.ctx, xb->root, xb->dom, "[c_x, c_y] -> { X1[kor] -> "
+		"[((c_y + kor) mod 2)] : 0 <= c_x <= 1 and 0 <= c_y <= 1 and "
+		"0 <= kor <= 1 }", "pumma: B's root is x = (y + kor) mod 2");
+	int_eq(s.cells->n, 1, "pumma: 1 cell");
+	if (!int_eq(s.cls->n, 1, "pumma: 1 class"))
+		goto out;
+	class_is(&s, 0, 4, 1, r0);
+	str_eq(s.cls->cls[0].why, "every extent, bound and transfer role is "
+		"the same on these ranks", "pumma: why one class");
+out:
+	sess_close(&s);
+}
+
+/* A step that reads its output elsewhere than it writes (B[i] +=
+ * B[7 - i] on 2 ranks): a snapshot of the other rank's half. */
+static void test_snapshot(void)
+{
+	struct sess s;
+	struct dmd_xfer *x;
+	isl_bool empty;
+
+	if (!sess_open(&s, "tests/e2e/jobs/self_reverse_2.yaml", 0))
+		goto out;
+	check(s.m->use[0].used && s.m->use[0].input && s.m->use[0].output &&
+		s.m->use[0].written, "self_reverse: B used, input, output, "
+		"written");
+	map_eq(s.ctx, s.m->poly[0]->rsched, "[c_x] -> { S[i] -> L[i] : "
+		"0 <= c_x <= 1 and 4c_x <= i <= 4c_x + 3 }",
+		"self_reverse: the holder of B[i] runs i");
+	if (!(x = xfer(&s, 1, 0)))
+		goto out;
+	xfer_is(x, "self_reverse: B as before the step",
+		DMD_XFER_P2P, DMD_USE_SNAPSHOT, 0, 0, -1);
+	map_eq(s.ctx, x->need, "[c_x] -> { X0[] -> T0[e] : 0 <= c_x <= 1 and "
+		"4 - 4c_x <= e <= 7 - 4c_x }",
+		"self_reverse: rank x needs the other half");
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_x] -> { X0[p] : 0 <= c_x <= 1 "
+		"and p = 1 - c_x }", "self_reverse: from the other rank");
+	empty = isl_set_is_empty(x->p2p->self_dom);
+	check(empty == isl_bool_true, "self_reverse: nothing from its own "
+		"block");
+	int_eq(s.plan->steps[0].provider[1], 0,
+		"self_reverse: B[7 - i] read from the snapshot");
+out:
+	sess_close(&s);
+}
+
+/* Partial sums: Z = X W with k split over x stays partial (no transfer);
+ * R (replicated) and S (rows over x) read Z reduced (REDUCE transfers);
+ * and distir_mlp's last step reads Z reduced. */
+static void test_reduce(void)
+{
+	struct sess s;
+	struct dmd_xfer *x0, *x1;
+
+	if (!sess_open(&s, "tests/e2e/jobs/partial_reduce_2.yaml", 0))
+		goto next;
+	if (tensor(&s, "Z", 2) < 0)
+		goto next;
+	check(s.m->lay[2]->n_partial == 1 && s.m->lay[2]->partial[0] == 0,
+		"partial_reduce: Z partial along x");
+	check(s.m->use[2].used && !s.m->use[2].input && !s.m->use[2].output &&
+		s.m->use[2].written, "partial_reduce: Z is an intermediate");
+	map_eq(s.ctx, s.m->poly[0]->rsched, "[c_x] -> { S[m, n, k] -> "
+		"L[m, n, ki] : 0 <= c_x <= 1 and 0 <= m <= 5 and 0 <= n <= 4 "
+		"and k = 4c_x + ki and 0 <= ki <= 3 and k <= 6 }",
+		"partial_reduce: rank x sums over its k block");
+	if (!(x0 = xfer(&s, 2, 0)) || !(x1 = xfer(&s, 2, 1)))
+		goto next;
+	check(!s.plan->steps[0].ret && s.plan->steps[0].n_xfer == 0,
+		"partial_reduce: step 1 moves nothing");
+	xfer_is(x0, "partial_reduce: Z reduced for R = Z",
+		DMD_XFER_P2P, DMD_USE_REDUCE, 1, 2, -1);
+	int_eq(x0->p2p->sum, 1, "partial_reduce: pieces are summed");
+	map_eq(s.ctx, x0->need, "[c_x] -> { X0[] -> T2[e0, e1] : "
+		"0 <= c_x <= 1 and 0 <= e0 <= 5 and 0 <= e1 <= 4 }",
+		"partial_reduce: R needs all of Z");
+	set_eq(s.ctx, x0->p2p->recv_dom, "[c_x] -> { X0[p] : 0 <= c_x <= 1 "
+		"and p = 1 - c_x }", "partial_reduce: the other partial");
+	xfer_is(x1, "partial_reduce: Z reduced for S = Z",
+		DMD_XFER_P2P, DMD_USE_REDUCE, 2, 2, -1);
+	map_eq(s.ctx, x1->need, "[c_x] -> { X1[] -> T2[e0, e1] : "
+		"0 <= c_x <= 1 and 3c_x <= e0 <= 3c_x + 2 and 0 <= e1 <= 4 }",
+		"partial_reduce: S needs its 3 rows of Z");
+	pa_on_eq(s.ctx, x1->p2p->recv.lo[0], x1->p2p->recv_dom,
+		"[c_x] -> { X1[p] -> [(3c_x)] : 0 <= c_x <= 1 and "
+		"p = 1 - c_x }", "partial_reduce: the other's partial of "
+		"its own rows");
+next:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/distir_mlp.yaml", 0))
+		goto out;
+	if (!(x0 = xfer(&s, 1, 0)))
+		goto out;
+	xfer_is(x0, "distir_mlp: Z reduced for O = Z * C",
+		DMD_XFER_P2P, DMD_USE_REDUCE, 3, 6, -1);
+	int_eq(x0->p2p->sum, 1, "distir_mlp: pieces are summed");
+out:
+	sess_close(&s);
+}
+
+/* Resharding steps B = A: who receives from whom. */
+static void test_reshard(void)
+{
+	struct sess s;
+	struct dmd_xfer *x;
+
+	/* rows 5 + 5 into replicated: each gets the other's rows */
+	if (sess_open(&s, "tests/e2e/jobs/reshard_allgather_2.yaml", 0) &&
+	    (x = xfer(&s, 1, 0))) {
+		xfer_is(x, "allgather: P2P input", DMD_XFER_P2P,
+			DMD_USE_INPUT, 0, 0, -1);
+		set_eq(s.ctx, x->p2p->recv_dom, "[c_x] -> { X0[p] : "
+			"0 <= c_x <= 1 and p = 1 - c_x }",
+			"allgather: from the other rank");
+		int_eq(x->ghost, 1, "allgather: into A's home buffer");
+	}
+	sess_close(&s);
+	/* rows 3 3 1 into columns 4 4 2: every row block meets every
+	 * column block */
+	if (sess_open(&s, "tests/e2e/jobs/reshard_alltoall_3.yaml", 0) &&
+	    (x = xfer(&s, 1, 0)))
+		set_eq(s.ctx, x->p2p->recv_dom, "[c_x] -> { X0[p] : "
+			"0 <= c_x <= 2 and 0 <= p <= 2 and "
+			"(p < c_x or p > c_x) }",
+			"alltoall: each rank from the 2 others");
+	sess_close(&s);
+	/* into the skewed [x, (x + y) % 3]: row x = 0 unchanged, (1, y)
+	 * gets its columns from (1, (y + 1) mod 3) */
+	if (sess_open(&s, "tests/e2e/jobs/reshard_skew_2x3.yaml", 0) &&
+	    (x = xfer(&s, 1, 0)))
+		set_eq(s.ctx, x->p2p->recv_dom, "[c_x, c_y] -> { X0[px, py] : "
+			"c_x = 1 and 0 <= c_y <= 2 and px = 1 and "
+			"py = (c_y + 1) mod 3 }",
+			"skew: (1, y) from (1, (y + 1) mod 3)");
+	sess_close(&s);
+	/* [x, y] into [y, x] (7 x 8): the 12 messages of the job's table */
+	if (sess_open(&s, "tests/e2e/jobs/reshard_transpose_2x3.yaml", 0) &&
+	    (x = xfer(&s, 1, 0)))
+		set_eq(s.ctx, x->p2p->recv_dom, "[c_x, c_y] -> { X0[px, py] : "
+			"(c_x = 0 and c_y = 0 and px = 0 and py = 1) or "
+			"(c_x = 0 and c_y = 1 and ((px = 0 and py = 0) or "
+			"(px = 1 and 0 <= py <= 1))) or "
+			"(c_x = 0 and c_y = 2 and px = 1 and 0 <= py <= 1) or "
+			"(c_x = 1 and c_y = 0 and px = 0 and 1 <= py <= 2) or "
+			"(c_x = 1 and c_y = 1 and ((px = 0 and 1 <= py <= 2) "
+			"or (px = 1 and py = 2))) or "
+			"(c_x = 1 and c_y = 2 and px = 1 and py = 1) }",
+			"transpose: receivers and senders");
+	sess_close(&s);
+	/* replicated into [x, y]: every rank holds what it needs */
+	if (sess_open(&s, "tests/e2e/jobs/reshard_slice_2x2.yaml", 0))
+		int_eq(s.plan->n_xfer, 0, "slice: no transfer");
+	sess_close(&s);
+}
+
+/* Uses and the program tree: Jacobi (a repeat of 10 around two steps)
+ * and distir_mlp (4 steps, two matrix products). */
+static void test_program(void)
+{
+	struct sess s;
+	const struct dmd_node *n;
+	const struct dmd_tensor_use *u;
+	int i, ok;
+
+	if (!sess_open(&s, "tests/e2e/jobs/jacobi_4.yaml", 0))
+		goto next;
+	if (tensor(&s, "A", 0) < 0 || tensor(&s, "B", 1) < 0)
+		goto next;
+	u = s.m->use;
+	check(u[0].used && u[0].input && u[0].output && u[0].written,
+		"jacobi: A used, input, output, written");
+	check(u[1].used && !u[1].input && !u[1].output && u[1].written,
+		"jacobi: B an intermediate");
+	int_eq(s.m->n_poly, 2, "jacobi: 2 compute steps");
+	n = s.m->node;
+	ok = s.m->n_node == 1 && n[0].type == DMD_NODE_REPEAT &&
+		n[0].n_repeat == 10 && n[0].n_child == 2 &&
+		n[0].child[0].type == DMD_NODE_STEP &&
+		n[0].child[0].step == 0 && n[0].child[0].n_child == 0 &&
+		n[0].child[1].type == DMD_NODE_STEP &&
+		n[0].child[1].step == 1 && n[0].child[1].n_child == 0;
+	check(ok, "jacobi: program = repeat 10 { step 0; step 1 }");
+	int_eq(dmd_model_step_count(s.m, 0), 10, "jacobi: step 0 runs 10x");
+	int_eq(dmd_model_step_count(s.m, 1), 10, "jacobi: step 1 runs 10x");
+	dbl_eq(s.m->flops, -1, "jacobi: no matrix product");
+	set_eq(s.ctx, s.m->poly[1]->domain, "[c_x] -> { S[i] : 0 <= i <= 12 "
+		"and 0 <= c_x <= 3 }", "jacobi: A[i] = B[i] over all of A");
+next:
+	sess_close(&s);
+	if (!sess_open(&s, "tests/e2e/jobs/distir_mlp.yaml", 0))
+		goto out;
+	if (!int_eq(s.m->n_poly, 4, "distir_mlp: 4 steps") ||
+	    !int_eq(s.m->n_node, 4, "distir_mlp: 4 top-level nodes"))
+		goto out;
+	ok = 1;
+	for (i = 0; i < 4; ++i)
+		ok = ok && s.m->node[i].type == DMD_NODE_STEP &&
+			s.m->node[i].step == i &&
+			dmd_model_step_count(s.m, i) == 1;
+	check(ok, "distir_mlp: steps 0-3 in order, once each");
+	/* 2 M N K: L = X A is 128 x 127 x 128, Z = Y B 128 x 128 x 127 */
+	dbl_eq(s.m->poly[0]->flops, 4161536, "distir_mlp: step 0 flops");
+	dbl_eq(s.m->poly[1]->flops, -1, "distir_mlp: gelu is no product");
+	dbl_eq(s.m->poly[2]->flops, 4161536, "distir_mlp: step 2 flops");
+	dbl_eq(s.m->poly[3]->flops, -1, "distir_mlp: Z * C is no product");
+	dbl_eq(s.m->flops, 8323072, "distir_mlp: program flops");
+	str_eq(s.m->poly[1]->label, "Y[m, n] = gelu(L[m, n])",
+		"distir_mlp: step 1 label");
+	/* X A B C inputs; L Y Z intermediates; O the output */
+	u = s.m->use;
+	ok = s.job->n_tensors == 8;
+	for (i = 0; ok && i < 8; ++i)
+		ok = u[i].used && u[i].input == (i < 4) &&
+			u[i].output == (i == 7) && u[i].written == (i >= 4);
+	check(ok, "distir_mlp: inputs X A B C, intermediates L Y Z, "
+		"output O");
+	check(s.m->poly[0]->reduce && !s.m->poly[1]->reduce &&
+		s.m->poly[2]->reduce && !s.m->poly[3]->reduce,
+		"distir_mlp: the products sum, the others do not");
+out:
+	sess_close(&s);
+}
+
+/* Facts, cells and classes of uneven jobs, and rank ranges. */
+static void test_classes(void)
+{
+	struct sess s;
+	static const long t0[][2] = { { 0, 0 } }, t1[][2] = { { 1, 1 } };
+	static const long c0[][2] = { { 0, 1 }, { 3, 3 } };
+	long (*ranges)[2] = NULL, count = -1;
+	isl_set *set;
+	int n;
+
+	if (sess_open(&s, "tests/codegen/tail.yaml", 1) &&
+	    int_eq(s.cls->n, 2, "tail: 2 classes")) {
+		class_is(&s, 0, 1, 1, t0);
+		class_is(&s, 1, 1, 1, t1);
+		str_eq(s.cls->cls[1].why, "X's block extent along dim 0 = 63; "
+			"Y's block extent along dim 0 = 63; the GEMM's M in "
+			"step 1 = 63", "tail: why rank 1 differs");
+	}
+	sess_close(&s);
+	/* 50 = 17+17+16 rows, K 70 = 24+24+22, 41 = 14+14+13 columns: only
+	 * (0,0), (0,1), (1,0) share every extent */
+	if (sess_open(&s, "tests/codegen/cannon_uneven_3x3.yaml", 1)) {
+		int_eq(s.cells->n, 7, "cannon_uneven: 7 cells");
+		if (int_eq(s.cls->n, 7, "cannon_uneven: 7 classes"))
+			class_is(&s, 0, 3, 2, c0);
+		set = isl_set_read_from_str(s.ctx, "[c_x, c_y] -> { : "
+			"0 <= c_x <= 2 and 0 <= c_y <= 2 and "
+			"(c_y = 1 or c_x = 2) }");
+		n = dmd_part_rank_ranges(s.m, set, &ranges, &count);
+		check(n == 3 && count == 5 && ranges[0][0] == 1 &&
+			ranges[0][1] == 1 && ranges[1][0] == 4 &&
+			ranges[1][1] == 4 && ranges[2][0] == 6 &&
+			ranges[2][1] == 8, "rank ranges of y = 1 or x = 2 "
+			"on 3x3: 1, 4, 6-8 (5 ranks)");
+		free(ranges);
+		isl_set_free(set);
+	}
+	sess_close(&s);
+}
+
+/* Run every test on the repository ROOT; exit 1 if a check failed. */
 int main(int argc, char **argv)
 {
-	isl_ctx *ctx = isl_ctx_alloc();
-
 	if (argc != 2) {
 		fprintf(stderr, "usage: model_test ROOT\n");
 		return 2;
 	}
-	test_summa(ctx, argv[1]);
-	test_shift(ctx, argv[1]);
-	test_uneven(ctx, argv[1]);
-	isl_ctx_free(ctx);
+	root = argv[1];
+	test_block();
+	test_tail();
+	test_offsets();
+	test_place();
+	test_mm3d();
+	test_skew();
+	test_stencil();
+	test_schedule();
+	test_executors();
+	test_plan_summa();
+	test_plan_pumma();
+	test_snapshot();
+	test_reduce();
+	test_reshard();
+	test_program();
+	test_classes();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
