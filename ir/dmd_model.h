@@ -167,7 +167,8 @@ struct dmd_model {
 	struct dmd_poly **poly;
 	int n_node;			/* the program's top-level nodes */
 	struct dmd_node *node;
-	double flops;			/* all matrix-product steps (once) */
+	double flops;			/* all matrix-product steps, each
+					 * times the repeats around it */
 };
 
 /* ir/dmd_model.c */

@@ -97,10 +97,11 @@ struct dmd_gemm_plan {
 };
 
 /* The plan of one step.  "provider" gives, per access of the step
- * (index into poly->acc; the written access 0 included), the transfer
- * whose buffer the access reads, or -1 for the tensor's home buffer
- * (held data or ghost cells), or -2 for a read of the output in place
- * (the same element the iteration writes).
+ * (index into poly->acc), the transfer that brings what the access reads
+ * (a ghost transfer's data lands in the home buffer), or -1 for the
+ * tensor's home buffer with nothing to bring (and for access 0, the one
+ * written), or -2 for a read of the output in place (the element the
+ * iteration writes).
  *   zero: [c] -> { T[e] } elements of the output's home buffer set to 0
  *         before the step (written by the step with '=', when it sums or
  *         its results are returned), or NULL

@@ -434,8 +434,9 @@ int dmd_part_rank_ranges(const struct dmd_model *m, __isl_keep isl_set *set,
 	int n = 0;
 
 	*ranges = NULL;
-	s = isl_set_unbind_params(isl_set_copy(set),
-		isl_multi_id_copy(m->mesh->ids));
+	s = isl_set_intersect_params(isl_set_copy(set),
+		isl_set_copy(m->mesh->set));
+	s = isl_set_unbind_params(s, isl_multi_id_copy(m->mesh->ids));
 	s = isl_set_make_disjoint(s);
 	if (!s || isl_set_foreach_basic_set(s, &dmd_class_add_basic, &d) < 0 ||
 	    d.err) {

@@ -443,11 +443,14 @@ char *dmd_part_explain(const struct dmd_model *m,
 			free(v);
 		} else {
 			int in = dmd_isl_bool(isl_set_is_subset(set, ft->set));
+			int out = dmd_isl_bool(isl_set_is_disjoint(set,
+				ft->set));
 
-			t = malloc(strlen(s) + strlen(ft->what) + 12);
+			t = malloc(strlen(s) + strlen(ft->what) + 32);
 			if (t)
 				sprintf(t, "%s%s%s: %s", s, n ? "; " : "",
-					ft->what, in == 1 ? "yes" : "no");
+					ft->what, in == 1 ? "yes" : out == 1 ?
+					"no" : "on some of these ranks");
 		}
 		free(s);
 		s = t;

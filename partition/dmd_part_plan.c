@@ -526,7 +526,7 @@ static int dmd_plan_step(struct dmd_plan *plan, int s)
 	sp->provider = calloc(p->n_acc, sizeof(int));
 	if (!sp->provider)
 		return -1;
-	for (a = 1; a < p->n_acc; ++a)
+	for (a = 0; a < p->n_acc; ++a)
 		sp->provider[a] = -1;
 	/* one transfer per tensor read, in order of first read */
 	for (a = 1; a < p->n_acc; ++a) {
