@@ -84,26 +84,26 @@ __isl_give isl_printer *dmd_emit_cstr(__isl_take isl_printer *p,
 	return isl_printer_print_str(p, "\"");
 }
 
-/* Print "s" inside a comment: printable ASCII as is, except that a '/'
- * after a '*' (a comment terminator) becomes "\/"; other bytes (newlines
- * included) as \xNN. */
+/* Print "s" inside a comment: printable ASCII as is, except that a
+ * comment's opening or closing ("/" "*" in either order) is broken by a
+ * backslash ("*\/", "/\*"); other bytes (newlines included) as \xNN. */
 __isl_give isl_printer *dmd_emit_ctext(__isl_take isl_printer *p,
 	const char *s)
 {
 	char buf[8];
-	int star = 0;
+	unsigned char prev = 0;
 
 	for (; s && *s; ++s) {
 		unsigned char c = *s;
 
-		if (c == '/' && star)
-			snprintf(buf, sizeof(buf), "\\/");
+		if ((c == '/' && prev == '*') || (c == '*' && prev == '/'))
+			snprintf(buf, sizeof(buf), "\\%c", c);
 		else if (c >= 0x20 && c < 0x7f && c != '\\') {
 			buf[0] = c;
 			buf[1] = '\0';
 		} else
 			snprintf(buf, sizeof(buf), "\\x%02x", c);
-		star = c == '*';
+		prev = c;
 		p = isl_printer_print_str(p, buf);
 	}
 	return p;

@@ -10,6 +10,8 @@
  * gives the facts { : c_x = 0 } and { : c_x = 1 }.  Facts are built from
  * the plan only, never from printed code.
  */
+#define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,21 @@
 
 #include "partition/dmd_part.h"
 #include "ir/dmd_isl.h"
+
+/* A fact's name from "fmt" (malloc'ed; NULL if out of memory). */
+static char *dmd_fact_name(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static char *dmd_fact_name(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
 
 /* What the collection of facts carries. */
 struct dmd_fact_build {
@@ -41,6 +58,10 @@ static int dmd_fact_add(struct dmd_fact_build *b, const char *what,
 	isl_set *rest;
 	int triv, i;
 
+	if (!what) {
+		isl_set_free(set);
+		return -1;
+	}
 	set = isl_set_coalesce(isl_set_intersect(set,
 		isl_set_copy(m->mesh->set)));
 	rest = isl_set_subtract(isl_set_copy(m->mesh->set), isl_set_copy(set));
@@ -99,6 +120,8 @@ static int dmd_fact_pw_aff(struct dmd_fact_build *b, const char *what,
 	struct dmd_fact_piece_data data = { b, what, NULL, 0 };
 	isl_pw_aff *p;
 
+	if (!what)
+		return -1;
 	if (!pa)
 		return 0;
 	p = isl_pw_aff_coalesce(isl_pw_aff_gist_params(isl_pw_aff_copy(pa),
@@ -117,6 +140,8 @@ static int dmd_fact_pw_aff(struct dmd_fact_build *b, const char *what,
 static int dmd_fact_role(struct dmd_fact_build *b, const char *what,
 	__isl_keep isl_set *dom)
 {
+	if (!what)
+		return -1;
 	if (!dom)
 		return 0;
 	return dmd_fact_add(b, what, isl_set_params(isl_set_copy(dom)), NULL);
@@ -183,6 +208,8 @@ static int dmd_fact_peers(struct dmd_fact_build *b, const char *what,
 	isl_val *cnt = NULL;
 	int np = m->mesh->n, i;
 
+	if (!what)
+		return -1;
 	if (!dom)
 		return 0;
 	/* [c] -> { [p - c] } */
@@ -224,17 +251,21 @@ static int dmd_fact_peers(struct dmd_fact_build *b, const char *what,
 static int dmd_fact_p2p(struct dmd_fact_build *b, const struct dmd_xfer *x,
 	const struct dmd_p2p *p, const char *tn)
 {
-	char what[256];
+	char *what = NULL;
 	int r = 0, len = x->level + 1;
 
-	snprintf(what, sizeof(what), "receives %s from", tn);
+	free(what);
+	what = dmd_fact_name("receives %s from", tn);
 	r |= dmd_fact_role(b, what, p->recv_dom);
 	r |= dmd_fact_peers(b, what, p->recv_dom, len);
-	snprintf(what, sizeof(what), "sends %s to", tn);
+	free(what);
+	what = dmd_fact_name("sends %s to", tn);
 	r |= dmd_fact_role(b, what, p->send_dom);
 	r |= dmd_fact_peers(b, what, p->send_dom, len);
-	snprintf(what, sizeof(what), "copies %s from its own block", tn);
+	free(what);
+	what = dmd_fact_name("copies %s from its own block", tn);
 	r |= dmd_fact_role(b, what, p->self_dom);
+	free(what);
 	return r ? -1 : 0;
 }
 
@@ -243,24 +274,28 @@ static int dmd_fact_xfer(struct dmd_fact_build *b, const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = b->m;
 	const char *tn = m->job->tensors[x->tensor].name;
-	char what[256];
+	char *what = NULL;
 	int r = 0, d;
 
 	for (d = 0; d < x->box.n; ++d) {
 		const char *v = x->use == DMD_USE_RETURN ? "computed" :
 			"needed";
 
-		snprintf(what, sizeof(what), "the origin of the %s box %s in "
+		free(what);
+		what = dmd_fact_name("the origin of the %s box %s in "
 			"step %d along dim %d", tn, v, x->step + 1, d);
 		r |= dmd_fact_pw_aff(b, what, x->box.lo[d]);
-		snprintf(what, sizeof(what), "the extent of the %s box %s in "
+		free(what);
+		what = dmd_fact_name("the extent of the %s box %s in "
 			"step %d along dim %d", tn, v, x->step + 1, d);
 		r |= dmd_fact_pw_aff(b, what, x->box.ext[d]);
 	}
 	if (x->root) {
-		snprintf(what, sizeof(what), "the root of %s's broadcast", tn);
+		free(what);
+		what = dmd_fact_name("the root of %s's broadcast", tn);
 		r |= dmd_fact_pw_aff(b, what, x->root);
 	}
+	free(what);
 	if (x->first)
 		r |= dmd_fact_p2p(b, x, x->first, tn);
 	if (x->p2p)
@@ -274,13 +309,15 @@ static int dmd_fact_step(struct dmd_fact_build *b,
 {
 	const struct dmd_model *m = b->m;
 	const struct dmd_poly *p = m->poly[sp->step];
-	char what[256];
+	char *what = NULL;
 	int r = 0, d;
 
-	snprintf(what, sizeof(what), "computes in step %d", sp->step + 1);
+	free(what);
+	what = dmd_fact_name("computes in step %d", sp->step + 1);
 	r |= dmd_fact_add(b, what, isl_set_copy(sp->comp), NULL);
 	if (sp->zero) {
-		snprintf(what, sizeof(what), "clears its %s before step %d",
+		free(what);
+		what = dmd_fact_name("clears its %s before step %d",
 			m->job->tensors[p->out].name, sp->step + 1);
 		r |= dmd_fact_role(b, what, sp->zero);
 	}
@@ -288,13 +325,16 @@ static int dmd_fact_step(struct dmd_fact_build *b,
 		static const char *nm[3] = { "M", "N", "K" };
 
 		for (d = 0; d < 3; ++d) {
-			snprintf(what, sizeof(what), "the GEMM's %s in step "
+			free(what);
+			what = dmd_fact_name("the GEMM's %s in step "
 				"%d", nm[d], sp->step + 1);
 			r |= dmd_fact_pw_aff(b, what, sp->gemm->ext[d]);
-			snprintf(what, sizeof(what), "the GEMM's origin along "
+			free(what);
+			what = dmd_fact_name("the GEMM's origin along "
 				"%s in step %d", nm[d], sp->step + 1);
 			r |= dmd_fact_pw_aff(b, what, sp->gemm->lo[d]);
 		}
+		free(what);
 		return r ? -1 : 0;
 	}
 	for (d = 0; d < p->n_time; ++d) {
@@ -302,15 +342,18 @@ static int dmd_fact_step(struct dmd_fact_build *b,
 
 		mn = isl_set_dim_min(isl_set_copy(sp->time), d);
 		mx = isl_set_dim_max(isl_set_copy(sp->time), d);
-		snprintf(what, sizeof(what), "the first value of loop %s",
+		free(what);
+		what = dmd_fact_name("the first value of loop %s",
 			p->loops[p->time_loop[d]].name);
 		r |= dmd_fact_pw_aff(b, what, mn);
-		snprintf(what, sizeof(what), "the last value of loop %s",
+		free(what);
+		what = dmd_fact_name("the last value of loop %s",
 			p->loops[p->time_loop[d]].name);
 		r |= dmd_fact_pw_aff(b, what, mx);
 		isl_pw_aff_free(mn);
 		isl_pw_aff_free(mx);
 	}
+	free(what);
 	return r ? -1 : 0;
 }
 
@@ -319,7 +362,7 @@ __isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan)
 {
 	const struct dmd_model *m = plan->m;
 	struct dmd_fact_build b = { m, NULL };
-	char what[256];
+	char *what = NULL;
 	int t, d, i, r = 0;
 
 	b.facts = calloc(1, sizeof(*b.facts));
@@ -331,27 +374,33 @@ __isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan)
 		if (!m->use[t].used)
 			continue;
 		for (d = 0; d < m->lay[t]->ndim; ++d) {
-			snprintf(what, sizeof(what), "%s's block origin "
+			free(what);
+			what = dmd_fact_name("%s's block origin "
 				"along dim %d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->lo[d]);
-			snprintf(what, sizeof(what), "%s's block extent "
+			free(what);
+			what = dmd_fact_name("%s's block extent "
 				"along dim %d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->ext[d]);
 			if (!plan->ghost[t])
 				continue;
-			snprintf(what, sizeof(what), "%s's buffer origin "
+			free(what);
+			what = dmd_fact_name("%s's buffer origin "
 				"along dim %d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, plan->home[t].lo[d]);
-			snprintf(what, sizeof(what), "%s's buffer extent "
+			free(what);
+			what = dmd_fact_name("%s's buffer extent "
 				"along dim %d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, plan->home[t].ext[d]);
 		}
 		if (m->use[t].output) {
-			snprintf(what, sizeof(what), "writes %s", tn);
+			free(what);
+			what = dmd_fact_name("writes %s", tn);
 			r |= dmd_fact_add(&b, what,
 				isl_set_copy(m->lay[t]->writer), NULL);
 		}
 	}
+	free(what);
 	for (i = 0; i < plan->n_xfer; ++i)
 		r |= dmd_fact_xfer(&b, plan->xfer[i]);
 	for (i = 0; i < plan->n_step; ++i)

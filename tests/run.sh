@@ -66,6 +66,7 @@ for part in $PARTS; do
         run unit/manifest bash tests/unit/manifest_test.sh
         run unit/parse bash tests/unit/parse_ok.sh
         run unit/model bash tests/unit/model_test.sh
+        run unit/trace_svg bash tests/unit/trace_svg_test.sh
         ;;
     ref)
         run ref bash tests/ref/selftest.sh

@@ -1363,7 +1363,10 @@ def cmd_inputs(job):
             continue
         path = job.file_path(t)
         values = random_tensor(t.file_seed(), t.shape, t.dtype)
-        np.save(path, values)
+        # a file name may hold directories ("a*/ b; /*.npy")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            np.save(f, values)
         shape = "x".join(map(str, t.shape)) or "scalar"
         print(f"wrote {t.file} ({shape} {t.dtype}, seed {t.file_seed()})")
     return 0

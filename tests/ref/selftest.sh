@@ -1169,6 +1169,13 @@ def v1_counterpart(job, vals):
                 "(1+exp(B[i,j]))"):
         a, b = vals["A"], vals["B"]
         return np.maximum(a - 2 * b, 0) + np.maximum(a, 0.25) / (1 + np.exp(b))
+    if stmt == "EOF[nan,e0]=M_PI[nan,mod]*I[mod,e0]":
+        return vals["M_PI"] @ vals["I"]
+    if stmt == "typeof[nan,j]=asm[nan-1,j]+asm[nan,j+1]-asm[nan,j]":
+        a = vals["asm"]
+        want = np.zeros_like(a)
+        want[1:, :-1] = a[:-1, :-1] + a[1:, 1:] - a[1:, :-1]
+        return want
     if stmt == "B[i]+=0.5*(A[i-2]+A[i+1])":
         want = vals["B"].copy()
         want[2:-1] += 0.5 * (vals["A"][:-3] + vals["A"][3:])
