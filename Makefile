@@ -8,7 +8,6 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 $(shell pkg-config --cflags $(PKGS)) -I. -Iir
 LDLIBS += $(shell pkg-config --libs $(PKGS))
-TOP := $(abspath .)
 # SAN=1: the compiler built with ASan/UBSan (and LeakSanitizer) into
 # obj-san/ and bin-san/, beside the normal build.
 SAN ?=
@@ -23,7 +22,7 @@ B := bin-san
 endif
 
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c) cmd/distmpmd.c
+	manifests/*.c cmd/*.c)
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
@@ -36,7 +35,9 @@ $(B)/distmpmd: $(COMPILER_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
+# The flags of OpenBLAS that the generated programs are compiled with (the
+# runtime itself is found relative to the distmpmd executable).
+$(O)/cmd/dmd_build.o: CFLAGS += \
 	-DDMD_BLAS_CFLAGS='"$(shell pkg-config --cflags openblas)"' \
 	-DDMD_BLAS_LIBS='"$(shell pkg-config --libs openblas)"'
 
