@@ -679,7 +679,7 @@ error:
 
 /* Print "s" to "out" as one word for a POSIX shell: as it is if it
  * holds only characters that no shell treats specially, else in single
- * quotes (a quote inside as '\''). */
+ * quotes, a quote inside as '"'"' (as Python's shlex.quote). */
 static void dmd_launch_quote(FILE *out, const char *s)
 {
 	const char *p;
@@ -694,7 +694,7 @@ static void dmd_launch_quote(FILE *out, const char *s)
 	fputc('\'', out);
 	for (p = s; *p; ++p)
 		if (*p == '\'')
-			fputs("'\\''", out);
+			fputs("'\"'\"'", out);
 		else
 			fputc(*p, out);
 	fputc('\'', out);
