@@ -1,5 +1,7 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
-# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark.
+# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark;
+# "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
+# headers, a pkg-config file and the man page.
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -68,7 +70,50 @@ golden: all
 bench: all
 	bash bench/run.sh
 
+# Installation.  The installed tree can be moved: distmpmd finds the
+# runtime relative to its own executable (<prefix>/include/distmpmd,
+# <prefix>/lib/libdmdrt.a), and distmpmd.pc relative to itself.
+VERSION := 0.1
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include/distmpmd
+MAN1DIR = $(PREFIX)/share/man/man1
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
+
+obj/distmpmd.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$${pcfiledir}/../..' \
+		'includedir=$${prefix}/include/distmpmd' \
+		'libdir=$${prefix}/lib' '' \
+		'Name: distmpmd' \
+		'Description: runtime of the MPI programs distmpmd generates (build them with mpicc.mpich)' \
+		'Version: $(VERSION)' \
+		'Requires.private: openblas' \
+		'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -ldmdrt' \
+		'Libs.private: -lm' > $@
+
+install: all obj/distmpmd.pc
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
+		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
+		"$(DESTDIR)$(PKGCONFIGDIR)"
+	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
+	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
+	install -m 644 $(RT_HEADERS) "$(DESTDIR)$(INCLUDEDIR)/"
+	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
+	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
+		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
+		"$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
+	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
+
 clean:
 	rm -rf obj bin obj-san bin-san
 
-.PHONY: all test demo golden bench clean
+.PHONY: all test demo golden bench clean install uninstall
