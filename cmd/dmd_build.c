@@ -144,7 +144,8 @@ static int dmd_build_rt_in(const char *prefix, struct dmd_build_rt *rt)
 		char *inc = dmd_build_path(prefix, layouts[i][0]);
 		char *lib = dmd_build_path(prefix, layouts[i][1]);
 		char *hdr = inc ? dmd_build_path(inc, "dmd_rt.h") : NULL;
-		int found = hdr && lib && dmd_build_readable(hdr) &&
+		int nomem = !inc || !lib || !hdr;
+		int found = !nomem && dmd_build_readable(hdr) &&
 			dmd_build_readable(lib);
 
 		free(hdr);
@@ -155,7 +156,7 @@ static int dmd_build_rt_in(const char *prefix, struct dmd_build_rt *rt)
 		}
 		free(inc);
 		free(lib);
-		if (!inc || !lib || !hdr)
+		if (nomem)
 			return -1;
 	}
 	return 0;
@@ -343,38 +344,37 @@ static int dmd_build_put(struct dmd_build *b, const char *name,
 	size_t len = strlen(text), done = 0;
 	int fd = -1, r = -1;
 
-	if (!path || !tmp)
-		goto error;
+	if (!path || !tmp) {
+		free(tmp);
+		free(path);
+		return -1;
+	}
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		0666);
 	if (fd < 0)
-		goto fail;
+		goto error;
 	while (done < len) {
 		ssize_t n = write(fd, text + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			goto fail;
+			goto error;
 		done += n;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
+	r = close(fd);
 	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	r = 0;
-	goto error;
-fail:
-	fprintf(stderr, "distmpmd: cannot write %s/%s: %s\n", b->dir, name,
-		strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
+	if (r == 0)
+		r = rename(tmp, path);
 error:
+	if (r < 0) {
+		fprintf(stderr, "distmpmd: cannot write %s/%s: %s\n", b->dir,
+			name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+	}
 	free(tmp);
 	free(path);
 	return r;
@@ -382,7 +382,8 @@ error:
 
 /* Fill "a" with the command line that compiles class "k", run in the
  * build directory:
- *   mpicc.mpich -O3 -Wall -Wextra -I<runtime> <BLAS cflags>
+ *   mpicc.mpich -O3 -Wall -Wextra -Wno-unused-variable -I<runtime>
+ *	<BLAS cflags>
  *	-DDMD_JOB_DIR=<literal> -o .classK.tmp.PID classK.c
  *	<libdmdrt.a> <BLAS libs> -lm <DISTMPMD_CFLAGS> <--cflag...>
  * The extra flags come last, so that they override the defaults (-O0)
@@ -516,7 +517,7 @@ static int dmd_build_compile(struct dmd_build *b,
 				failed = 1;
 		}
 	}
-	if (progress && !failed)
+	if (progress)
 		fprintf(stderr, "\r%*s\r", 40, "");
 	free(pids);
 	if (dmd_launch_cancelled())
