@@ -239,6 +239,24 @@ check "a job directory with a newline, '\\', '\"', é, ??= and \\001 runs" \
 ref_check "$K/tail.yaml"
 check "... writing its output there" $? "$(cat "$base/ref.out")"
 
+# The literal: relative when the directories share more than "/",
+# absolute otherwise.
+mkdir -p "$W/builds"
+run_dmd build "$J/tail.yaml" -o "$W/builds/rel"
+grep -qaF "../../x'\$(touch\${IFS}" "$W/builds/rel/class0"
+check "DMD_JOB_DIR is the job directory relative to the build directory" \
+    $(( rc + $? )) "$err"
+if shm=$(mktemp -d /dev/shm/dmd-cli.XXXXXX 2>/dev/null); then
+    cp "$J/tail.yaml" "$shm/"
+    run_dmd build "$shm/tail.yaml" -o "$W/builds/abs"
+    grep -qaF "$shm" "$W/builds/abs/class0"
+    check "... or absolute when they have only / in common" $(( rc + $? )) \
+        "$err"
+    rm -rf "$shm"
+else
+    echo "# skipped: absolute job directory (no /dev/shm)"
+fi
+
 # ------------------------------------------------------------- concurrency
 
 C="$W/conc"
