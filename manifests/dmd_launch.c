@@ -146,19 +146,30 @@ int dmd_launch_cancelled(void)
 }
 
 /* In the child after fork: a process group of its own, the signal mask
- * of before the fork, SIGTERM if distmpmd dies (even of SIGKILL), the
+ * of before the fork and the dispositions of before dmd_launch_catch,
+ * SIGTERM if distmpmd dies (even of SIGKILL), the
  * directory "wdir", then "argv" with "envp".  If anything fails, errno
  * goes to the parent through "fd" (closed on a successful exec).  Only
  * async-signal-safe calls. */
 static void dmd_launch_child(char *const *argv, char *const *envp,
 	const char *wdir, int fd, const sigset_t *mask, pid_t parent)
 {
-	int err;
+	struct sigaction sa;
+	int i, err;
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
 	if (getppid() != parent)
 		_exit(127);
+	/* our handlers are not the child's: a cancelling signal that
+	 * arrives before the exec must stop it */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; dmd_launch_caught && i < DMD_LAUNCH_N_SIGS; ++i) {
+		sa.sa_handler = dmd_launch_old[i].sa_handler == SIG_IGN ?
+			SIG_IGN : SIG_DFL;
+		sigaction(dmd_launch_cancel_sigs[i], &sa, NULL);
+	}
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	if (!wdir || chdir(wdir) == 0)
 		execvpe(argv[0], argv, envp ? envp : environ);
