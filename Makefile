@@ -1,5 +1,7 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
-# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark.
+# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark;
+# "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
+# headers, a pkg-config file and the man page.
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -8,7 +10,6 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 $(shell pkg-config --cflags $(PKGS)) -I. -Iir
 LDLIBS += $(shell pkg-config --libs $(PKGS))
-TOP := $(abspath .)
 # SAN=1: the compiler built with ASan/UBSan (and LeakSanitizer) into
 # obj-san/ and bin-san/, beside the normal build.
 SAN ?=
@@ -23,7 +24,7 @@ B := bin-san
 endif
 
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c) cmd/distmpmd.c
+	manifests/*.c cmd/*.c)
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
@@ -36,7 +37,9 @@ $(B)/distmpmd: $(COMPILER_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(O)/cmd/distmpmd.o: CFLAGS += -DDMD_TOP='"$(TOP)"' \
+# The flags of OpenBLAS that the generated programs are compiled with (the
+# runtime itself is found relative to the distmpmd executable).
+$(O)/cmd/dmd_build.o: CFLAGS += \
 	-DDMD_BLAS_CFLAGS='"$(shell pkg-config --cflags openblas)"' \
 	-DDMD_BLAS_LIBS='"$(shell pkg-config --libs openblas)"'
 
@@ -67,7 +70,50 @@ golden: all
 bench: all
 	bash bench/run.sh
 
+# Installation.  The installed tree can be moved: distmpmd finds the
+# runtime relative to its own executable (<prefix>/include/distmpmd,
+# <prefix>/lib/libdmdrt.a), and distmpmd.pc relative to itself.
+VERSION := 0.1
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include/distmpmd
+MAN1DIR = $(PREFIX)/share/man/man1
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
+
+obj/distmpmd.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$${pcfiledir}/../..' \
+		'includedir=$${prefix}/include/distmpmd' \
+		'libdir=$${prefix}/lib' '' \
+		'Name: distmpmd' \
+		'Description: runtime of the MPI programs distmpmd generates (build them with mpicc.mpich)' \
+		'Version: $(VERSION)' \
+		'Requires.private: openblas' \
+		'Cflags: -I$${includedir}' \
+		'Libs: -L$${libdir} -ldmdrt' \
+		'Libs.private: -lm' > $@
+
+install: all obj/distmpmd.pc
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
+		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
+		"$(DESTDIR)$(PKGCONFIGDIR)"
+	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
+	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
+	install -m 644 $(RT_HEADERS) "$(DESTDIR)$(INCLUDEDIR)/"
+	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
+	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
+		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
+		"$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
+	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
+
 clean:
 	rm -rf obj bin obj-san bin-san
 
-.PHONY: all test demo golden bench clean
+.PHONY: all test demo golden bench clean install uninstall

@@ -3,7 +3,8 @@
 # build it.  Safe to run again: installed packages are left alone.
 set -euo pipefail
 PKGS="build-essential pkg-config libisl-dev mpich libmpich-dev
-libopenblas-dev libyaml-dev python3 python3-numpy python3-yaml valgrind"
+libopenblas-dev libyaml-dev python3 python3-numpy python3-yaml valgrind
+groff-base man-db util-linux bsdutils"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

@@ -1,14 +1,21 @@
 /* distmpmd: the command line (spec section 2).
  *
- *   distmpmd build JOB [-o DIR]
- *   distmpmd run JOB_OR_DIR [--stats] [-- MPIEXEC_ARGS]
+ *   distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...
+ *   distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]
+ *	[--cflag FLAG]... [-- MPIEXEC_ARGS]
  *   distmpmd classes JOB
- *   distmpmd emit JOB --rank R
+ *   distmpmd emit JOB --rank R | --class K
  *   distmpmd check JOB
  *
  * Exit status: 0 success; 1 a run or build that failed; 2 a bad job file
  * or bad arguments.
+ *
+ * Only the section "The compiler core" below knows the core's data
+ * structures; it turns its result into a struct dmd_build_input
+ * (cmd/dmd_build.h), which is all the rest uses, with the job's name,
+ * path, directory, mesh axes, mesh shape and number of ranks.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +24,6 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include <isl/ctx.h>
@@ -27,17 +33,8 @@
 #include "ir/dmd_model.h"
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
-#include "manifests/dmd_manifest.h"
-
-#ifndef DMD_TOP
-#define DMD_TOP "."
-#endif
-#ifndef DMD_BLAS_CFLAGS
-#define DMD_BLAS_CFLAGS ""
-#endif
-#ifndef DMD_BLAS_LIBS
-#define DMD_BLAS_LIBS "-lopenblas"
-#endif
+#include "cmd/dmd_build.h"
+#include "manifests/dmd_launch.h"
 
 static const char *usage_main =
 "usage: distmpmd COMMAND [ARGS]\n"
@@ -45,35 +42,53 @@ static const char *usage_main =
 "Compile a distributed tensor job into rank-specialized MPI programs.\n"
 "\n"
 "commands:\n"
-"  build JOB [-o DIR]            emit, compile, write DIR/manifest.yaml and\n"
-"                                DIR/appfile (default DIR: build/<name>)\n"
-"  run JOB_OR_DIR [--stats] [-- MPIEXEC_ARGS]\n"
+"  build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
+"                                emit, compile, write DIR/manifest.yaml,\n"
+"                                DIR/appfile and DIR/multiprog.conf\n"
+"                                (default DIR: build/<name>)\n"
+"  run JOB_OR_DIR [--stats] [--dry-run] [-- MPIEXEC_ARGS]\n"
 "                                build if given a job, then run with\n"
 "                                mpiexec.mpich -configfile DIR/appfile\n"
 "  classes JOB                   the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
 "\n"
-"'distmpmd COMMAND --help' describes one command.\n"
+"'distmpmd COMMAND --help' describes one command; 'man distmpmd' all.\n"
 "Exit status: 0 success, 1 a failed build or run, 2 a bad job or bad "
 "arguments.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR]\n"
+"usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
-"DIR/manifest.yaml and DIR/appfile.  DIR defaults to build/<name> in the\n"
-"current directory.\n";
+"DIR/manifest.yaml, DIR/appfile and DIR/multiprog.conf.  DIR defaults to\n"
+"build/<name> in the current directory.\n"
+"\n"
+"  -o, --output DIR   the build directory (created if missing, not its\n"
+"                     parents)\n"
+"  -j, --jobs N       compile N classes at once (default: the cores)\n"
+"  --cflag FLAG       one more compiler flag (repeatable), after the\n"
+"                     defaults -O3 -Wall -Wextra and after the words of\n"
+"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
 
 static const char *usage_run =
-"usage: distmpmd run JOB_OR_DIR [--stats] [-- MPIEXEC_ARGS]\n"
+"usage: distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]\n"
+"                    [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
-"Given a job file, build it first (into build/<name>); given a build\n"
-"directory, use it.  Launch mpiexec.mpich [MPIEXEC_ARGS] -configfile\n"
-"DIR/appfile.  With --stats, rank 0 prints one JSON line: ranks, classes,\n"
-"time_s, gflops, bytes_moved_total, bytes_recv_max, messages.\n"
-"Exits 1 if any rank failed.\n";
+"Given a job file, build it first (into build/<name>, or DIR with -o);\n"
+"given a build directory, use it.  The directory is checked (the\n"
+"binaries are the ones its manifest records, the appfile is the one it\n"
+"implies), then run: mpiexec.mpich [MPIEXEC_ARGS] -wdir DIR -configfile\n"
+"DIR/appfile.  Exits 1 if any rank failed, or if the run was cancelled\n"
+"(SIGINT, SIGTERM, SIGHUP: passed on to mpiexec and its ranks).\n"
+"\n"
+"  --stats      rank 0 prints one JSON line: ranks, classes, time_s,\n"
+"               gflops, bytes_moved_total, bytes_recv_max, messages\n"
+"  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
+"               ranks on its command line, with the appfile, and srun\n"
+"               --multi-prog) instead of running it\n"
+"  -o, -j, --cflag    as for build\n";
 
 static const char *usage_classes =
 "usage: distmpmd classes JOB\n"
@@ -87,7 +102,7 @@ static const char *usage_emit =
 "       distmpmd emit JOB --common\n"
 "\n"
 "Print the C that rank R runs (common.h, then its class's file), the\n"
-"file of class K, or common.h.\n";
+"file of class K, or common.h (what every class program includes).\n";
 
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
@@ -95,9 +110,14 @@ static const char *usage_check =
 "Parse and analyse JOB without emitting code; print a summary of the\n"
 "loops and transfers, or the problems found (exit 2).\n";
 
-/* The analysed job: every stage of the compiler, each made by its room:
- * job (ir) -> model (ir) -> plan (partition) -> facts and cells
- * (partition) -> classes with their code (specialize + emit). */
+/* ------------------------------------------------------------------ */
+/* The compiler core: the only part of cmd/ that knows its structures. */
+
+/* The analysed job: every stage of the compiler, each made and freed by
+ * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
+ * and cells (partition) -> classes with their code (specialize, emit;
+ * cells with identical code merged).  "in" is what the rest of cmd/
+ * uses. */
 struct session {
 	isl_ctx *ctx;
 	struct dmd_job *job;
@@ -105,13 +125,16 @@ struct session {
 	struct dmd_plan *plan;
 	struct dmd_facts *facts;
 	struct dmd_cells *cells;
-	struct dmd_classes *cls;
+	struct dmd_classes *classes;
+	struct dmd_build_input in;
+	struct dmd_build_class *cls;	/* in.cls, owned */
 };
 
 /* Free what "s" holds. */
 static void session_free(struct session *s)
 {
-	dmd_emit_classes_free(s->cls);
+	free(s->cls);
+	dmd_emit_classes_free(s->classes);
 	dmd_part_cells_free(s->cells);
 	dmd_part_facts_free(s->facts);
 	dmd_part_plan_free(s->plan);
@@ -119,6 +142,43 @@ static void session_free(struct session *s)
 	dmd_job_free(s->job);
 	if (s->ctx)
 		isl_ctx_free(s->ctx);
+}
+
+/* The core's result as struct dmd_build_input: the job's fields, the
+ * shared common.h, and for each class its code, its set, why, count and
+ * ranges.  Without classes, n_class is 0. */
+static int session_build_input(struct session *s, int classes)
+{
+	struct dmd_build_input *in = &s->in;
+	struct dmd_classes *cl = s->classes;
+	int i;
+
+	in->job_name = s->job->name;
+	in->job_path = s->job->path;
+	in->job_dir = s->job->dir;
+	in->n_axes = s->job->n_axes;
+	in->axes = s->job->axes;
+	in->shape = s->job->mesh_shape;
+	in->nranks = s->job->nranks;
+	in->common = NULL;
+	in->n_class = 0;
+	if (!classes)
+		return 0;
+	s->cls = calloc(cl->n + 1, sizeof(*s->cls));
+	if (!s->cls)
+		return -1;
+	in->common = cl->common;
+	in->n_class = cl->n;
+	in->cls = s->cls;
+	for (i = 0; i < cl->n; ++i) {
+		s->cls[i].code = cl->cls[i].code;
+		s->cls[i].set = cl->cls[i].set_text;
+		s->cls[i].why = cl->cls[i].why;
+		s->cls[i].count = cl->cls[i].count;
+		s->cls[i].n_ranges = cl->cls[i].n_ranges;
+		s->cls[i].ranges = cl->cls[i].ranges;
+	}
+	return 0;
 }
 
 /* With DMD_TIME set, print the time since the previous call, for
@@ -163,212 +223,327 @@ static int analyse(struct session *s, const char *path, int classes)
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
-	if (!classes)
-		return 0;
-	s->facts = dmd_part_facts(s->plan);
-	stage_time("facts");
-	if (s->facts)
-		s->cells = dmd_part_cells(s->m, s->facts);
-	stage_time("cells");
-	if (s->cells)
-		s->cls = dmd_emit_classes(s->plan, s->facts, s->cells);
-	stage_time("classes");
-	if (!s->cls) {
-		fprintf(stderr, "%s: error: internal error: cannot find the "
-			"rank classes (please report it)\n", path);
-		return 1;
-	}
-	return 0;
-}
-
-/* Write "text" to "path" (via a temporary file and rename). */
-static int write_file(const char *path, const char *text)
-{
-	char tmp[PATH_MAX + 64];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int) getpid());
-	f = fopen(tmp, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-		fprintf(stderr, "distmpmd: cannot write %s: %s\n", path,
-			strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		fprintf(stderr, "distmpmd: cannot write %s: %s\n", path,
-			strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *dir)
-{
-	char b[PATH_MAX], *p;
-
-	snprintf(b, sizeof(b), "%s", dir);
-	for (p = b + 1; *p; ++p)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(b, 0777) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
+	if (classes) {
+		s->facts = dmd_part_facts(s->plan);
+		stage_time("facts");
+		if (s->facts)
+			s->cells = dmd_part_cells(s->m, s->facts);
+		stage_time("cells");
+		if (s->cells)
+			s->classes = dmd_emit_classes(s->plan, s->facts,
+				s->cells);
+		stage_time("classes");
+		if (!s->classes) {
+			fprintf(stderr, "%s: error: internal error: cannot "
+				"find the rank classes (please report it)\n",
+				path);
+			return 1;
 		}
-	if (mkdir(b, 0777) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
-/* Where the runtime lives: $DISTMPMD_HOME or the source tree. */
-static const char *top_dir(void)
-{
-	const char *t = getenv("DISTMPMD_HOME");
-	return t && *t ? t : DMD_TOP;
-}
-
-/* Compile DIR/classK.c into DIR/classK. */
-static int compile_class(const char *dir, int k, const char *job_dir)
-{
-	char cmd[8192];
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "mpicc.mpich -O3 -Wall -Wextra -Werror "
-		"-I'%s/runtime' %s -DDMD_JOB_DIR='\"%s\"' "
-		"-o '%s/class%d' '%s/class%d.c' '%s/obj/libdmdrt.a' %s -lm",
-		top_dir(), DMD_BLAS_CFLAGS, job_dir, dir, k, dir, k,
-		top_dir(), DMD_BLAS_LIBS);
-	st = system(cmd);
-	if (st != 0) {
-		fprintf(stderr, "distmpmd: compiling %s/class%d.c failed\n",
-			dir, k);
-		return -1;
 	}
-	return 0;
-}
-
-/* The build: sources, binaries, then manifest and appfile. */
-static int do_build(struct session *s, const char *dir)
-{
-	struct dmd_classes *cls = s->cls;
-	struct dmd_manifest man;
-	struct dmd_mclass *mc;
-	char path[PATH_MAX];
-	int i, r = 0;
-
-	if (make_dirs(dir) < 0) {
-		fprintf(stderr, "distmpmd: cannot create %s: %s\n", dir,
-			strerror(errno));
+	if (session_build_input(s, classes) < 0) {
+		fprintf(stderr, "distmpmd: out of memory\n");
 		return 1;
 	}
-	/* an old manifest must not describe new binaries */
-	snprintf(path, sizeof(path), "%s/manifest.yaml", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/common.h", dir);
-	if (write_file(path, cls->common) < 0)
-		return 1;
-	for (i = 0; i < cls->n; ++i) {
-		snprintf(path, sizeof(path), "%s/class%d.c", dir, i);
-		if (write_file(path, cls->cls[i].code) < 0)
-			return 1;
-	}
-	for (i = 0; i < cls->n; ++i)
-		if (compile_class(dir, i, s->job->dir) < 0)
-			return 1;
-	memset(&man, 0, sizeof(man));
-	man.job = s->job->name;
-	man.n_axes = s->job->n_axes;
-	man.axes = s->job->axes;
-	man.shape = s->job->mesh_shape;
-	man.nranks = s->job->nranks;
-	man.n_classes = cls->n;
-	mc = calloc(cls->n, sizeof(*mc));
-	for (i = 0; i < cls->n; ++i) {
-		mc[i].id = i;
-		mc[i].source = malloc(32);
-		mc[i].binary = malloc(32);
-		snprintf(mc[i].source, 32, "class%d.c", i);
-		snprintf(mc[i].binary, 32, "class%d", i);
-		mc[i].set = strdup(cls->cls[i].set_text);
-		mc[i].why = cls->cls[i].why;
-		mc[i].n_ranges = cls->cls[i].n_ranges;
-		mc[i].ranges = cls->cls[i].ranges;
-		mc[i].count = cls->cls[i].count;
-	}
-	man.classes = mc;
-	if (dmd_manifest_write(dir, &man) < 0)
-		r = 1;
-	for (i = 0; i < cls->n; ++i) {
-		free(mc[i].source);
-		free(mc[i].binary);
-		free(mc[i].set);
-	}
-	free(mc);
-	return r;
-}
-
-/* Does any argument ask for help? */
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 0; i < argc; ++i)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-			return 1;
 	return 0;
 }
 
-/* Print "usage" to stderr; exit status 2. */
-static int bad_usage(const char *usage)
+/* Print what "check" says of the analysis beyond the job: per step the
+ * loops, then every transfer of the plan. */
+static void session_summary(struct session *s)
 {
-	fputs(usage, stderr);
+	struct dmd_model *m = s->m;
+	int i, k;
+
+	for (k = 0; k < m->n_poly; ++k) {
+		struct dmd_poly *p = m->poly[k];
+
+		printf("step %d: %s\n  loops:", k + 1, p->label);
+		for (i = 0; i < p->n_loops; ++i)
+			printf(" %s%s", p->loops[i].name,
+				p->loops[i].kind == DMD_LOOP_SPACE ?
+				"(space)" : p->loops[i].tensorized ?
+				"(gemm)" : "");
+		printf("\n");
+	}
+	for (i = 0; i < s->plan->n_xfer; ++i) {
+		struct dmd_xfer *x = s->plan->xfer[i];
+		struct dmd_poly *p = m->poly[x->step];
+
+		printf("transfer %s of %s in step %d at %s: %s", x->name,
+			s->job->tensors[x->tensor].name, x->step + 1,
+			x->use == DMD_USE_RETURN ? "the end" :
+			x->level < 0 ? "the start" :
+			p->loops[p->time_loop[x->level]].name,
+			dmd_part_kind_name(x->kind));
+		if (x->kind == DMD_XFER_BCAST || x->kind == DMD_XFER_SHIFT)
+			printf(" along %s", s->job->axes[x->axis]);
+		if (x->ghost)
+			printf(" (into ghost cells)");
+		if (x->use == DMD_USE_SNAPSHOT)
+			printf(" (the values before the step)");
+		if (x->use == DMD_USE_REDUCE)
+			printf(" (summed over the partial axes)");
+		printf("\n");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Arguments */
+
+/* The arguments of one command being parsed. */
+struct args {
+	const char *cmd;	/* "build", for messages */
+	const char *usage;
+	int argc;
+	char **argv;
+	int i;			/* the argument being looked at */
+	const char *value;	/* the value of the option just matched */
+};
+
+/* Return "s" for a message, in newly allocated memory: bytes outside
+ * printable ASCII and '\'' as octal escapes, at most 200 of them. */
+static char *show(const char *s)
+{
+	size_t i, n = strlen(s);
+	char *t, *p;
+
+	if (n > 200)
+		n = 200;
+	t = malloc(4 * n + 4);
+	if (!t)
+		return NULL;
+	p = t;
+	for (i = 0; i < n; ++i) {
+		unsigned char c = s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\')
+			p += sprintf(p, "\\%03o", c);
+		else
+			*p++ = c;
+	}
+	strcpy(p, s[i] ? "..." : "");
+	return t;
+}
+
+/* Report "distmpmd: CMD: " with the formatted message "fmt", in which
+ * "%s" is "arg" as show() gives it, then the usage; return 2. */
+static int arg_error(struct args *a, const char *fmt, const char *arg)
+{
+	char *shown = show(arg ? arg : "");
+
+	fprintf(stderr, "distmpmd: %s: ", a->cmd);
+	fprintf(stderr, fmt, shown ? shown : "?");
+	fprintf(stderr, "\n\n%s", a->usage);
+	free(shown);
 	return 2;
 }
 
-/* The default build directory: build/<name> in the current directory. */
-static void default_dir(struct session *s, char *dir, size_t size)
+/* Does the current argument name the option "shrt" (may be NULL) or
+ * "lng" (may be NULL), with a value?  The value is the next argument
+ * (or after '=' for the long option, or attached to the short one:
+ * "-j4").  Returns 1 with a->value set, 0 if it is another argument,
+ * or 2 after a message if the value is missing. */
+static int arg_value(struct args *a, const char *shrt, const char *lng)
 {
-	snprintf(dir, size, "build/%s", s->job->name);
+	const char *s = a->argv[a->i];
+	size_t n;
+
+	if (lng) {
+		n = strlen(lng);
+		if (!strncmp(s, lng, n) && s[n] == '=') {
+			a->value = s + n + 1;
+			return 1;
+		}
+	}
+	if (shrt && !strncmp(s, shrt, 2) && s[2]) {
+		a->value = s + 2;
+		return 1;
+	}
+	if (!(shrt && !strcmp(s, shrt)) && !(lng && !strcmp(s, lng)))
+		return 0;
+	if (a->i + 1 >= a->argc) {
+		arg_error(a, "option '%s' needs an argument", s);
+		return 2;
+	}
+	a->value = a->argv[++a->i];
+	return 1;
 }
 
-/* distmpmd build JOB [-o DIR] */
-static int cmd_build(int argc, char **argv)
+/* Is the current argument the flag "name"? */
+static int arg_flag(struct args *a, const char *name)
+{
+	return !strcmp(a->argv[a->i], name);
+}
+
+/* Is the current argument a request for help? */
+static int arg_help(struct args *a)
+{
+	return arg_flag(a, "--help") || arg_flag(a, "-h");
+}
+
+/* Handle the current argument as not an option: the positional
+ * argument *pos if it is still unset.  Returns 0, or 2 after a message
+ * (an unknown option, or one argument too many). */
+static int arg_positional(struct args *a, const char **pos)
+{
+	const char *s = a->argv[a->i];
+
+	if (s[0] == '-' && s[1])
+		return arg_error(a, "unknown option '%s'", s);
+	if (*pos)
+		return arg_error(a, "unexpected argument '%s'", s);
+	*pos = s;
+	return 0;
+}
+
+/* Parse the index "s" (a rank or class number): decimal digits only.
+ * Returns 0 with the value in *v, or -1 if "s" is not a number; a
+ * number larger than LONG_MAX gives LONG_MAX (larger than any mesh). */
+static int parse_index(const char *s, long *v)
+{
+	unsigned long long u = 0;
+	const char *p;
+
+	if (!*s)
+		return -1;
+	for (p = s; *p; ++p) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (u <= LONG_MAX)
+			u = u * 10 + (*p - '0');
+	}
+	*v = u > LONG_MAX ? LONG_MAX : (long) u;
+	return 0;
+}
+
+/* The build options given on the command line (-j, --cflag). */
+struct build_args {
+	struct dmd_build_opts opts;
+	char **cflags;			/* owned array, strings not owned */
+	int given;			/* any of -o, -j, --cflag given */
+};
+
+/* Handle the current argument if it is a build option (-j N, --cflag
+ * FLAG).  Returns 1 if it was, 0 if not, 2 after a message. */
+static int arg_build(struct args *a, struct build_args *b)
+{
+	int r;
+	long j;
+
+	r = arg_value(a, "-j", "--jobs");
+	if (r == 1) {
+		if (parse_index(a->value, &j) < 0 || j < 1)
+			return arg_error(a, "-j '%s' is not a positive "
+				"number", a->value);
+		b->opts.jobs = j > INT_MAX ? INT_MAX : (int) j;
+		b->given = 1;
+		return 1;
+	}
+	if (r)
+		return r;
+	r = arg_value(a, NULL, "--cflag");
+	if (r == 1) {
+		char **f = realloc(b->cflags,
+			(b->opts.n_cflags + 1) * sizeof(*f));
+		if (!f) {
+			fprintf(stderr, "distmpmd: out of memory\n");
+			return 2;
+		}
+		b->cflags = f;
+		f[b->opts.n_cflags++] = (char *) a->value;
+		b->opts.cflags = f;
+		b->given = 1;
+		return 1;
+	}
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands */
+
+/* The default build directory: build/<name> in the current directory,
+ * with build/ created if missing.  NULL with a message on error. */
+static char *default_dir(struct session *s)
+{
+	char *dir;
+
+	if (mkdir("build", 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "distmpmd: cannot create the directory "
+			"build: %s\n", strerror(errno));
+		return NULL;
+	}
+	if (asprintf(&dir, "build/%s", s->in.job_name) < 0) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return NULL;
+	}
+	return dir;
+}
+
+/* Analyse "job" and build it into "out" (NULL: the default directory,
+ * whose name is returned in *dir, newly allocated). */
+static int build_job(const char *job, const char *out,
+	struct build_args *b, char **dir, int verbose)
 {
 	struct session s;
-	const char *job = NULL, *out = NULL;
-	char dir[PATH_MAX];
-	int i, r;
+	int r;
 
-	if (wants_help(argc, argv)) {
-		fputs(usage_build, stdout);
-		return 0;
-	}
-	for (i = 0; i < argc; ++i) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (argv[i][0] == '-' || job)
-			return bad_usage(usage_build);
-		else
-			job = argv[i];
-	}
-	if (!job)
-		return bad_usage(usage_build);
+	*dir = NULL;
 	r = analyse(&s, job, 1);
 	if (!r) {
-		if (out)
-			snprintf(dir, sizeof(dir), "%s", out);
-		else
-			default_dir(&s, dir, sizeof(dir));
-		r = do_build(&s, dir);
-		if (!r)
-			printf("distmpmd: built %s: %d class%s for %ld ranks "
-				"in %s\n", s.job->name, s.cls->n,
-				s.cls->n == 1 ? "" : "es", s.job->nranks,
-				dir);
+		*dir = out ? strdup(out) : default_dir(&s);
+		if (!*dir)
+			r = 1;
 	}
+	if (!r) {
+		b->opts.progress = isatty(2);
+		r = dmd_build_dir(&s.in, *dir, &b->opts);
+	}
+	if (!r && verbose)
+		printf("distmpmd: built %s: %d class%s for %ld ranks in %s\n",
+			s.in.job_name, s.in.n_class,
+			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir);
 	session_free(&s);
+	return r;
+}
+
+/* distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]... */
+static int cmd_build(int argc, char **argv)
+{
+	struct args a = { "build", usage_build, argc, argv, 0, NULL };
+	struct build_args b;
+	const char *job = NULL, *out = NULL;
+	char *dir = NULL;
+	int r = 0;
+
+	memset(&b, 0, sizeof(b));
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_help(&a)) {
+			fputs(usage_build, stdout);
+			goto done;
+		}
+		r = arg_value(&a, "-o", "--output");
+		if (r == 1) {
+			out = a.value;
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
+		r = arg_build(&a, &b);
+		if (r == 1) {
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_positional(&a, &job);
+	}
+	if (!r && !job)
+		r = arg_error(&a, "no job file given", NULL);
+	if (!r)
+		r = build_job(job, out, &b, &dir, 1);
+done:
+	free(dir);
+	free(b.cflags);
 	return r;
 }
 
@@ -379,52 +554,100 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* distmpmd run JOB_OR_DIR [--stats] [-- MPIEXEC_ARGS] */
+/* distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]
+ * [--cflag FLAG]... [-- MPIEXEC_ARGS] */
 static int cmd_run(int argc, char **argv)
 {
-	const char *target = NULL;
-	int stats = 0, i, n_extra = 0, r;
-	char **extra = NULL;
-	char dir[PATH_MAX];
+	struct args a = { "run", usage_run, argc, argv, 0, NULL };
+	struct build_args b;
+	const char *target = NULL, *out = NULL;
+	int stats = 0, dry_run = 0, n_extra = 0, r = 0;
+	char **extra = NULL, *dir = NULL;
 
-	for (i = 0; i < argc; ++i) {
-		if (!strcmp(argv[i], "--")) {
-			extra = argv + i + 1;
-			n_extra = argc - i - 1;
+	memset(&b, 0, sizeof(b));
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_flag(&a, "--")) {
+			extra = argv + a.i + 1;
+			n_extra = argc - a.i - 1;
 			break;
 		}
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+		if (arg_help(&a)) {
 			fputs(usage_run, stdout);
-			return 0;
+			goto done;
 		}
-		if (!strcmp(argv[i], "--stats"))
+		if (arg_flag(&a, "--stats")) {
 			stats = 1;
-		else if (argv[i][0] == '-' || target)
-			return bad_usage(usage_run);
-		else
-			target = argv[i];
-	}
-	if (!target)
-		return bad_usage(usage_run);
-	if (is_dir(target)) {
-		struct dmd_manifest *man = dmd_manifest_read(target);
-		if (!man)
-			return 1;
-		dmd_manifest_free(man);
-		snprintf(dir, sizeof(dir), "%s", target);
-	} else {
-		struct session s;
-		r = analyse(&s, target, 1);
-		if (!r) {
-			default_dir(&s, dir, sizeof(dir));
-			r = do_build(&s, dir);
+			continue;
 		}
-		session_free(&s);
+		if (arg_flag(&a, "--dry-run")) {
+			dry_run = 1;
+			continue;
+		}
+		r = arg_value(&a, "-o", "--output");
+		if (r == 1) {
+			out = a.value;
+			b.given = 1;
+			r = 0;
+			continue;
+		}
 		if (r)
-			return r;
+			break;
+		r = arg_build(&a, &b);
+		if (r == 1) {
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_positional(&a, &target);
+	}
+	if (!r && !target)
+		r = arg_error(&a, "no job file or build directory given", NULL);
+	if (r)
+		goto done;
+	if (is_dir(target)) {
+		if (b.given) {
+			r = arg_error(&a, "-o, -j and --cflag apply to a job "
+				"file, but '%s' is a build directory", target);
+			goto done;
+		}
+		dir = strdup(target);
+		if (!dir) {
+			fprintf(stderr, "distmpmd: out of memory\n");
+			r = 1;
+			goto done;
+		}
+	} else {
+		r = build_job(target, out, &b, &dir, 0);
+		if (r)
+			goto done;
 	}
 	fflush(stdout);
-	return dmd_launch(dir, stats, n_extra, extra);
+	if (dry_run)
+		r = dmd_launch_dry_run(dir, stats, n_extra, extra, stdout);
+	else
+		r = dmd_launch(dir, stats, n_extra, extra);
+done:
+	free(dir);
+	free(b.cflags);
+	return r;
+}
+
+/* Parse the arguments of a command that takes only a job file. */
+static int job_only(struct args *a, const char **job)
+{
+	int r = 0;
+
+	*job = NULL;
+	for (a->i = 0; a->i < a->argc && !r; ++a->i) {
+		if (arg_help(a)) {
+			fputs(a->usage, stdout);
+			return -1;
+		}
+		r = arg_positional(a, job);
+	}
+	if (!r && !*job)
+		r = arg_error(a, "no job file given", NULL);
+	return r;
 }
 
 /* The class label of class "k" in the mesh picture. */
@@ -435,30 +658,34 @@ static char label(int k)
 	return k < 62 ? l[k] : '*';
 }
 
-/* Draw the mesh: one character per rank, the class label; a 1-D mesh is
- * one row, a 2-D mesh has x down and y across, higher dimensions are
- * printed as slices of the last two axes. */
-static void draw_mesh(struct dmd_model *m, struct dmd_classes *cl)
+/* Draw the mesh of "in": one character per rank, the class label; a
+ * 1-D mesh is one row, a 2-D mesh has x down and y across, higher
+ * dimensions are printed as slices of the last two axes. */
+static void draw_mesh(const struct dmd_build_input *in)
 {
-	long n = m->job->nranks, r;
+	long n = in->nranks, r;
 	int *cls = malloc(n * sizeof(int));
-	int i, na = m->job->n_axes;
+	int i, na = in->n_axes;
 	long rows, cols;
 
-	for (i = 0; i < cl->n; ++i) {
+	if (!cls) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return;
+	}
+	for (i = 0; i < in->n_class; ++i) {
 		int j;
-		for (j = 0; j < cl->cls[i].n_ranges; ++j)
-			for (r = cl->cls[i].ranges[j][0];
-			     r <= cl->cls[i].ranges[j][1]; ++r)
+		for (j = 0; j < in->cls[i].n_ranges; ++j)
+			for (r = in->cls[i].ranges[j][0];
+			     r <= in->cls[i].ranges[j][1]; ++r)
 				cls[r] = i;
 	}
-	cols = m->job->mesh_shape[na - 1];
-	rows = na >= 2 ? m->job->mesh_shape[na - 2] : 1;
+	cols = in->shape[na - 1];
+	rows = na >= 2 ? in->shape[na - 2] : 1;
 	if (na >= 2)
 		printf("mesh by class (%s down, %s across):\n",
-			m->job->axes[na - 2], m->job->axes[na - 1]);
+			in->axes[na - 2], in->axes[na - 1]);
 	else
-		printf("mesh by class (%s across):\n", m->job->axes[0]);
+		printf("mesh by class (%s across):\n", in->axes[0]);
 	for (r = 0; r < n; ++r) {
 		if (r % (rows * cols) == 0 && r && na > 2)
 			printf("\n");
@@ -466,13 +693,13 @@ static void draw_mesh(struct dmd_model *m, struct dmd_classes *cl)
 			long rest = r / (rows * cols);
 			long c[DMD_MAX_AXES];
 			for (i = na - 3; i >= 0; --i) {
-				c[i] = rest % m->job->mesh_shape[i];
-				rest /= m->job->mesh_shape[i];
+				c[i] = rest % in->shape[i];
+				rest /= in->shape[i];
 			}
 			printf("  slice");
 			for (i = 0; i < na - 2; ++i)
 				printf("%s %s = %ld", i ? "," : "",
-					m->job->axes[i], c[i]);
+					in->axes[i], c[i]);
 			printf(":\n");
 		}
 		if (r % cols == 0)
@@ -489,22 +716,23 @@ static void draw_mesh(struct dmd_model *m, struct dmd_classes *cl)
 /* distmpmd classes JOB */
 static int cmd_classes(int argc, char **argv)
 {
+	struct args a = { "classes", usage_classes, argc, argv, 0, NULL };
 	struct session s;
+	const char *job;
 	int r, i, j;
 
-	if (wants_help(argc, argv)) {
-		fputs(usage_classes, stdout);
-		return 0;
-	}
-	if (argc != 1 || argv[0][0] == '-')
-		return bad_usage(usage_classes);
-	r = analyse(&s, argv[0], 1);
+	r = job_only(&a, &job);
+	if (r)
+		return r < 0 ? 0 : r;
+	r = analyse(&s, job, 1);
 	if (!r) {
-		struct dmd_classes *cl = s.cls;
-		printf("job %s: %ld ranks, %d class%s\n", s.job->name,
-			s.job->nranks, cl->n, cl->n == 1 ? "" : "es");
-		for (i = 0; i < cl->n; ++i) {
-			struct dmd_class *c = &cl->cls[i];
+		const struct dmd_build_input *in = &s.in;
+
+		printf("job %s: %ld ranks, %d class%s\n", in->job_name,
+			in->nranks, in->n_class, in->n_class == 1 ? "" : "es");
+		for (i = 0; i < in->n_class; ++i) {
+			const struct dmd_build_class *c = &in->cls[i];
+
 			printf("\nclass %d (%c): %ld rank%s:", i, label(i),
 				c->count, c->count == 1 ? "" : "s");
 			for (j = 0; j < c->n_ranges; ++j)
@@ -515,11 +743,10 @@ static int cmd_classes(int argc, char **argv)
 					printf("%s %ld-%ld", j ? "," : "",
 						c->ranges[j][0],
 						c->ranges[j][1]);
-			printf("\n  set: %s\n  why: %s\n", c->set_text,
-				c->why);
+			printf("\n  set: %s\n  why: %s\n", c->set, c->why);
 		}
 		printf("\n");
-		draw_mesh(s.m, cl);
+		draw_mesh(in);
 	}
 	session_free(&s);
 	return r;
@@ -528,68 +755,81 @@ static int cmd_classes(int argc, char **argv)
 /* distmpmd emit JOB --rank R | --class K */
 static int cmd_emit(int argc, char **argv)
 {
+	struct args a = { "emit", usage_emit, argc, argv, 0, NULL };
 	struct session s;
-	const char *job = NULL;
+	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
-	int i, r, common = 0;
-	char *end;
+	int i, j, r = 0, common = 0;
 
-	if (wants_help(argc, argv)) {
-		fputs(usage_emit, stdout);
-		return 0;
-	}
-	for (i = 0; i < argc; ++i) {
-		if (!strcmp(argv[i], "--common"))
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_help(&a)) {
+			fputs(usage_emit, stdout);
+			return 0;
+		}
+		if (arg_flag(&a, "--common")) {
 			common = 1;
-		else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
-			rank = strtol(argv[++i], &end, 10);
-			if (*end || rank < 0)
-				return bad_usage(usage_emit);
-		} else if (!strcmp(argv[i], "--class") && i + 1 < argc) {
-			cls = strtol(argv[++i], &end, 10);
-			if (*end || cls < 0)
-				return bad_usage(usage_emit);
-		} else if (argv[i][0] == '-' || job)
-			return bad_usage(usage_emit);
-		else
-			job = argv[i];
+			continue;
+		}
+		r = arg_value(&a, NULL, "--rank");
+		if (r == 1) {
+			rank_s = a.value;
+			if (parse_index(rank_s, &rank) < 0)
+				return arg_error(&a, "--rank '%s' is not a "
+					"rank number", rank_s);
+			r = 0;
+			continue;
+		}
+		if (r)
+			return r;
+		r = arg_value(&a, NULL, "--class");
+		if (r == 1) {
+			cls_s = a.value;
+			if (parse_index(cls_s, &cls) < 0)
+				return arg_error(&a, "--class '%s' is not a "
+					"class number", cls_s);
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_positional(&a, &job);
 	}
-	if (!job || (rank >= 0) + (cls >= 0) + common != 1)
-		return bad_usage(usage_emit);
+	if (r)
+		return r;
+	if (!job)
+		return arg_error(&a, "no job file given", NULL);
+	if (!!rank_s + !!cls_s + common > 1)
+		return arg_error(&a, "give one of --rank, --class and --common",
+			NULL);
+	if (!rank_s && !cls_s && !common)
+		return arg_error(&a, "--rank R, --class K or --common is "
+			"needed", NULL);
 	r = analyse(&s, job, 1);
 	if (!r && common) {
-		fputs(s.cls->common, stdout);
-		session_free(&s);
-		return r;
-	}
-	if (!r && cls >= 0) {
-		if (cls >= s.cls->n) {
-			fprintf(stderr, "distmpmd: there is no class %ld (%d "
-				"classes)\n", cls, s.cls->n);
+		fputs(s.in.common, stdout);
+	} else if (!r && cls_s) {
+		if (cls >= s.in.n_class) {
+			fprintf(stderr, "distmpmd: there is no class %s (%d "
+				"class%s)\n", cls_s, s.in.n_class,
+				s.in.n_class == 1 ? "" : "es");
 			r = 2;
 		} else
-			fputs(s.cls->cls[cls].code, stdout);
-		session_free(&s);
-		return r;
-	}
-	if (!r && rank >= s.job->nranks) {
-		fprintf(stderr, "distmpmd: rank %ld is not in the mesh (%ld "
-			"ranks)\n", rank, s.job->nranks);
+			fputs(s.in.cls[cls].code, stdout);
+	} else if (!r && rank >= s.in.nranks) {
+		fprintf(stderr, "distmpmd: rank %s is not in the mesh (%ld "
+			"rank%s)\n", rank_s, s.in.nranks,
+			s.in.nranks == 1 ? "" : "s");
 		r = 2;
-	}
-	if (!r) {
-		for (i = 0; i < s.cls->n; ++i) {
-			int j;
-			for (j = 0; j < s.cls->cls[i].n_ranges; ++j)
-				if (s.cls->cls[i].ranges[j][0] <= rank &&
-				    rank <= s.cls->cls[i].ranges[j][1]) {
+	} else if (!r) {
+		for (i = 0; i < s.in.n_class; ++i)
+			for (j = 0; j < s.in.cls[i].n_ranges; ++j)
+				if (s.in.cls[i].ranges[j][0] <= rank &&
+				    rank <= s.in.cls[i].ranges[j][1]) {
 					printf("/* ---- common.h ---- */\n");
-					fputs(s.cls->common, stdout);
+					fputs(s.in.common, stdout);
 					printf("/* ---- class%d.c ---- */\n",
 						i);
-					fputs(s.cls->cls[i].code, stdout);
+					fputs(s.in.cls[i].code, stdout);
 				}
-		}
 	}
 	session_free(&s);
 	return r;
@@ -598,54 +838,19 @@ static int cmd_emit(int argc, char **argv)
 /* distmpmd check JOB: a summary of the loops and transfers. */
 static int cmd_check(int argc, char **argv)
 {
+	struct args a = { "check", usage_check, argc, argv, 0, NULL };
 	struct session s;
-	int r, i;
+	const char *job;
+	int r;
 
-	if (wants_help(argc, argv)) {
-		fputs(usage_check, stdout);
-		return 0;
-	}
-	if (argc != 1 || argv[0][0] == '-')
-		return bad_usage(usage_check);
-	r = analyse(&s, argv[0], 0);
+	r = job_only(&a, &job);
+	if (r)
+		return r < 0 ? 0 : r;
+	r = analyse(&s, job, 0);
 	if (!r) {
-		struct dmd_model *m = s.m;
-		int k;
-
-		printf("%s: ok: job %s, %ld ranks\n", argv[0], s.job->name,
-			s.job->nranks);
-		for (k = 0; k < m->n_poly; ++k) {
-			struct dmd_poly *p = m->poly[k];
-
-			printf("step %d: %s\n  loops:", k + 1, p->label);
-			for (i = 0; i < p->n_loops; ++i)
-				printf(" %s%s", p->loops[i].name,
-					p->loops[i].kind == DMD_LOOP_SPACE ?
-					"(space)" : p->loops[i].tensorized ?
-					"(gemm)" : "");
-			printf("\n");
-		}
-		for (i = 0; i < s.plan->n_xfer; ++i) {
-			struct dmd_xfer *x = s.plan->xfer[i];
-			struct dmd_poly *p = m->poly[x->step];
-
-			printf("transfer %s of %s in step %d at %s: %s", x->name,
-				s.job->tensors[x->tensor].name, x->step + 1,
-				x->use == DMD_USE_RETURN ? "the end" :
-				x->level < 0 ? "the start" :
-				p->loops[p->time_loop[x->level]].name,
-				dmd_part_kind_name(x->kind));
-			if (x->kind == DMD_XFER_BCAST ||
-			    x->kind == DMD_XFER_SHIFT)
-				printf(" along %s", s.job->axes[x->axis]);
-			if (x->ghost)
-				printf(" (into ghost cells)");
-			if (x->use == DMD_USE_SNAPSHOT)
-				printf(" (the values before the step)");
-			if (x->use == DMD_USE_REDUCE)
-				printf(" (summed over the partial axes)");
-			printf("\n");
-		}
+		printf("%s: ok: job %s, %ld ranks\n", job, s.in.job_name,
+			s.in.nranks);
+		session_summary(&s);
 	}
 	session_free(&s);
 	return r;
@@ -655,6 +860,7 @@ static int cmd_check(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const char *cmd;
+	char *shown;
 
 	if (argc < 2) {
 		fputs(usage_main, stderr);
@@ -676,7 +882,10 @@ int main(int argc, char **argv)
 		return cmd_emit(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 2, argv + 2);
-	fprintf(stderr, "distmpmd: unknown command '%s'\n\n", cmd);
+	shown = show(cmd);
+	fprintf(stderr, "distmpmd: unknown command '%s'\n\n",
+		shown ? shown : "?");
+	free(shown);
 	fputs(usage_main, stderr);
 	return 2;
 }

@@ -1,151 +1,603 @@
-/* dmd_launch.c: running a build directory's appfile with MPICH's
- * mpiexec (spec section 2, "distmpmd run").
+/* dmd_launch.c: processes without a shell (compilers, mpiexec), passing
+ * on cancellation, and running a build directory with MPICH's mpiexec
+ * (spec section 2, "distmpmd run").
  *
  * The launcher is always called mpiexec.mpich: on machines where Open MPI
  * is installed as well (it comes with ScaLAPACK), plain "mpiexec" may be
  * Open MPI's, which does not understand MPICH's -configfile.
+ *
+ * A run starts the ranks on mpiexec's command line, in MPICH's colon
+ * form, "-n COUNT -wdir DIR DIR/BINARY : ...", one section per line of
+ * the appfile (after checking that the appfile is what the manifest
+ * implies): hydra applies a -wdir given before the first section (or on
+ * the command line of -configfile) to the first executable only, and an
+ * appfile has no quoting for a directory with white space in its name.
+ *
+ * Cancelling: hydra's mpiexec stops its proxies and ranks when it gets
+ * SIGINT or SIGTERM, but the proxies and ranks run in sessions of their
+ * own, so neither a signal to our process group nor one to mpiexec's
+ * reaches them if mpiexec dies first.  Hence: signals that cancel
+ * distmpmd are passed on to mpiexec's group; distmpmd is the "child
+ * subreaper" of its descendants, so that processes whose parent died
+ * stay below it; and after a grace period, or once mpiexec has ended,
+ * whatever is left below distmpmd is killed.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "dmd_launch.h"
 #include "dmd_manifest.h"
 
 #define DMD_LAUNCH_MPIEXEC "mpiexec.mpich"
 
+/* At most this many processes started and not yet waited for. */
+#define DMD_LAUNCH_MAX 256
+
 extern char **environ;
 
-/* Return the command line
- * "mpiexec.mpich EXTRA... [-genv DMD_STATS 1] -configfile APPFILE"
- * as a NULL-terminated array (the strings are not copied). */
-static char **dmd_launch_argv(const char *appfile, int stats, int n_extra,
-	char **extra)
-{
-	char **argv;
-	int i, n = 0;
+/* The process groups started and not yet reaped (0: a free slot).
+ * Changed only with the cancelling signals blocked; read by the signal
+ * handler. */
+static volatile pid_t dmd_launch_groups[DMD_LAUNCH_MAX];
+/* The first cancelling signal received, or 0. */
+static volatile sig_atomic_t dmd_launch_sig;
 
-	argv = malloc((n_extra + 7) * sizeof(*argv));
-	if (!argv)
-		return NULL;
-	argv[n++] = DMD_LAUNCH_MPIEXEC;
-	for (i = 0; i < n_extra; ++i)
-		argv[n++] = extra[i];
-	if (stats) {
-		argv[n++] = "-genv";
-		argv[n++] = "DMD_STATS";
-		argv[n++] = "1";
+/* The signals that cancel distmpmd. */
+static const int dmd_launch_cancel_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+#define DMD_LAUNCH_N_SIGS 3
+
+static int dmd_launch_slot(pid_t pid);
+static void dmd_launch_forget(pid_t pid);
+
+/* The dispositions before dmd_launch_catch (and SIGCHLD's last). */
+static struct sigaction dmd_launch_old[DMD_LAUNCH_N_SIGS + 1];
+static int dmd_launch_caught;
+
+/* The handler of the cancelling signals: remember the first one and
+ * send it on to every group started.  Async-signal-safe. */
+static void dmd_launch_on_signal(int sig)
+{
+	int i, saved = errno;
+
+	if (!dmd_launch_sig)
+		dmd_launch_sig = sig;
+	for (i = 0; i < DMD_LAUNCH_MAX; ++i)
+		if (dmd_launch_groups[i] > 0)
+			kill(-dmd_launch_groups[i], sig);
+	errno = saved;
+}
+
+/* The handler of SIGCHLD: nothing, but it interrupts the sleep of
+ * dmd_launch_wait. */
+static void dmd_launch_on_child(int sig)
+{
+	(void) sig;
+}
+
+/* Fill "set" with the cancelling signals. */
+static void dmd_launch_sigset(sigset_t *set)
+{
+	int i;
+
+	sigemptyset(set);
+	for (i = 0; i < DMD_LAUNCH_N_SIGS; ++i)
+		sigaddset(set, dmd_launch_cancel_sigs[i]);
+}
+
+/* Catch the cancelling signals (see the header).  A signal that was
+ * ignored when we started (nohup, a background job) stays ignored. */
+void dmd_launch_catch(void)
+{
+	struct sigaction sa;
+	int i;
+
+	if (dmd_launch_caught)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = &dmd_launch_on_signal;
+	dmd_launch_sigset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: interrupt the waits */
+	for (i = 0; i < DMD_LAUNCH_N_SIGS; ++i) {
+		int sig = dmd_launch_cancel_sigs[i];
+
+		sigaction(sig, NULL, &dmd_launch_old[i]);
+		if (dmd_launch_old[i].sa_handler != SIG_IGN)
+			sigaction(sig, &sa, NULL);
 	}
-	argv[n++] = "-configfile";
-	argv[n++] = (char *) appfile;
-	argv[n] = NULL;
-	return argv;
+	sa.sa_handler = &dmd_launch_on_child;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, &dmd_launch_old[DMD_LAUNCH_N_SIGS]);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	dmd_launch_sig = 0;
+	dmd_launch_caught = 1;
 }
 
-/* Return the environment of mpiexec: ours, with OPENBLAS_NUM_THREADS=1
- * added if it is not set (the ranks already use every core; OpenBLAS
- * threads on top of them would oversubscribe it).  The strings are not
- * copied. */
-static char **dmd_launch_envp(void)
+/* Restore the dispositions that dmd_launch_catch changed. */
+void dmd_launch_release(void)
 {
-	static char openblas[] = "OPENBLAS_NUM_THREADS=1";
-	char **envp;
-	int i, n = 0;
+	int i;
 
-	while (environ && environ[n])
-		++n;
-	envp = malloc((n + 2) * sizeof(*envp));
-	if (!envp)
-		return NULL;
-	for (i = 0; i < n; ++i)
-		envp[i] = environ[i];
-	if (!getenv("OPENBLAS_NUM_THREADS"))
-		envp[n++] = openblas;
-	envp[n] = NULL;
-	return envp;
+	if (!dmd_launch_caught)
+		return;
+	for (i = 0; i < DMD_LAUNCH_N_SIGS; ++i)
+		sigaction(dmd_launch_cancel_sigs[i], &dmd_launch_old[i], NULL);
+	sigaction(SIGCHLD, &dmd_launch_old[DMD_LAUNCH_N_SIGS], NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	dmd_launch_caught = 0;
 }
 
-/* In the child after fork: restore the dispositions of SIGINT and
- * SIGQUIT, run "argv" with "envp" and, if that fails, send errno to the
- * parent through "fd" (closed on a successful exec).  Only
+/* The first cancelling signal, or 0. */
+int dmd_launch_cancelled(void)
+{
+	return dmd_launch_sig;
+}
+
+/* In the child after fork: a process group of its own, the signal mask
+ * of before the fork and the dispositions of before dmd_launch_catch,
+ * SIGTERM if distmpmd dies (even of SIGKILL), the
+ * directory "wdir", then "argv" with "envp".  If anything fails, errno
+ * goes to the parent through "fd" (closed on a successful exec).  Only
  * async-signal-safe calls. */
-static void dmd_launch_child(char **argv, char **envp, int fd,
-	const struct sigaction *old_int, const struct sigaction *old_quit)
+static void dmd_launch_child(char *const *argv, char *const *envp,
+	const char *wdir, int fd, const sigset_t *mask, pid_t parent)
 {
-	int err;
+	struct sigaction sa;
+	int i, err;
 
-	sigaction(SIGINT, old_int, NULL);
-	sigaction(SIGQUIT, old_quit, NULL);
-	execvpe(argv[0], argv, envp);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(127);
+	/* our handlers are not the child's: a cancelling signal that
+	 * arrives before the exec must stop it */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; dmd_launch_caught && i < DMD_LAUNCH_N_SIGS; ++i) {
+		sa.sa_handler = dmd_launch_old[i].sa_handler == SIG_IGN ?
+			SIG_IGN : SIG_DFL;
+		sigaction(dmd_launch_cancel_sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (!wdir || chdir(wdir) == 0)
+		execvpe(argv[0], argv, envp ? envp : environ);
 	err = errno;
 	if (write(fd, &err, sizeof(err)) < 0)
 		err = 0;
 	_exit(127);
 }
 
-/* Start "argv" with "envp" and wait for it.  Return its exit status
- * as waitpid reports it in *status, or -1 with a message if it could
- * not be started.  While it runs, SIGINT and SIGQUIT (which the terminal
- * sends to mpiexec too) are ignored here, as in system(3), so that we
- * report how mpiexec ended. */
-static int dmd_launch_run(char **argv, char **envp, int *status)
+/* Start "argv" (see the header). */
+pid_t dmd_launch_start(char *const *argv, char *const *envp,
+	const char *wdir)
 {
-	struct sigaction ignore, old_int, old_quit;
+	sigset_t block, old;
 	int pipefd[2] = { -1, -1 };
-	int err = 0, r = -1;
+	int slot, err = 0, status;
 	ssize_t got;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
+	for (slot = 0; slot < DMD_LAUNCH_MAX; ++slot)
+		if (dmd_launch_groups[slot] == 0)
+			break;
+	if (slot == DMD_LAUNCH_MAX) {
+		fprintf(stderr, "distmpmd: cannot run %s: too many processes\n",
+			argv[0]);
+		return -1;
+	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		fprintf(stderr, "distmpmd: cannot run %s: %s\n", argv[0],
 			strerror(errno));
 		return -1;
 	}
-	memset(&ignore, 0, sizeof(ignore));
-	ignore.sa_handler = SIG_IGN;
-	sigemptyset(&ignore.sa_mask);
-	sigaction(SIGINT, &ignore, &old_int);
-	sigaction(SIGQUIT, &ignore, &old_quit);
-
+	dmd_launch_sigset(&block);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	fflush(NULL);
 	pid = fork();
+	if (pid == 0)
+		dmd_launch_child(argv, envp, wdir, pipefd[1], &old, parent);
+	if (pid > 0) {
+		setpgid(pid, pid);
+		dmd_launch_groups[slot] = pid;
+	} else
+		err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pipefd[1]);
 	if (pid < 0) {
 		fprintf(stderr, "distmpmd: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		close(pipefd[1]);
-		goto error;
+			strerror(err));
+		close(pipefd[0]);
+		return -1;
 	}
-	if (pid == 0)
-		dmd_launch_child(argv, envp, pipefd[1], &old_int, &old_quit);
-	close(pipefd[1]);
 
 	do
 		got = read(pipefd[0], &err, sizeof(err));
 	while (got < 0 && errno == EINTR);
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "distmpmd: waiting for %s: %s\n",
-				argv[0], strerror(errno));
-			goto error;
-		}
-	}
-	if (got == sizeof(err)) {
+	close(pipefd[0]);
+	if (got != sizeof(err))
+		return pid;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	dmd_launch_forget(pid);
+	if (wdir && err == ENOENT && access(wdir, X_OK) < 0)
+		fprintf(stderr, "distmpmd: cannot enter %s: %s\n", wdir,
+			strerror(err));
+	else
 		fprintf(stderr, "distmpmd: cannot run %s: %s\n", argv[0],
 			strerror(err));
-		goto error;
+	return -1;
+}
+
+/* Return the slot of "pid" among the started groups, or -1. */
+static int dmd_launch_slot(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < DMD_LAUNCH_MAX; ++i)
+		if (dmd_launch_groups[i] == pid)
+			return i;
+	return -1;
+}
+
+/* Forget the started process "pid" (reaped elsewhere), if it is one. */
+static void dmd_launch_forget(pid_t pid)
+{
+	sigset_t block, old;
+	int slot = pid > 0 ? dmd_launch_slot(pid) : -1;
+
+	if (slot < 0)
+		return;
+	dmd_launch_sigset(&block);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	dmd_launch_groups[slot] = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The time in seconds (monotonic). */
+static double dmd_launch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Sleep "s" seconds or until a signal arrives. */
+static void dmd_launch_nap(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t) s;
+	ts.tv_nsec = (long) ((s - ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+}
+
+/* Wait for a started process (see the header).  Ended processes are
+ * looked at with WNOWAIT first, so that the process group is still
+ * theirs when what is left of it is killed. */
+pid_t dmd_launch_wait(int *status)
+{
+	double deadline = 0;
+	int i, slot, any, killed = 0;
+
+	for (;;) {
+		siginfo_t info;
+
+		any = 0;
+		for (i = 0; i < DMD_LAUNCH_MAX; ++i)
+			if (dmd_launch_groups[i] > 0)
+				any = 1;
+		if (!any)
+			return -1;
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD) {
+				/* reaped by dmd_launch_kill_all */
+				for (i = 0; i < DMD_LAUNCH_MAX; ++i)
+					dmd_launch_forget(
+						dmd_launch_groups[i]);
+				return -1;
+			}
+			fprintf(stderr, "distmpmd: waiting for a child: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		if (info.si_pid > 0) {
+			pid_t pid = info.si_pid;
+
+			slot = dmd_launch_slot(pid);
+			if (slot >= 0)
+				kill(-pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			if (slot < 0)
+				continue;	/* an orphan we adopted */
+			dmd_launch_forget(pid);
+			return pid;
+		}
+		if (dmd_launch_sig && !killed) {
+			double now = dmd_launch_now();
+
+			if (deadline == 0)
+				deadline = now + DMD_LAUNCH_GRACE;
+			if (now >= deadline) {
+				for (i = 0; i < DMD_LAUNCH_MAX; ++i)
+					if (dmd_launch_groups[i] > 0)
+						kill(-dmd_launch_groups[i],
+							SIGKILL);
+				dmd_launch_kill_all();
+				killed = 1;
+			}
+		}
+		dmd_launch_nap(dmd_launch_sig ? 0.02 : 0.2);
 	}
-	r = 0;
+}
+
+/* Return the parent of "pid" as /proc says, or -1. */
+static pid_t dmd_launch_parent(const char *pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold anything */
+	p = strrchr(buf, ')');
+	if (!p || strlen(p) < 4)
+		return -1;
+	return (pid_t) strtol(p + 3, NULL, 10);
+}
+
+/* Return the descendants of this process, from /proc, in newly
+ * allocated memory, their number in *n (NULL and 0 if there are none or
+ * memory runs out). */
+static pid_t *dmd_launch_descendants(int *n)
+{
+	pid_t *pids = NULL, *ppids = NULL, *out = NULL, me = getpid();
+	char *mark = NULL;
+	int size = 0, n_all = 0, i, j, changed;
+	struct dirent *e;
+	DIR *d;
+
+	*n = 0;
+	d = opendir("/proc");
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char) e->d_name[0]))
+			continue;
+		if (n_all == size) {
+			pid_t *p, *q;
+
+			size = size ? 2 * size : 1024;
+			p = realloc(pids, size * sizeof(*pids));
+			if (p)
+				pids = p;
+			q = realloc(ppids, size * sizeof(*ppids));
+			if (q)
+				ppids = q;
+			if (!p || !q)
+				goto error;
+		}
+		pids[n_all] = (pid_t) strtol(e->d_name, NULL, 10);
+		ppids[n_all] = dmd_launch_parent(e->d_name);
+		++n_all;
+	}
+	mark = calloc(n_all ? n_all : 1, 1);
+	out = malloc((n_all ? n_all : 1) * sizeof(*out));
+	if (!mark || !out)
+		goto error;
+	do {
+		changed = 0;
+		for (i = 0; i < n_all; ++i) {
+			int below = ppids[i] == me;
+
+			for (j = 0; !below && j < n_all; ++j)
+				below = mark[j] && pids[j] == ppids[i];
+			if (below && !mark[i]) {
+				mark[i] = 1;
+				changed = 1;
+			}
+		}
+	} while (changed);
+	for (i = 0; i < n_all; ++i)
+		if (mark[i])
+			out[(*n)++] = pids[i];
+	closedir(d);
+	free(mark);
+	free(pids);
+	free(ppids);
+	return out;
 error:
-	close(pipefd[0]);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	return r;
+	closedir(d);
+	free(out);
+	free(mark);
+	free(pids);
+	free(ppids);
+	*n = 0;
+	return NULL;
+}
+
+/* Kill and reap every descendant (see the header).  A process may fork
+ * while we look, so look again until nothing is left (for a while). */
+void dmd_launch_kill_all(void)
+{
+	pid_t *pids, pid;
+	int round, i, n;
+
+	for (round = 0; round < 100; ++round) {
+		pids = dmd_launch_descendants(&n);
+		for (i = 0; i < n; ++i) {
+			if (dmd_launch_slot(pids[i]) >= 0)
+				kill(-pids[i], SIGKILL);
+			kill(pids[i], SIGKILL);
+		}
+		free(pids);
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			dmd_launch_forget(pid);
+		if (n == 0)
+			break;
+		dmd_launch_nap(0.01);
+	}
+}
+
+/* Return "dir/name" in newly allocated memory (no doubled '/'), or NULL
+ * with a message. */
+static char *dmd_launch_path(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	char *path;
+
+	if (asprintf(&path, "%s%s%s", dir,
+			len > 0 && dir[len - 1] == '/' ? "" : "/", name) < 0) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return NULL;
+	}
+	return path;
+}
+
+/* A command line being put together; it owns the strings in "own". */
+struct dmd_launch_cmd {
+	int n;
+	char **argv;		/* NULL-terminated, strings not owned */
+	int n_own;
+	char **own;
+};
+
+/* Free what "c" holds. */
+static void dmd_launch_cmd_free(struct dmd_launch_cmd *c)
+{
+	int i;
+
+	for (i = 0; i < c->n_own; ++i)
+		free(c->own[i]);
+	free(c->own);
+	free(c->argv);
+}
+
+/* Put in "c" the command line that runs the build directory "absdir"
+ * whose checked manifest implies the appfile "appfile" (its text):
+ *   mpiexec.mpich EXTRA... [-genv DMD_STATS 1]
+ *	-n COUNT -wdir ABSDIR ABSDIR/BINARY : ...
+ * with one section per appfile line, or, if "configfile", the sections
+ * replaced by "-configfile appfile" (to be run in ABSDIR).  -1 with a
+ * message if memory runs out. */
+static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
+	const char *appfile, int stats, int n_extra, char **extra,
+	int configfile)
+{
+	const char *line;
+	int i, n_lines = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (line = appfile; *line; ++line)
+		n_lines += *line == '\n';
+	c->argv = malloc((n_extra + 5 * n_lines + 10) * sizeof(*c->argv));
+	c->own = calloc(2 * n_lines + 1, sizeof(*c->own));
+	if (!c->argv || !c->own)
+		goto error;
+	c->argv[c->n++] = DMD_LAUNCH_MPIEXEC;
+	for (i = 0; i < n_extra; ++i)
+		c->argv[c->n++] = extra[i];
+	if (stats) {
+		c->argv[c->n++] = "-genv";
+		c->argv[c->n++] = "DMD_STATS";
+		c->argv[c->n++] = "1";
+	}
+	if (configfile) {
+		c->argv[c->n++] = "-configfile";
+		c->argv[c->n++] = "appfile";
+		n_lines = 0;
+	}
+	/* the appfile's lines are "-n COUNT ./BINARY" */
+	for (line = appfile; n_lines > 0 && *line; ) {
+		const char *count = line + 3, *binary = strchr(count, ' ');
+		const char *end = strchr(line, '\n');
+		char *name;
+
+		if (c->n > n_extra + 4)
+			c->argv[c->n++] = ":";
+		c->argv[c->n++] = "-n";
+		c->own[c->n_own] = strndup(count, binary - count);
+		c->argv[c->n++] = c->own[c->n_own++];
+		c->argv[c->n++] = "-wdir";
+		c->argv[c->n++] = (char *) absdir;
+		name = strndup(binary + 3, end - binary - 3);
+		c->own[c->n_own] = name ? dmd_launch_path(absdir, name) : NULL;
+		free(name);
+		c->argv[c->n++] = c->own[c->n_own++];
+		if (!c->own[c->n_own - 1] || !c->own[c->n_own - 2])
+			goto error;
+		line = end + 1;
+	}
+	c->argv[c->n] = NULL;
+	return 0;
+error:
+	fprintf(stderr, "distmpmd: out of memory\n");
+	dmd_launch_cmd_free(c);
+	memset(c, 0, sizeof(*c));
+	return -1;
+}
+
+/* Return the environment of mpiexec: ours, with OPENBLAS_NUM_THREADS=1
+ * added if it is not set (the ranks already use every core; OpenBLAS
+ * threads on top of them would oversubscribe it), and a relative
+ * DMD_JOB_DIR made absolute (the ranks run in the build directory).
+ * The strings are not copied, except the new DMD_JOB_DIR, returned in
+ * *job_dir for the caller to free. */
+static char **dmd_launch_envp(char **job_dir)
+{
+	static char openblas[] = "OPENBLAS_NUM_THREADS=1";
+	const char *jd = getenv("DMD_JOB_DIR");
+	char **envp, *cwd;
+	int i, n = 0;
+
+	*job_dir = NULL;
+	while (environ && environ[n])
+		++n;
+	envp = malloc((n + 2) * sizeof(*envp));
+	if (!envp)
+		return NULL;
+	if (jd && *jd && *jd != '/') {
+		cwd = getcwd(NULL, 0);
+		if (!cwd || asprintf(job_dir, "DMD_JOB_DIR=%s/%s", cwd,
+				jd) < 0) {
+			*job_dir = NULL;
+			free(cwd);
+			free(envp);
+			return NULL;
+		}
+		free(cwd);
+	}
+	for (i = 0; i < n; ++i)
+		envp[i] = *job_dir && !strncmp(environ[i], "DMD_JOB_DIR=", 12) ?
+			*job_dir : environ[i];
+	if (!getenv("OPENBLAS_NUM_THREADS"))
+		envp[n++] = openblas;
+	envp[n] = NULL;
+	return envp;
 }
 
 /* Report how mpiexec ended, given its wait "status", unless it
@@ -166,42 +618,170 @@ static int dmd_launch_status(int status)
 	return 1;
 }
 
-/* Run DIR/appfile with mpiexec.mpich (see the header) and return 0 if it
- * succeeded, 1 otherwise, with a message saying why. */
+/* Check "dir" and return its absolute path and the appfile text that
+ * its manifest implies (*m the manifest), or -1 after a message. */
+static int dmd_launch_prepare(const char *dir, struct dmd_manifest **m,
+	char **absdir, char **appfile)
+{
+	*absdir = *appfile = NULL;
+	*m = dmd_manifest_verify(dir);
+	if (!*m)
+		return -1;
+	*absdir = realpath(dir, NULL);
+	if (!*absdir) {
+		fprintf(stderr, "distmpmd: cannot run %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	*appfile = dmd_manifest_appfile(*m);
+	return *appfile ? 0 : -1;
+}
+
+/* Run the build directory "dir" (see the header). */
 int dmd_launch(const char *dir, int stats, int n_extra, char **extra)
 {
-	char *appfile = NULL;
-	char **argv = NULL, **envp = NULL;
-	size_t len = strlen(dir);
-	int status, r = 1;
+	struct dmd_manifest *m = NULL;
+	struct dmd_launch_cmd c;
+	char *absdir = NULL, *appfile = NULL, *job_dir = NULL;
+	char **envp = NULL;
+	int status = 0, sig, r = 1;
+	pid_t pid, done;
 
+	memset(&c, 0, sizeof(c));
 	if (n_extra < 0 || (n_extra > 0 && !extra)) {
 		fprintf(stderr, "distmpmd: bad mpiexec arguments\n");
 		return 1;
 	}
-	if (asprintf(&appfile, "%s%sappfile", dir,
-			len > 0 && dir[len - 1] == '/' ? "" : "/") < 0) {
-		appfile = NULL;
+	if (dmd_launch_prepare(dir, &m, &absdir, &appfile) < 0 ||
+	    dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
+			0) < 0)
+		goto error;
+	envp = dmd_launch_envp(&job_dir);
+	if (!envp) {
 		fprintf(stderr, "distmpmd: out of memory\n");
 		goto error;
 	}
-	if (access(appfile, R_OK) < 0) {
-		fprintf(stderr, "distmpmd: cannot read %s: %s\n", appfile,
-			strerror(errno));
-		goto error;
+	dmd_launch_catch();
+	pid = dmd_launch_start(c.argv, envp, NULL);
+	if (pid > 0) {
+		do
+			done = dmd_launch_wait(&status);
+		while (done > 0 && done != pid);
+		if (done != pid && !dmd_launch_cancelled())
+			status = -1;
 	}
-	argv = dmd_launch_argv(appfile, stats, n_extra, extra);
-	envp = dmd_launch_envp();
-	if (!argv || !envp) {
-		fprintf(stderr, "distmpmd: out of memory\n");
-		goto error;
-	}
-	if (dmd_launch_run(argv, envp, &status) < 0)
-		goto error;
-	r = dmd_launch_status(status);
+	dmd_launch_kill_all();
+	sig = dmd_launch_cancelled();
+	dmd_launch_release();
+	if (sig)
+		fprintf(stderr, "distmpmd: run cancelled by signal %d (%s)\n",
+			sig, strsignal(sig));
+	else if (pid > 0 && status != -1)
+		r = dmd_launch_status(status);
 error:
+	dmd_launch_cmd_free(&c);
+	free(job_dir);
 	free(envp);
-	free(argv);
 	free(appfile);
+	free(absdir);
+	dmd_manifest_free(m);
+	return r;
+}
+
+/* Print "s" to "out" as one word for a POSIX shell: as it is if it
+ * holds only characters that no shell treats specially, else in single
+ * quotes, a quote inside as '"'"' (as Python's shlex.quote). */
+static void dmd_launch_quote(FILE *out, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; ++p)
+		if (!isalnum((unsigned char) *p) && !strchr("_@%+=:,./-", *p))
+			break;
+	if (*s && !*p) {
+		fputs(s, out);
+		return;
+	}
+	fputc('\'', out);
+	for (p = s; *p; ++p)
+		if (*p == '\'')
+			fputs("'\"'\"'", out);
+		else
+			fputc(*p, out);
+	fputc('\'', out);
+}
+
+/* Print the words of "argv" to "out", quoted, after "pre" (shell text,
+ * may be NULL), and then "post" (may be NULL), on one line. */
+static void dmd_launch_print(FILE *out, const char *pre, char **argv,
+	const char *post)
+{
+	int i;
+
+	if (pre)
+		fputs(pre, out);
+	for (i = 0; argv[i]; ++i) {
+		if (i)
+			fputc(' ', out);
+		dmd_launch_quote(out, argv[i]);
+	}
+	if (post)
+		fputs(post, out);
+	fputc('\n', out);
+}
+
+/* Print the commands that run "dir" (see the header). */
+int dmd_launch_dry_run(const char *dir, int stats, int n_extra,
+	char **extra, FILE *out)
+{
+	struct dmd_manifest *m = NULL;
+	struct dmd_launch_cmd c;
+	char *absdir = NULL, *appfile = NULL, *multiprog = NULL;
+	char *srun[6] = { NULL };
+	const char *env = getenv("OPENBLAS_NUM_THREADS") ? "" :
+		"OPENBLAS_NUM_THREADS=1 ";
+	int r = 1;
+
+	memset(&c, 0, sizeof(c));
+	if (dmd_launch_prepare(dir, &m, &absdir, &appfile) < 0 ||
+	    dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
+			0) < 0)
+		goto error;
+	fprintf(out, "# %s: %ld ranks, %d class%s\n", dir, m->nranks,
+		m->n_classes, m->n_classes == 1 ? "" : "es");
+	fprintf(out, "# MPICH, the ranks on the command line (what "
+		"distmpmd run does):\n");
+	dmd_launch_print(out, env, c.argv, NULL);
+	dmd_launch_cmd_free(&c);
+	if (dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
+			1) < 0)
+		goto error;
+	fprintf(out, "# MPICH, with the appfile, in the build directory:\n");
+	fputs("(cd ", out);
+	dmd_launch_quote(out, absdir);
+	fputs(" && ", out);
+	dmd_launch_print(out, env, c.argv, ")");
+	multiprog = dmd_launch_path(absdir, "multiprog.conf");
+	if (!multiprog || asprintf(&srun[1], "--ntasks=%ld", m->nranks) < 0 ||
+	    asprintf(&srun[2], "--chdir=%s", absdir) < 0) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		goto error;
+	}
+	srun[0] = "srun";
+	srun[3] = "--multi-prog";
+	srun[4] = multiprog;
+	fprintf(out, "# Slurm, inside an allocation of %ld task%s:\n",
+		m->nranks, m->nranks == 1 ? "" : "s");
+	fprintf(out, "%s%s", env, stats ? "DMD_STATS=1 " : "");
+	dmd_launch_print(out, NULL, srun, NULL);
+	r = fflush(out) == 0 ? 0 : 1;
+error:
+	free(srun[1]);
+	free(srun[2]);
+	free(multiprog);
+	dmd_launch_cmd_free(&c);
+	free(appfile);
+	free(absdir);
+	dmd_manifest_free(m);
 	return r;
 }

@@ -1,10 +1,10 @@
-/* dmd_manifest.c: the build directory's manifest.yaml and appfile
- * (spec section 3), written with libyaml's emitter and read back with
- * its parser.
+/* dmd_manifest.c: the build directory's manifest.yaml, appfile and
+ * multiprog.conf (spec section 3); the manifest is written with libyaml's
+ * emitter and read back with its parser.
  *
  * The writer first checks the manifest (every rank of the mesh in exactly
  * one class, counts consistent with the ranges) and writes nothing if it
- * is wrong.  Both files are written under a temporary name in the build
+ * is wrong.  Every file is written under a temporary name in the build
  * directory and then renamed, so that a reader never sees a partial file.
  */
 #define _GNU_SOURCE
@@ -90,6 +90,32 @@ static int dmd_manifest_empty(const char *s)
 	return !s || !*s;
 }
 
+/* Is "s" a plain file name that the launcher files can hold as
+ * "./NAME": not "." or "..", no '/', and only letters, digits and
+ * "._+-" (MPICH's appfile has no quoting)? */
+static int dmd_manifest_plain_name(const char *s)
+{
+	const char *p;
+
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (p = s; *p; ++p)
+		if (!isalnum((unsigned char) *p) && !strchr("._+-", *p))
+			return 0;
+	return 1;
+}
+
+/* Is "s" 64 lowercase hexadecimal digits? */
+static int dmd_manifest_is_sha256(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 64; ++i)
+		if (!s[i] || !strchr("0123456789abcdef", s[i]))
+			return 0;
+	return s[64] == '\0';
+}
+
 /* Check the mesh of "m": named, distinct axes with positive extents
  * whose product is m->nranks.  Errors are reported after "prefix". */
 static int dmd_manifest_check_mesh(const struct dmd_manifest *m,
@@ -149,6 +175,17 @@ static int dmd_manifest_check_class(const struct dmd_mclass *c, long nranks,
 	if (dmd_manifest_empty(c->source) || dmd_manifest_empty(c->binary)) {
 		dmd_manifest_report(prefix, "class %d has no %s", c->id,
 			dmd_manifest_empty(c->source) ? "source" : "binary");
+		return -1;
+	}
+	if (!dmd_manifest_plain_name(c->binary)) {
+		dmd_manifest_report(prefix, "class %d: the binary '%s' is not "
+			"a plain file name in the build directory", c->id,
+			c->binary);
+		return -1;
+	}
+	if (c->sha256 && !dmd_manifest_is_sha256(c->sha256)) {
+		dmd_manifest_report(prefix, "class %d: the sha256 '%s' is not "
+			"64 hexadecimal digits", c->id, c->sha256);
 		return -1;
 	}
 	if (c->n_ranges < 1 || !c->ranges) {
@@ -434,7 +471,7 @@ static int dmd_manifest_emit_mesh(yaml_emitter_t *e,
 }
 
 /* Emit class "c" as a block mapping with the keys id, source, binary,
- * ranks, count and, if present, set and why. */
+ * sha256 (if present), ranks, count and, if present, set and why. */
 static int dmd_manifest_emit_class(yaml_emitter_t *e,
 	const struct dmd_mclass *c)
 {
@@ -444,6 +481,8 @@ static int dmd_manifest_emit_class(yaml_emitter_t *e,
 	    dmd_manifest_emit_key_long(e, "id", c->id) < 0 ||
 	    dmd_manifest_emit_key_str(e, "source", c->source) < 0 ||
 	    dmd_manifest_emit_key_str(e, "binary", c->binary) < 0 ||
+	    (c->sha256 &&
+	     dmd_manifest_emit_key_str(e, "sha256", c->sha256) < 0) ||
 	    dmd_manifest_emit_str(e, "ranks") < 0 ||
 	    dmd_manifest_emit_seq(e, flow) < 0)
 		return -1;
@@ -583,69 +622,151 @@ static int dmd_manifest_write_yaml(FILE *f, const char *path,
 	return r;
 }
 
-/* Write the appfile lines for the "n" rank-ordered "runs" of "m" to "f":
- * "-n COUNT BINARY", with BINARY in the directory "absdir". */
-static int dmd_manifest_write_appfile(FILE *f, const char *absdir,
-	const struct dmd_manifest *m, const struct dmd_manifest_run *runs,
-	int n)
+/* Return the appfile text for "m", whose runs in rank order are the "n"
+ * "runs" (see dmd_manifest_appfile), or NULL if memory runs out. */
+static char *dmd_manifest_appfile_text(const struct dmd_manifest *m,
+	const struct dmd_manifest_run *runs, int n)
 {
+	char *text = NULL;
+	size_t size;
+	FILE *f;
 	int i;
 
-	for (i = 0; i < n; ++i) {
-		const char *binary = m->classes[runs[i].class].binary;
-		int absolute = binary[0] == '/';
-
-		if (fprintf(f, "-n %ld %s%s%s\n", runs[i].hi - runs[i].lo + 1,
-				absolute ? "" : absdir,
-				absolute || absdir[strlen(absdir) - 1] == '/' ?
-					"" : "/", binary) < 0)
-			return -1;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return NULL;
+	for (i = 0; i < n; ++i)
+		fprintf(f, "-n %ld ./%s\n", runs[i].hi - runs[i].lo + 1,
+			m->classes[runs[i].class].binary);
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return NULL;
 	}
-	return 0;
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
-/* Check that the binaries of "m", in the directory "absdir", have
- * absolute paths that an appfile can hold: MPICH splits its lines at
- * white space and has no quoting.  "prefix" starts messages. */
-static int dmd_manifest_check_paths(const struct dmd_manifest *m,
-	const char *absdir, const char *prefix)
+/* Return the multiprog.conf text for the checked manifest "m" (see
+ * dmd_manifest_multiprog), or NULL if memory runs out. */
+static char *dmd_manifest_multiprog_text(const struct dmd_manifest *m)
 {
-	const char *s;
-	int i;
+	char *text = NULL;
+	size_t size;
+	FILE *f;
+	int i, j;
 
-	for (s = absdir; *s; ++s)
-		if (isspace((unsigned char) *s)) {
-			dmd_manifest_report(prefix, "the directory '%s' has "
-				"white space in its name, which MPICH's "
-				"appfile cannot hold", absdir);
-			return -1;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return NULL;
+	for (i = 0; i < m->n_classes; ++i) {
+		const struct dmd_mclass *c = &m->classes[i];
+
+		for (j = 0; j < c->n_ranges; ++j) {
+			fprintf(f, "%s%ld", j ? "," : "", c->ranges[j][0]);
+			if (c->ranges[j][1] != c->ranges[j][0])
+				fprintf(f, "-%ld", c->ranges[j][1]);
 		}
-	for (i = 0; i < m->n_classes; ++i)
-		for (s = m->classes[i].binary; *s; ++s)
-			if (isspace((unsigned char) *s)) {
-				dmd_manifest_report(prefix, "the binary '%s' "
-					"has white space in its name, which "
-					"MPICH's appfile cannot hold",
-					m->classes[i].binary);
-				return -1;
-			}
+		fprintf(f, " ./%s\n", c->binary);
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The appfile that "m" implies (see the header). */
+char *dmd_manifest_appfile(const struct dmd_manifest *m)
+{
+	struct dmd_manifest_run *runs;
+	char *text;
+	int n;
+
+	runs = dmd_manifest_check(m, "distmpmd: error: ", &n);
+	if (!runs)
+		return NULL;
+	text = dmd_manifest_appfile_text(m, runs, n);
+	if (!text)
+		fprintf(stderr, "distmpmd: out of memory\n");
+	free(runs);
+	return text;
+}
+
+/* The multiprog.conf that "m" implies (see the header). */
+char *dmd_manifest_multiprog(const struct dmd_manifest *m)
+{
+	struct dmd_manifest_run *runs;
+	char *text;
+	int n;
+
+	runs = dmd_manifest_check(m, "distmpmd: error: ", &n);
+	if (!runs)
+		return NULL;
+	free(runs);
+	text = dmd_manifest_multiprog_text(m);
+	if (!text)
+		fprintf(stderr, "distmpmd: out of memory\n");
+	return text;
+}
+
+/* Write "text" into a temporary file in "dir" destined for "path";
+ * its name is returned in *tmp.  -1 with a message on error. */
+static int dmd_manifest_write_temp(const char *dir, const char *path,
+	const char *text, char **tmp)
+{
+	FILE *f;
+
+	f = dmd_manifest_open_temp(dir, path, tmp);
+	if (!f)
+		return -1;
+	if (fputs(text, f) < 0) {
+		fprintf(stderr, "distmpmd: cannot write %s: %s\n", path,
+			strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	return dmd_manifest_close_temp(f, path);
+}
+
+/* Rename the temporary file *tmp to "path" and forget its name.
+ * -1 with a message on error (*tmp is left for the caller to remove). */
+static int dmd_manifest_rename(char **tmp, const char *path)
+{
+	if (rename(*tmp, path) < 0) {
+		fprintf(stderr, "distmpmd: cannot write %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	free(*tmp);
+	*tmp = NULL;
 	return 0;
 }
 
-/* Write DIR/manifest.yaml and DIR/appfile for "m" (see the header).
- * Both are written completely under temporary names before either is
- * renamed; the manifest is renamed last. */
+/* Write DIR/manifest.yaml, DIR/appfile and DIR/multiprog.conf for "m"
+ * (see the header).  All three are written completely under temporary
+ * names before any is renamed; the manifest is renamed last. */
 int dmd_manifest_write(const char *dir, const struct dmd_manifest *m)
 {
 	struct dmd_manifest_run *runs = NULL;
-	char *manifest = NULL, *appfile = NULL, *prefix = NULL;
-	char *absdir = NULL, *tmp_manifest = NULL, *tmp_appfile = NULL;
+	char *manifest = NULL, *appfile = NULL, *multiprog = NULL;
+	char *prefix = NULL, *app_text = NULL, *mp_text = NULL;
+	char *tmp_manifest = NULL, *tmp_appfile = NULL, *tmp_multiprog = NULL;
 	FILE *f;
 	int n_runs, r = -1;
 
 	manifest = dmd_manifest_path(dir, "manifest.yaml");
 	appfile = dmd_manifest_path(dir, "appfile");
-	if (!manifest || !appfile)
+	multiprog = dmd_manifest_path(dir, "multiprog.conf");
+	if (!manifest || !appfile || !multiprog)
 		goto error;
 	if (asprintf(&prefix, "distmpmd: cannot write %s: ", manifest) < 0) {
 		prefix = NULL;
@@ -655,13 +776,12 @@ int dmd_manifest_write(const char *dir, const struct dmd_manifest *m)
 	runs = dmd_manifest_check(m, prefix, &n_runs);
 	if (!runs)
 		goto error;
-	absdir = realpath(dir, NULL);
-	if (!absdir) {
-		dmd_manifest_report(prefix, "%s: %s", dir, strerror(errno));
+	app_text = dmd_manifest_appfile_text(m, runs, n_runs);
+	mp_text = dmd_manifest_multiprog_text(m);
+	if (!app_text || !mp_text) {
+		fprintf(stderr, "distmpmd: out of memory\n");
 		goto error;
 	}
-	if (dmd_manifest_check_paths(m, absdir, prefix) < 0)
-		goto error;
 
 	f = dmd_manifest_open_temp(dir, manifest, &tmp_manifest);
 	if (!f)
@@ -672,46 +792,33 @@ int dmd_manifest_write(const char *dir, const struct dmd_manifest *m)
 	}
 	if (dmd_manifest_close_temp(f, manifest) < 0)
 		goto error;
-
-	f = dmd_manifest_open_temp(dir, appfile, &tmp_appfile);
-	if (!f)
-		goto error;
-	if (dmd_manifest_write_appfile(f, absdir, m, runs, n_runs) < 0) {
-		fprintf(stderr, "distmpmd: cannot write %s: %s\n", appfile,
-			strerror(errno));
-		fclose(f);
-		goto error;
-	}
-	if (dmd_manifest_close_temp(f, appfile) < 0)
+	if (dmd_manifest_write_temp(dir, appfile, app_text, &tmp_appfile) < 0 ||
+	    dmd_manifest_write_temp(dir, multiprog, mp_text,
+			&tmp_multiprog) < 0)
 		goto error;
 
-	if (rename(tmp_appfile, appfile) < 0) {
-		fprintf(stderr, "distmpmd: cannot write %s: %s\n", appfile,
-			strerror(errno));
+	if (dmd_manifest_rename(&tmp_appfile, appfile) < 0 ||
+	    dmd_manifest_rename(&tmp_multiprog, multiprog) < 0 ||
+	    dmd_manifest_rename(&tmp_manifest, manifest) < 0)
 		goto error;
-	}
-	free(tmp_appfile);
-	tmp_appfile = NULL;
-	if (rename(tmp_manifest, manifest) < 0) {
-		fprintf(stderr, "distmpmd: cannot write %s: %s\n", manifest,
-			strerror(errno));
-		goto error;
-	}
-	free(tmp_manifest);
-	tmp_manifest = NULL;
 	r = 0;
 error:
 	if (tmp_manifest)
 		unlink(tmp_manifest);
 	if (tmp_appfile)
 		unlink(tmp_appfile);
+	if (tmp_multiprog)
+		unlink(tmp_multiprog);
 	free(tmp_manifest);
 	free(tmp_appfile);
-	free(absdir);
+	free(tmp_multiprog);
+	free(app_text);
+	free(mp_text);
 	free(runs);
 	free(prefix);
 	free(manifest);
 	free(appfile);
+	free(multiprog);
 	return r;
 }
 
@@ -738,6 +845,7 @@ struct dmd_manifest *dmd_manifest_free(struct dmd_manifest *m)
 			free(c->set);
 			free(c->why);
 			free(c->ranges);
+			free(c->sha256);
 		}
 	free(m->classes);
 	free(m);
@@ -988,10 +1096,11 @@ static int dmd_manifest_read_class(struct dmd_manifest_reader *rd,
 {
 	static const char *const keys[] = {
 		"id", "source", "binary", "ranks", "count", "set", "why",
+		"sha256",
 	};
-	yaml_node_t *v[7];
+	yaml_node_t *v[8];
 
-	if (dmd_manifest_map_get(rd, node, "a class", 7, keys, 0x1f, v) < 0)
+	if (dmd_manifest_map_get(rd, node, "a class", 8, keys, 0x1f, v) < 0)
 		return -1;
 	if (dmd_manifest_read_int(rd, v[0], "id", &c->id) < 0 ||
 	    dmd_manifest_read_str(rd, v[1], "source", &c->source) < 0 ||
@@ -1004,6 +1113,8 @@ static int dmd_manifest_read_class(struct dmd_manifest_reader *rd,
 		return -1;
 	if (v[6] && !dmd_manifest_is_null(v[6]) &&
 	    dmd_manifest_read_str(rd, v[6], "why", &c->why) < 0)
+		return -1;
+	if (v[7] && dmd_manifest_read_str(rd, v[7], "sha256", &c->sha256) < 0)
 		return -1;
 	return 0;
 }

@@ -1,5 +1,10 @@
 /* dmd_manifest.h: the build directory (spec section 3): manifest.yaml,
- * appfile, and launching it with MPICH's mpiexec.
+ * and the launcher files it implies, appfile (MPICH's -configfile) and
+ * multiprog.conf (Slurm's srun --multi-prog).
+ *
+ * Both launcher files name the binaries relative to the build directory
+ * ("./class0"), so that a build directory can be moved or copied; they
+ * are run from it (mpiexec.mpich -wdir DIR, srun --chdir=DIR).
  */
 #ifndef DMD_MANIFEST_H
 #define DMD_MANIFEST_H
@@ -8,12 +13,13 @@
 struct dmd_mclass {
 	int id;
 	char *source;		/* "class0.c", relative to the manifest */
-	char *binary;		/* "class0" */
+	char *binary;		/* "class0": a file name in the directory */
 	char *set;		/* the class as an isl set, "[x, y] -> { : ... }" */
 	char *why;		/* one line: why these ranks form a class */
 	int n_ranges;
 	long (*ranges)[2];	/* inclusive, increasing, non-adjacent */
 	long count;
+	char *sha256;		/* of the binary, 64 hex digits; NULL: none */
 };
 
 struct dmd_manifest {
@@ -26,23 +32,36 @@ struct dmd_manifest {
 	struct dmd_mclass *classes;
 };
 
-/* Write DIR/manifest.yaml (libyaml emitter) and DIR/appfile, each first
- * under a temporary name and then renamed.  The appfile lists, in rank
- * order, one line per maximal run of consecutive ranks of one class:
- * "-n COUNT BINARY" with BINARY an absolute path.  Every rank must belong
- * to exactly one class (else an error on stderr and -1).  Returns 0 on
- * success, -1 on error (message on stderr). */
+/* Write DIR/manifest.yaml (libyaml emitter), DIR/appfile and
+ * DIR/multiprog.conf, each first under a temporary name and then
+ * renamed (the manifest last).  Every rank must belong to exactly one
+ * class and every binary must be a plain file name (else an error on
+ * stderr and -1).  Returns 0 on success, -1 on error (message on
+ * stderr). */
 int dmd_manifest_write(const char *dir, const struct dmd_manifest *m);
+
+/* The text of the appfile that "m" implies: in rank order, one line per
+ * maximal run of consecutive ranks of one class, "-n COUNT ./BINARY".
+ * NULL with a message on stderr if "m" is wrong.  The caller frees it. */
+char *dmd_manifest_appfile(const struct dmd_manifest *m);
+/* The text of multiprog.conf that "m" implies: one line per class,
+ * "RANKS ./BINARY" with RANKS as comma-separated inclusive ranges
+ * ("0-6,8-14", a single rank as "7").  NULL with a message if "m" is
+ * wrong.  The caller frees it. */
+char *dmd_manifest_multiprog(const struct dmd_manifest *m);
 
 /* Read DIR/manifest.yaml back (libyaml parser).  NULL with a message on
  * stderr if it is missing or malformed. */
 struct dmd_manifest *dmd_manifest_read(const char *dir);
 struct dmd_manifest *dmd_manifest_free(struct dmd_manifest *m);
 
-/* Run "mpiexec.mpich [extra args] -configfile DIR/appfile" (fork/exec,
- * waiting for it).  With stats != 0 the ranks get DMD_STATS=1 (via
- * -genv).  Returns the exit status to use: 0 if mpiexec succeeded, 1
- * otherwise (and if mpiexec.mpich cannot be started). */
-int dmd_launch(const char *dir, int stats, int n_extra, char **extra);
+/* Check that the build directory "dir" is what its manifest describes,
+ * before anything in it is run: the manifest parses; every class binary
+ * is a regular file in "dir" (a symbolic link only to a file inside it)
+ * whose SHA-256 is the one the manifest records; the appfile is exactly
+ * the text the manifest implies, and so is multiprog.conf if present.
+ * Returns the manifest, or NULL after a message on stderr naming the
+ * file (and for the launcher files the first line that differs). */
+struct dmd_manifest *dmd_manifest_verify(const char *dir);
 
 #endif

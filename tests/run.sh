@@ -18,12 +18,16 @@
 #              reference, including uneven shapes
 #   fuzz       random jobs (uneven extents, random distributions and
 #              schedules; fixed seeds) match the reference
+#   cli        the command line and the build directory: no shell, hostile
+#              names, concurrent builds, run DIR's checks (SHA-256,
+#              launcher files), cancelling, messages, -j, launchers,
+#              make install (also under ASan/UBSan/LeakSanitizer)
 # TESTS="unit errors" selects parts.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors codegen scale e2e fuzz}
+PARTS=${TESTS:-unit ref errors codegen scale e2e fuzz cli}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -95,6 +99,12 @@ for part in $PARTS; do
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:40} \
             bin/distmpmd tests/ref/dmd_ref.py
+        ;;
+    cli)
+        run cli bash tests/cli/run.sh
+        if [ -x bin-san/distmpmd ]; then
+            run cli/sanitizers san_env bash tests/cli/run.sh
+        fi
         ;;
     *)
         echo "unknown test part '$part'"

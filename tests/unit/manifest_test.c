@@ -1,5 +1,5 @@
-/* manifest_test.c: unit test of manifests/ (manifest.yaml, appfile and
- * the launcher).
+/* manifest_test.c: unit test of manifests/ (manifest.yaml, appfile,
+ * multiprog.conf, SHA-256, checking a build directory, the launcher).
  *
  *	manifest_test WORKDIR [HELLO EXIT3]
  *
@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "manifests/dmd_launch.h"
 #include "manifests/dmd_manifest.h"
+#include "manifests/dmd_sha256.h"
 
 static int n_passed, n_failed;
 
@@ -167,9 +169,9 @@ static long ranges4_1[][2] = { { 2, 2 } };
 static struct dmd_mclass classes4[] = {
 	{ 0, "class0.c", "class0", "[x, y] -> { : x = 0 or y = 1 }",
 	  "every extent is even; rank 2 has no east neighbour: it's alone",
-	  2, ranges4_0, 3 },
+	  2, ranges4_0, 3, NULL },
 	{ 1, "class1.c", "class1", "[x, y] -> { : x = 1 and y = 0 }",
-	  "the corner (1, 0)", 1, ranges4_1, 1 },
+	  "the corner (1, 0)", 1, ranges4_1, 1, NULL },
 };
 static const struct dmd_manifest manifest4 = {
 	"toy", 2, axes4, shape4, 4, 2, classes4,
@@ -226,6 +228,7 @@ static int same_manifest(const struct dmd_manifest *a,
 		    !same_str(ca->binary, cb->binary) ||
 		    !same_str(ca->set, cb->set) ||
 		    !same_str(ca->why, cb->why) ||
+		    !same_str(ca->sha256, cb->sha256) ||
 		    ca->n_ranges != cb->n_ranges || ca->count != cb->count)
 			return 0;
 		for (j = 0; j < ca->n_ranges; ++j)
@@ -242,10 +245,9 @@ static void test_write_read(const char *work)
 {
 	struct dmd_manifest *m;
 	char *dir = make_dir(work, "b4");
-	char *abs = realpath(dir, NULL);
 	char cwd[PATH_MAX], appfile[3 * PATH_MAX];
 
-	if (!abs || !getcwd(cwd, sizeof(cwd)) || chdir(work) < 0)
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(work) < 0)
 		abort();
 	CHECK(dmd_manifest_write("b4", &manifest4) == 0,
 		"write a 4-rank manifest (relative directory)");
@@ -254,12 +256,13 @@ static void test_write_read(const char *work)
 
 	CHECK(file_is(in(dir, "manifest.yaml"), manifest4_yaml),
 		"manifest.yaml has the expected text");
-	snprintf(appfile, sizeof(appfile),
-		"-n 2 %s/class0\n-n 1 %s/class1\n-n 1 %s/class0\n",
-		abs, abs, abs);
-	CHECK(file_is(in(dir, "appfile"), appfile),
-		"appfile has the expected text (absolute paths)");
-	CHECK(n_entries(dir) == 2, "no temporary files are left");
+	CHECK(file_is(in(dir, "appfile"),
+		"-n 2 ./class0\n-n 1 ./class1\n-n 1 ./class0\n"),
+		"appfile has the expected text (relative to the directory)");
+	CHECK(file_is(in(dir, "multiprog.conf"),
+		"0-1,3 ./class0\n2 ./class1\n"),
+		"multiprog.conf has the expected text (Slurm's ranges)");
+	CHECK(n_entries(dir) == 3, "no temporary files are left");
 
 	m = dmd_manifest_read(dir);
 	CHECK(m, "read the manifest back");
@@ -273,12 +276,11 @@ static void test_write_read(const char *work)
 	/* A trailing '/' does not double in the paths. */
 	snprintf(appfile, sizeof(appfile), "%s/", dir);
 	CHECK(dmd_manifest_write(appfile, &manifest4) == 0 &&
-		n_entries(dir) == 2, "rewrite with a trailing '/'");
+		n_entries(dir) == 3, "rewrite with a trailing '/'");
 	m = dmd_manifest_read(appfile);
 	CHECK(m && same_manifest(m, &manifest4), "read with a trailing '/'");
 	dmd_manifest_free(m);
 
-	free(abs);
 	free(dir);
 }
 
@@ -291,9 +293,10 @@ static void test_round_trip(const char *work)
 	static long shape[] = { 20 };
 	static long even[10][2], odd[10][2];
 	static struct dmd_mclass classes[] = {
-		{ 7, "even.c", "even", NULL, NULL, 10, even, 10 },
+		{ 7, "even.c", "even", NULL, NULL, 10, even, 10, NULL },
 		{ 3, "odd.c", "odd", "[p] -> { : p mod 2 = 1 }", "true", 10,
-		  odd, 10 },
+		  odd, 10, "0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef0123456789abcdef" },
 	};
 	static const struct dmd_manifest m20 = {
 		"1e3", 1, axes, shape, 20, 2, classes,
@@ -316,12 +319,19 @@ static void test_round_trip(const char *work)
 		"many ranges are written one per line");
 	CHECK(text && !strstr(text, "set: null") &&
 		strstr(text, "count: 10\n- id: 3"), "NULL set and why are left out");
+	CHECK(text && strstr(text, "  binary: odd\n  sha256: '0123456789abcdef"
+		"0123456789abcdef0123456789abcdef0123456789abcdef'\n  ranks:"),
+		"the sha256 follows the binary (quoted: it starts with a digit)");
 	free(text);
 	text = slurp(in(dir, "appfile"));
-	CHECK(text && strlen(text) > 0 &&
-		strstr(text, "/b20/even\n-n 1 ") && strstr(text, "/b20/odd\n"),
+	CHECK(text && !strncmp(text, "-n 1 ./even\n-n 1 ./odd\n-n 1 ./even\n",
+		35) && strlen(text) == 10 * 12 + 10 * 11,
 		"appfile alternates the classes");
 	free(text);
+	CHECK(file_is(in(dir, "multiprog.conf"),
+		"0,2,4,6,8,10,12,14,16,18 ./even\n"
+		"1,3,5,7,9,11,13,15,17,19 ./odd\n"),
+		"multiprog.conf lists single ranks, in the manifest's order");
 	m = dmd_manifest_read(dir);
 	CHECK(m && same_manifest(m, &m20), "20-rank manifest reads back");
 	dmd_manifest_free(m);
@@ -394,6 +404,23 @@ static void test_invalid(const char *work)
 	check_write_fails(work, dir, &m, "nranks is 5 but the mesh has 4",
 		"nranks that is not the mesh size is refused");
 	m.nranks = 4;
+
+	memcpy(classes, classes4, sizeof(classes));
+	classes[1].binary = "../class1";
+	check_write_fails(work, dir, &m, "class 1: the binary '../class1' is "
+		"not a plain file name in the build directory",
+		"a binary outside the directory is refused");
+	classes[1].binary = "class 1";
+	check_write_fails(work, dir, &m, "class 1: the binary 'class 1' is "
+		"not a plain file name", "a binary with a space is refused");
+	classes[1].binary = "..";
+	check_write_fails(work, dir, &m, "the binary '..' is not a plain",
+		"a binary named '..' is refused");
+
+	memcpy(classes, classes4, sizeof(classes));
+	classes[0].sha256 = "abc";
+	check_write_fails(work, dir, &m, "class 0: the sha256 'abc' is not "
+		"64 hexadecimal digits", "a malformed sha256 is refused");
 
 	check_write_fails(work, "/nonexistent/dir", &manifest4,
 		"/nonexistent/dir", "a missing directory is refused");
@@ -474,6 +501,35 @@ static void test_read_errors(const char *work)
 		"a range that is not a pair");
 }
 
+/* Copy the file "from" to "to" (mode 0755). */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	ssize_t n;
+	int in_fd = open(from, O_RDONLY), out_fd;
+
+	out_fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (in_fd < 0 || out_fd < 0)
+		abort();
+	while ((n = read(in_fd, buf, sizeof(buf))) > 0)
+		if (write(out_fd, buf, n) != n)
+			abort();
+	close(in_fd);
+	close(out_fd);
+}
+
+/* Store the SHA-256 of the file "path" in "hex". */
+static int file_sha256(const char *path, char hex[65])
+{
+	int fd = open(path, O_RDONLY), r;
+
+	if (fd < 0)
+		return -1;
+	r = dmd_sha256_fd(fd, hex);
+	close(fd);
+	return r;
+}
+
 /* Write a 2-rank manifest whose single class runs "program" into a new
  * directory "name" of "work"; return the directory (malloc'ed). */
 static char *make_launch_dir(const char *work, const char *name,
@@ -482,18 +538,123 @@ static char *make_launch_dir(const char *work, const char *name,
 	static char *axes[] = { "x" };
 	static long shape[] = { 2 };
 	static long ranges[][2] = { { 0, 1 } };
+	static char sha[65];
 	static struct dmd_mclass classes[] = {
-		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2 },
+		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, sha },
 	};
 	static const struct dmd_manifest m2 = {
 		"hello", 1, axes, shape, 2, 1, classes,
 	};
 	char *dir = make_dir(work, name);
 
-	if (symlink(program, in(dir, "class0")) < 0 ||
+	copy_file(program, in(dir, "class0"));
+	if (file_sha256(in(dir, "class0"), sha) < 0 ||
 	    dmd_manifest_write(dir, &m2) < 0)
 		abort();
 	return dir;
+}
+
+/* Write "text" to the file "path". */
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		abort();
+}
+
+/* Check that verifying "dir" fails saying "part". */
+static void check_verify_fails(const char *work, const char *dir,
+	const char *part, const char *name)
+{
+	struct dmd_manifest *m;
+
+	capture_begin(work);
+	m = dmd_manifest_verify(dir);
+	CHECK_SAYS(capture_end(), part, name);
+	CHECK(!m, "... and NULL");
+	dmd_manifest_free(m);
+}
+
+/* A build directory is run only if it is what its manifest says. */
+static void test_verify(const char *work)
+{
+	char *dir = make_launch_dir(work, "v", "/bin/true");
+	char path[PATH_MAX], msg[3 * PATH_MAX], app[PATH_MAX];
+	struct dmd_manifest *m;
+
+	m = dmd_manifest_verify(dir);
+	CHECK(m && m->classes[0].sha256 &&
+		strlen(m->classes[0].sha256) == 64,
+		"a directory as written verifies; the sha256 reads back");
+	dmd_manifest_free(m);
+
+	snprintf(app, sizeof(app), "%s", in(dir, "appfile"));
+	put_file(app, "-n 2 /bin/echo PWNED\n");
+	snprintf(msg, sizeof(msg), "distmpmd: cannot run %s: %s/appfile line "
+		"1 is '-n 2 /bin/echo PWNED', but %s/manifest.yaml implies "
+		"'-n 2 ./class0'\n", dir, dir, dir);
+	check_verify_fails(work, dir, msg, "an appfile running another "
+		"program is refused, naming the file and the line");
+	put_file(app, "-n 2 ./class0");
+	check_verify_fails(work, dir, "appfile line 1 '-n 2 ./class0' does "
+		"not end with a newline", "an appfile without its newline");
+	put_file(app, "-n 2 ./class0\n-n 2 ./class0\n");
+	check_verify_fails(work, dir, "appfile line 2 is '-n 2 ./class0', "
+		"but", "an appfile with a line too many");
+	put_file(app, "");
+	check_verify_fails(work, dir, "appfile ends before line 1, but",
+		"an empty appfile");
+	put_file(app, "-n 2 ./class0\033[2J\n");
+	check_verify_fails(work, dir, "line 1 is '-n 2 ./class0\\033[2J'",
+		"control characters are shown escaped");
+	unlink(app);
+	check_verify_fails(work, dir, "appfile: No such file",
+		"a missing appfile is refused");
+	put_file(app, "-n 2 ./class0\n");
+
+	snprintf(path, sizeof(path), "%s", in(dir, "multiprog.conf"));
+	put_file(path, "0-1 /bin/sh\n");
+	check_verify_fails(work, dir, "multiprog.conf line 1 is '0-1 /bin/sh', "
+		"but", "a multiprog.conf running another program is refused");
+	unlink(path);
+	m = dmd_manifest_verify(dir);
+	CHECK(m, "a missing multiprog.conf is accepted");
+	dmd_manifest_free(m);
+
+	snprintf(path, sizeof(path), "%s", in(dir, "class0"));
+	unlink(path);
+	copy_file("/bin/echo", path);
+	check_verify_fails(work, dir, "class0 is not the binary that",
+		"a replaced binary is refused (SHA-256)");
+	unlink(path);
+	if (symlink("/bin/true", path) < 0)
+		abort();
+	check_verify_fails(work, dir, "class0 is a symbolic link to a file "
+		"outside", "a symbolic link leading outside is refused");
+	unlink(path);
+	copy_file("/bin/true", in(dir, "real"));
+	if (symlink("real", path) < 0)
+		abort();
+	m = dmd_manifest_verify(dir);
+	CHECK(m, "a symbolic link to the right file inside is accepted");
+	dmd_manifest_free(m);
+	unlink(path);
+	if (mkdir(path, 0777) < 0)
+		abort();
+	check_verify_fails(work, dir, "class0 is not a regular file",
+		"a directory as binary is refused");
+	rmdir(path);
+	check_verify_fails(work, dir, "cannot read", "a missing binary");
+
+	put_file(in(dir, "manifest.yaml"), "distmpmd: 1\njob: j\n"
+		"mesh: {axes: [x], shape: [2]}\nnranks: 2\nclasses:\n"
+		"- {id: 0, source: a.c, binary: class0, ranks: [[0, 1]], "
+		"count: 2}\n");
+	copy_file("/bin/true", path);
+	check_verify_fails(work, dir, "manifest.yaml records no SHA-256 for "
+		"class0", "a manifest without SHA-256 is refused");
+	free(dir);
 }
 
 /* Launching fails cleanly when mpiexec.mpich cannot be started or there
@@ -519,9 +680,9 @@ static void test_launch_errors(const char *work)
 
 	capture_begin(work);
 	r = dmd_launch(empty, 0, 0, NULL);
-	CHECK_SAYS(capture_end(), "appfile: No such file",
-		"a missing appfile says so");
-	CHECK(r == 1, "a missing appfile gives 1");
+	CHECK_SAYS(capture_end(), "noapp/manifest.yaml: No such file",
+		"a directory without a manifest says so");
+	CHECK(r == 1, "a directory without a manifest gives 1");
 	free(empty);
 	free(dir);
 }
@@ -565,6 +726,7 @@ int main(int argc, char **argv)
 	test_round_trip(argv[1]);
 	test_invalid(argv[1]);
 	test_read_errors(argv[1]);
+	test_verify(argv[1]);
 	test_launch_errors(argv[1]);
 	if (argc == 4)
 		test_launch(argv[1], argv[2], argv[3]);

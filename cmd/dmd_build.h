@@ -1,0 +1,58 @@
+/* dmd_build.h: from the compiler's result to a build directory (the
+ * boundary between the compiler core and the command line).
+ *
+ * The core (ir -> partition -> specialize -> emit) produces, for a job,
+ * the text of every file of the build: one C source per rank class and
+ * one header shared by all of them, plus what the manifest says of each
+ * class.  Everything below only writes, compiles and launches that.
+ *
+ * Ownership: the caller owns the struct and everything in it.
+ */
+#ifndef DMD_BUILD_H
+#define DMD_BUILD_H
+
+/* One rank class: its C source and what the manifest says of it. */
+struct dmd_build_class {
+	const char *code;	/* the whole text of classK.c */
+	const char *set;	/* the class as an isl set (for the manifest) */
+	const char *why;	/* one line: why these ranks form a class */
+	long count;		/* number of ranks */
+	int n_ranges;
+	long (*ranges)[2];	/* inclusive, increasing, non-adjacent */
+};
+
+/* Everything a build directory is made of. */
+struct dmd_build_input {
+	const char *job_name;
+	const char *job_path;	/* the job file as given */
+	const char *job_dir;	/* the job file's directory, absolute */
+	int n_axes;
+	char *const *axes;
+	const long *shape;
+	long nranks;
+	/* "common.h": included by every class source (job descriptor,
+	 * tensor table); NULL if the core does not emit one. */
+	const char *common;
+	int n_class;
+	const struct dmd_build_class *cls;
+};
+
+/* Options of a build. */
+struct dmd_build_opts {
+	int jobs;		/* classes compiled at once; <= 0: the cores */
+	int n_cflags;		/* extra compiler flags, one argument each */
+	char *const *cflags;
+	int progress;		/* print a progress line (on a terminal) */
+};
+
+/* Write "in" into build directory "dir" (created if missing): common.h,
+ * classK.c for each class, compile each into classK, then manifest.yaml,
+ * appfile and multiprog.conf.  Every file is written under a temporary
+ * name and renamed, so that concurrent builds of one job into one
+ * directory both succeed and no reader sees a partial file.  The
+ * compiler is run with fork/execvp and an argument vector (no shell).
+ * Returns 0, or 1 after a message on stderr. */
+int dmd_build_dir(const struct dmd_build_input *in, const char *dir,
+	const struct dmd_build_opts *opts);
+
+#endif
