@@ -9,7 +9,7 @@ PKGS := isl yaml-0.1
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CFLAGS += $(WARN) -std=gnu11 $(shell pkg-config --cflags $(PKGS)) -I. -Iir
-LDLIBS += $(shell pkg-config --libs $(PKGS))
+LDLIBS += $(shell pkg-config --libs $(PKGS)) -lm
 # SAN=1: the compiler built with ASan/UBSan (and LeakSanitizer) into
 # obj-san/ and bin-san/, beside the normal build.
 SAN ?=

@@ -59,6 +59,29 @@ __isl_give isl_printer *dmd_emit_expr(__isl_take isl_printer *p,
 	return p;
 }
 
+/* Print "a - b" (in parentheses where C needs them: "b" is a right
+ * operand of '-'), or "0" when the two are the same expression. */
+static __isl_give isl_printer *dmd_emit_diff(__isl_take isl_printer *p,
+	__isl_keep isl_ast_expr *a, __isl_keep isl_ast_expr *b)
+{
+	int paren = 0;
+
+	if (isl_ast_expr_is_equal(a, b) == isl_bool_true)
+		return isl_printer_print_str(p, "0");
+	p = dmd_emit_expr(p, a);
+	p = isl_printer_print_str(p, " - ");
+	if (isl_ast_expr_get_type(b) == isl_ast_expr_op)
+		paren = isl_ast_expr_op_get_type(b) != isl_ast_expr_op_max &&
+			isl_ast_expr_op_get_type(b) != isl_ast_expr_op_min &&
+			isl_ast_expr_op_get_type(b) != isl_ast_expr_op_call &&
+			isl_ast_expr_op_get_type(b) != isl_ast_expr_op_fdiv_q;
+	if (!paren)
+		return dmd_emit_expr(p, b);
+	p = isl_printer_print_str(p, "(");
+	p = isl_printer_print_ast_expr(p, b);
+	return isl_printer_print_str(p, ")");
+}
+
 /* "(const int64_t[]){ e[0], .., e[n-1] }", or NULL for n == 0, each
  * minus the name "base" of dimension d when "base" is not NULL
  * (dmd_emit_use format with one %d: "vo%d"). */
@@ -642,9 +665,7 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 		for (d = 0; d < nd; ++d) {
 			if (d)
 				p = isl_printer_print_str(p, ", ");
-			p = dmd_emit_expr(p, lo[d]);
-			p = isl_printer_print_str(p, " - ");
-			p = dmd_emit_expr(p, blo[d]);
+			p = dmd_emit_diff(p, lo[d], blo[d]);
 		}
 		if (nd)
 			p = isl_printer_print_str(p, " }");
@@ -738,9 +759,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 		for (d = 0; d < nd; ++d) {
 			if (d)
 				p = isl_printer_print_str(p, ", ");
-			p = dmd_emit_expr(p, lo[d]);
-			p = isl_printer_print_str(p, " - ");
-			p = dmd_emit_expr(p, blo[d]);
+			p = dmd_emit_diff(p, lo[d], blo[d]);
 		}
 		if (nd)
 			p = isl_printer_print_str(p, " }");

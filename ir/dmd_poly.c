@@ -732,24 +732,56 @@ static int dmd_poly_rsched(struct dmd_poly_build *b)
 	return p->rsched ? 0 : -1;
 }
 
+/* Among the executors "e" ({ R[r] -> S[i] }) of iterations that no
+ * holder of what they write executes, keep one per iteration: along
+ * each axis in turn, one whose coordinate is that of a holder if there
+ * is one (the choice then follows the output's blocks and each rank's
+ * iterations stay boxes), then the lexicographically first. */
+static __isl_give isl_map *dmd_poly_one_executor(const struct dmd_mesh *mesh,
+	const struct dmd_poly *p, const struct dmd_layout *out,
+	__isl_take isl_map *e)
+{
+	isl_map *ei, *hs;
+	int a;
+
+	ei = isl_map_reverse(e);
+	/* { S[i] -> R[h] : h holds out(i) } */
+	hs = isl_map_apply_range(isl_map_copy(p->acc[0].map),
+		isl_map_reverse(isl_map_copy(out->holds)));
+	for (a = 0; a < mesh->n; ++a) {
+		isl_map *same, *pref;
+		isl_set *dom;
+
+		same = isl_map_universe(isl_space_map_from_set(
+			dmd_mesh_rank_space(mesh)));
+		same = isl_map_equate(same, isl_dim_in, a, isl_dim_out, a);
+		same = isl_map_apply_range(isl_map_copy(hs), same);
+		pref = isl_map_intersect(isl_map_copy(ei), same);
+		dom = isl_map_domain(isl_map_copy(pref));
+		ei = isl_map_union(pref, isl_map_subtract_domain(ei, dom));
+	}
+	isl_map_free(hs);
+	return isl_map_reverse(isl_map_lexmin(ei));
+}
+
 /* Which ranks execute which iterations ("owner computes").  The loops a
- * schedule distributes fix the coordinates along their axes; along every
- * other axis a, the iteration runs on:
- *   - coordinate 0, if the output is partial along a (its partial sums
- *     must count each contribution once);
- *   - otherwise every coordinate of a holder of the element it writes
- *     (jointly over those axes), so that every replica of the output
- *     computes its own elements and nothing has to be sent back:
- *   E = { R[r] -> S[i] : r executes i by the distributed loops and
- *         exists h holding out(i) with h_a = r_a for those axes a } */
+ * schedule distributes fix the coordinates along their axes; along the
+ * output's partial axes that no loop distributes, only coordinate 0
+ * executes (the partial sums must count each contribution once).  Of
+ * the ranks left, those that hold the element an iteration writes all
+ * execute it (every replica of the output computes its own elements:
+ * nothing is sent back); an iteration that no such holder executes runs
+ * on one rank only (dmd_poly_one_executor), whose result is returned:
+ *   E = { R[r] -> S[i] : r may execute i and r holds out(i) }
+ *     + one executor for each other i */
 static int dmd_poly_executors(struct dmd_poly_build *b)
 {
 	struct dmd_poly *p = b->p;
 	const struct dmd_mesh *mesh = b->mesh;
 	struct dmd_layout *out = b->lay[p->out];
-	isl_set *dom;
-	isl_map *e, *h, *same;
-	int *dist, i, a, any = 0;
+	isl_set *dom, *covered;
+	isl_map *e, *hold, *rest;
+	int *dist, i;
 
 	dist = calloc(mesh->n + 1, sizeof(int));
 	if (!dist)
@@ -757,33 +789,21 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	for (i = 0; i < p->n_loops; ++i)
 		if (p->loops[i].kind == DMD_LOOP_SPACE)
 			dist[p->loops[i].axis] = 1;
-	for (i = 0; i < out->n_partial; ++i)
-		if (!dist[out->partial[i]])
-			dist[out->partial[i]] = 2;
 	dom = isl_map_domain(isl_map_copy(p->rsched));
 	e = isl_set_unbind_params_insert_domain(dom,
 		isl_multi_id_copy(mesh->ids));
 	e = isl_map_intersect_domain(e, dmd_mesh_ranks(mesh));
-	/* { R[r] -> R[h] : r_a = h_a for the free axes a } */
-	same = isl_map_universe(isl_space_map_from_set(
-		dmd_mesh_rank_space(mesh)));
-	for (a = 0; a < mesh->n; ++a) {
-		if (dist[a] == 2)
-			e = isl_map_fix_si(e, isl_dim_in, a, 0);
-		if (dist[a])
-			continue;
-		same = isl_map_equate(same, isl_dim_in, a, isl_dim_out, a);
-		any = 1;
-	}
-	if (any) {
-		/* { R[r] -> S[i] : some h with h ~ r holds out(i) } */
-		h = isl_map_apply_range(same, isl_map_copy(out->holds));
-		h = isl_map_apply_range(h, isl_map_reverse(
-			isl_map_copy(p->acc[0].map)));
-		e = isl_map_intersect(e, h);
-	} else
-		isl_map_free(same);
+	for (i = 0; i < out->n_partial; ++i)
+		if (!dist[out->partial[i]])
+			e = isl_map_fix_si(e, isl_dim_in, out->partial[i], 0);
 	free(dist);
+	/* { R[r] -> S[i] : r holds out(i) } */
+	hold = isl_map_apply_range(isl_map_copy(out->holds), isl_map_reverse(
+		isl_map_copy(p->acc[0].map)));
+	hold = isl_map_intersect(isl_map_copy(e), hold);
+	covered = isl_map_range(isl_map_copy(hold));
+	rest = isl_map_subtract_range(e, covered);
+	e = isl_map_union(hold, dmd_poly_one_executor(mesh, p, out, rest));
 	dom = isl_map_bind_domain(e, isl_multi_id_copy(mesh->ids));
 	dom = isl_set_align_params(dom, isl_space_copy(mesh->space));
 	dom = isl_set_intersect_params(dom, isl_set_copy(mesh->set));
