@@ -5,7 +5,8 @@
  * C (MxN) = A (MxK) * B (KxN), float64, row-major, with the job format's
  * "random" values (spec 1.2, seeds 1 and 2) as in the distmpmd jobs.
  * One cold call, then REPS timed calls (clock_gettime(CLOCK_MONOTONIC)
- * around cblas_dgemm only); reports the best and the median.  A few
+ * around cblas_dgemm only); reports the best and the median (REPS may be
+ * 0: then both are the cold call's time).  A few
  * entries of C are checked against a direct dot product.  Prints one JSON
  * line; exit status 0 if the check passed.
  */
@@ -18,6 +19,7 @@
 #include <time.h>
 
 int openblas_get_num_threads(void);
+char *openblas_get_corename(void);
 
 static double rnd(uint64_t seed, uint64_t i)
 {
@@ -49,14 +51,14 @@ int main(int argc, char **argv)
 	}
 	long M = atol(argv[1]), N = atol(argv[2]), K = atol(argv[3]);
 	int reps = atoi(argv[4]);
-	if (M <= 0 || N <= 0 || K <= 0 || reps < 1) {
+	if (M <= 0 || N <= 0 || K <= 0 || reps < 0) {
 		fprintf(stderr, "blas_bench: bad arguments\n");
 		return 2;
 	}
 	double *a = malloc(sizeof(double) * M * K);
 	double *b = malloc(sizeof(double) * K * N);
 	double *c = calloc(M * N, sizeof(double));
-	double *times = malloc(sizeof(double) * reps);
+	double *times = malloc(sizeof(double) * (reps > 0 ? reps : 1));
 	if (!a || !b || !c || !times) {
 		fprintf(stderr, "blas_bench: out of memory\n");
 		return 1;
@@ -77,8 +79,13 @@ int main(int argc, char **argv)
 		else
 			times[r] = t;
 	}
-	qsort(times, reps, sizeof(double), cmp_double);
-	double best = times[0], median = times[reps / 2];
+	double best = cold, median = cold;	/* REPS = 0: the cold call */
+	if (reps > 0) {
+		qsort(times, reps, sizeof(double), cmp_double);
+		best = times[0];
+		median = reps % 2 ? times[reps / 2] :
+			(times[reps / 2 - 1] + times[reps / 2]) / 2;
+	}
 
 	enum { NSAMPLE = 24 };
 	double worst = 0.0, maxerr = 0.0;
@@ -107,11 +114,12 @@ int main(int argc, char **argv)
 	double flop = 2.0 * M * N * K;
 	int ok = worst <= 1.0;
 	printf("{\"M\": %ld, \"N\": %ld, \"K\": %ld, \"threads\": %d, "
+		"\"core\": \"%s\", "
 		"\"reps\": %d, \"time_s\": %.6f, \"time_median_s\": %.6f, "
 		"\"time_cold_s\": %.6f, \"gflops\": %.4f, \"gflops_median\": %.4f, "
 		"\"gflops_cold\": %.4f, \"checked\": %d, \"max_abs_err\": %.3e, "
 		"\"err_over_bound\": %.3e, \"ok\": %s}\n", M, N, K,
-		openblas_get_num_threads(), reps, best, median, cold,
+		openblas_get_num_threads(), openblas_get_corename(), reps, best, median, cold,
 		flop / best / 1e9, flop / median / 1e9, flop / cold / 1e9,
 		NSAMPLE, maxerr, worst, ok ? "true" : "false");
 	free(times);

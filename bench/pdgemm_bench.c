@@ -11,10 +11,11 @@
  * A and B hold the job format's "random" values (spec 1.2, seeds 1 and 2,
  * global row-major linear index), so the problem is the distmpmd jobs'.
  *
- * One untimed warm-up call, then REPS timed calls: each is
+ * One cold call, then REPS timed calls (REPS may be 0: then the cold call
+ * is all there is, and the "best" and "median" are its time): each is
  * barrier; t0 = MPI_Wtime(); pdgemm_; t = MPI_Wtime() - t0; and the time of
- * a call is the maximum of t over the ranks.  The first (cold) call is
- * reported too.  A few entries of C are checked against a direct dot
+ * a call is the maximum of t over the ranks.  The cold call is reported
+ * separately.  A few entries of C are checked against a direct dot
  * product of the generated values.
  *
  * Prints one JSON line on rank 0's stdout.  Exit status 0 if the check
@@ -94,7 +95,7 @@ int main(int argc, char **argv)
 	int reps = atoi(argv[7]);
 
 	Cblacs_pinfo(&me, &np);
-	if (np != P * Q || M <= 0 || N <= 0 || K <= 0 || NB <= 0 || reps < 1) {
+	if (np != P * Q || M <= 0 || N <= 0 || K <= 0 || NB <= 0 || reps < 0) {
 		if (me == 0)
 			fprintf(stderr, "pdgemm_bench: need %d ranks (have %d) and "
 				"positive sizes\n", P * Q, np);
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 	fill(b, bk, bn, ldb, N, 2, NB, myrow, nprow, mycol, npcol);
 
 	double alpha = 1.0, beta = 0.0, cold = 0.0;
-	double *times = malloc(sizeof(double) * reps);
+	double *times = malloc(sizeof(double) * (reps > 0 ? reps : 1));
 	for (int r = -1; r < reps; ++r) {
 		double t, tmax;
 		MPI_Barrier(MPI_COMM_WORLD);
@@ -149,8 +150,13 @@ int main(int argc, char **argv)
 		else
 			times[r] = tmax;
 	}
-	qsort(times, reps, sizeof(double), cmp_double);
-	double best = times[0], median = times[reps / 2];
+	double best = cold, median = cold;	/* REPS = 0: the cold call */
+	if (reps > 0) {
+		qsort(times, reps, sizeof(double), cmp_double);
+		best = times[0];
+		median = reps % 2 ? times[reps / 2] :
+			(times[reps / 2 - 1] + times[reps / 2]) / 2;
+	}
 
 	/* Check sampled entries (the four corners and some pseudo-random ones)
 	 * on their owners against a direct dot product of the generated
@@ -199,7 +205,7 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		double flop = 2.0 * M * N * K;
 		ok = gworst <= 1.0 && gchecked == NSAMPLE;
-		printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"nb\": %d, \"grid\": "
+		printf("{\"M\": %d, \"N\": %d, \"K\": %d, \"nb\": %d, \"blacs_grid\": "
 			"[%d, %d], \"reps\": %d, \"time_s\": %.6f, "
 			"\"time_median_s\": %.6f, \"time_cold_s\": %.6f, "
 			"\"gflops\": %.4f, \"gflops_median\": %.4f, "
