@@ -147,12 +147,13 @@ int dmd_launch_cancelled(void)
 
 /* In the child after fork: a process group of its own, the signal mask
  * of before the fork and the dispositions of before dmd_launch_catch,
- * SIGTERM if distmpmd dies (even of SIGKILL), the
- * directory "wdir", then "argv" with "envp".  If anything fails, errno
- * goes to the parent through "fd" (closed on a successful exec).  Only
- * async-signal-safe calls. */
+ * SIGTERM if distmpmd dies (even of SIGKILL), standard output on
+ * "out_fd" (if >= 0), the directory "wdir", then "argv" with "envp".
+ * If anything fails, errno goes to the parent through "fd" (closed on a
+ * successful exec).  Only async-signal-safe calls. */
 static void dmd_launch_child(char *const *argv, char *const *envp,
-	const char *wdir, int fd, const sigset_t *mask, pid_t parent)
+	const char *wdir, int out_fd, int fd, const sigset_t *mask,
+	pid_t parent)
 {
 	struct sigaction sa;
 	int i, err;
@@ -171,7 +172,8 @@ static void dmd_launch_child(char *const *argv, char *const *envp,
 		sigaction(dmd_launch_cancel_sigs[i], &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (!wdir || chdir(wdir) == 0)
+	if ((out_fd < 0 || out_fd == 1 || dup2(out_fd, 1) == 1) &&
+	    (!wdir || chdir(wdir) == 0))
 		execvpe(argv[0], argv, envp ? envp : environ);
 	err = errno;
 	if (write(fd, &err, sizeof(err)) < 0)
@@ -182,6 +184,13 @@ static void dmd_launch_child(char *const *argv, char *const *envp,
 /* Start "argv" (see the header). */
 pid_t dmd_launch_start(char *const *argv, char *const *envp,
 	const char *wdir)
+{
+	return dmd_launch_start_out(argv, envp, wdir, -1);
+}
+
+/* Start "argv" with its standard output on "out_fd" (see the header). */
+pid_t dmd_launch_start_out(char *const *argv, char *const *envp,
+	const char *wdir, int out_fd)
 {
 	sigset_t block, old;
 	int pipefd[2] = { -1, -1 };
@@ -207,7 +216,8 @@ pid_t dmd_launch_start(char *const *argv, char *const *envp,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		dmd_launch_child(argv, envp, wdir, pipefd[1], &old, parent);
+		dmd_launch_child(argv, envp, wdir, out_fd, pipefd[1], &old,
+			parent);
 	if (pid > 0) {
 		setpgid(pid, pid);
 		dmd_launch_groups[slot] = pid;

@@ -33,6 +33,10 @@ int dmd_launch_cancelled(void);
  * could not be executed). */
 pid_t dmd_launch_start(char *const *argv, char *const *envp,
 	const char *wdir);
+/* The same, with the standard output of the process on the file
+ * descriptor "out_fd" (-1: ours). */
+pid_t dmd_launch_start_out(char *const *argv, char *const *envp,
+	const char *wdir, int out_fd);
 /* Wait for one of the processes started by dmd_launch_start to end;
  * return its pid and its wait status in *status, or -1 if there are none
  * left (or waiting failed, with a message).  Before it is reaped, what
