@@ -1,11 +1,14 @@
 /* distmpmd: the command line (spec section 2).
  *
  *   distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...
- *   distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]
- *	[--cflag FLAG]... [-- MPIEXEC_ARGS]
- *   distmpmd classes JOB
- *   distmpmd emit JOB --rank R | --class K
+ *   distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
+ *	[-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
+ *   distmpmd classes JOB [--svg FILE]
+ *   distmpmd emit JOB --rank R | --class K | --common
  *   distmpmd check JOB
+ *   distmpmd diff JOB RANK_A RANK_B
+ *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
+ *	[--no-run] [--work DIR]
  *
  * Exit status: 0 success; 1 a run or build that failed; 2 a bad job file
  * or bad arguments.
@@ -34,7 +37,11 @@
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
 #include "cmd/dmd_build.h"
+#include "cmd/dmd_diff.h"
+#include "cmd/dmd_svg.h"
+#include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
+#include "manifests/dmd_trace.h"
 
 static const char *usage_main =
 "usage: distmpmd COMMAND [ARGS]\n"
@@ -46,12 +53,15 @@ static const char *usage_main =
 "                                emit, compile, write DIR/manifest.yaml,\n"
 "                                DIR/appfile and DIR/multiprog.conf\n"
 "                                (default DIR: build/<name>)\n"
-"  run JOB_OR_DIR [--stats] [--dry-run] [-- MPIEXEC_ARGS]\n"
+"  run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-- MPIEXEC_ARGS]\n"
 "                                build if given a job, then run with\n"
 "                                mpiexec.mpich -configfile DIR/appfile\n"
-"  classes JOB                   the rank classes, why, and a map of the mesh\n"
+"  classes JOB [--svg FILE]      the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
+"  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
+"  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
+"                                values; one CSV row per point\n"
 "\n"
 "'distmpmd COMMAND --help' describes one command; 'man distmpmd' all.\n"
 "Exit status: 0 success, 1 a failed build or run, 2 a bad job or bad "
@@ -73,8 +83,8 @@ static const char *usage_build =
 "                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
 
 static const char *usage_run =
-"usage: distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]\n"
-"                    [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
+"                    [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
@@ -85,16 +95,23 @@ static const char *usage_run =
 "\n"
 "  --stats      rank 0 prints one JSON line: ranks, classes, time_s,\n"
 "               gflops, bytes_moved_total, bytes_recv_max, messages\n"
+"  --trace FILE write a timeline of the run to FILE (Chrome trace-event\n"
+"               JSON: one track per rank with compute, transfers and\n"
+"               waits; open it in Perfetto) and draw it as SVG beside it\n"
+"               (FILE with the extension .svg)\n"
 "  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
 "               ranks on its command line, with the appfile, and srun\n"
 "               --multi-prog) instead of running it\n"
 "  -o, -j, --cflag    as for build\n";
 
 static const char *usage_classes =
-"usage: distmpmd classes JOB\n"
+"usage: distmpmd classes JOB [--svg FILE]\n"
 "\n"
 "List the rank classes of JOB: their ranks (as ranges and as an isl set),\n"
-"what distinguishes each, and a picture of the mesh by class.\n";
+"what distinguishes each, and a picture of the mesh by class.\n"
+"\n"
+"  --svg FILE   also draw the mesh coloured by class into FILE (SVG), with\n"
+"               a legend; each class's 'why' is its tooltip\n";
 
 static const char *usage_emit =
 "usage: distmpmd emit JOB --rank R\n"
@@ -103,6 +120,36 @@ static const char *usage_emit =
 "\n"
 "Print the C that rank R runs (common.h, then its class's file), the\n"
 "file of class K, or common.h (what every class program includes).\n";
+
+static const char *usage_diff =
+"usage: distmpmd diff JOB RANK_A RANK_B\n"
+"\n"
+"Print the unified diff (3 lines of context) of the C that rank RANK_A\n"
+"runs and the C that rank RANK_B runs (their class files), or\n"
+"'same class K' when both run class K.  Exit status 0 either way.\n";
+
+static const char *usage_sweep =
+"usage: distmpmd sweep JOB --set KEY=LIST [--set KEY=LIST]... [-o CSV]\n"
+"                      [--svg FILE] [--ref[=PATH]] [--no-run] [--work DIR]\n"
+"\n"
+"Build and run JOB (with --stats) at every point of the product of the\n"
+"lists, one after another, and write one CSV row per point: the values,\n"
+"ranks, classes, bytes_moved_total, messages, time_s, gflops, max_rel_err.\n"
+"\n"
+"  --set KEY=LIST  KEY: a field of the job, as mesh.shape, mesh.shape[1],\n"
+"                  tensors.A.shape, tensors.A.shape[0]; KEY,KEY,... sets\n"
+"                  several fields to each value.  LIST: values separated by\n"
+"                  ',' or ';': integers, ranges START:STOP[:STEP] (STOP\n"
+"                  included), or lists for a list field:\n"
+"                  mesh.shape=[2,2];[2,3]\n"
+"  -o, --output CSV  the CSV file (default: standard output)\n"
+"  --svg FILE      plot classes and bytes moved against the first KEY\n"
+"  --ref[=PATH]    write the inputs and check the outputs of every point\n"
+"                  with the reference (dmd_ref.py; found beside distmpmd\n"
+"                  unless PATH is given): max_rel_err\n"
+"  --no-run        only analyse: ranks and classes per point\n"
+"  --work DIR      where the points' jobs and builds go, DIR/point-N\n"
+"                  (default: build/<name>-sweep)\n";
 
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
@@ -554,15 +601,66 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* distmpmd run JOB_OR_DIR [--stats] [--dry-run] [-o DIR] [-j N]
- * [--cflag FLAG]... [-- MPIEXEC_ARGS] */
+/* The files of "run --trace FILE": the JSON as an absolute path (the
+ * ranks run in the build directory) and the SVG beside it.  With the
+ * file's extension replaced by .svg, or .svg appended when it has none. */
+struct trace_files {
+	char *json;		/* owned */
+	char *svg;		/* owned */
+};
+
+/* Fill "t" for "--trace FILE" and check that both files can be
+ * written, before anything is built or run.  Returns 0, or the exit
+ * status after a message (2: FILE names the SVG itself; 1: a file that
+ * cannot be written, with the system's reason). */
+static int trace_files(struct args *a, const char *file,
+	struct trace_files *t)
+{
+	const char *base = strrchr(file, '/'), *dot;
+	char *cwd = NULL;
+	size_t stem;
+
+	base = base ? base + 1 : file;
+	dot = strrchr(base, '.');
+	stem = dot && dot > base ? (size_t) (dot - file) : strlen(file);
+	if (!*base)
+		return arg_error(a, "--trace '%s' names a directory", file);
+	if (asprintf(&t->svg, "%.*s.svg", (int) stem, file) < 0) {
+		t->svg = NULL;
+		goto nomem;
+	}
+	if (!strcmp(t->svg, file))
+		return arg_error(a, "--trace '%s': the SVG timeline is "
+			"written beside the trace, as FILE.svg; give the "
+			"trace another extension (.json)", file);
+	if (file[0] == '/')
+		t->json = strdup(file);
+	else if ((cwd = getcwd(NULL, 0)) && asprintf(&t->json, "%s/%s", cwd,
+			file) < 0)
+		t->json = NULL;
+	free(cwd);
+	if (!t->json)
+		goto nomem;
+	if (dmd_svg_probe(file) < 0 || dmd_svg_probe(t->svg) < 0)
+		return 1;
+	return 0;
+nomem:
+	fprintf(stderr, "distmpmd: out of memory\n");
+	return 1;
+}
+
+/* distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
+ * [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
+ * With --trace, "-genv DMD_TRACE <absolute FILE>" goes before the
+ * MPIEXEC_ARGS, and after a successful run the trace is drawn. */
 static int cmd_run(int argc, char **argv)
 {
 	struct args a = { "run", usage_run, argc, argv, 0, NULL };
 	struct build_args b;
-	const char *target = NULL, *out = NULL;
-	int stats = 0, dry_run = 0, n_extra = 0, r = 0;
-	char **extra = NULL, *dir = NULL;
+	struct trace_files t = { NULL, NULL };
+	const char *target = NULL, *out = NULL, *trace = NULL;
+	int stats = 0, dry_run = 0, n_extra = 0, r = 0, i;
+	char **extra = NULL, *dir = NULL, **args = NULL;
 
 	memset(&b, 0, sizeof(b));
 	for (a.i = 0; a.i < argc && !r; ++a.i) {
@@ -583,6 +681,14 @@ static int cmd_run(int argc, char **argv)
 			dry_run = 1;
 			continue;
 		}
+		r = arg_value(&a, NULL, "--trace");
+		if (r == 1) {
+			trace = a.value;
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
 		r = arg_value(&a, "-o", "--output");
 		if (r == 1) {
 			out = a.value;
@@ -602,8 +708,30 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!r && !target)
 		r = arg_error(&a, "no job file or build directory given", NULL);
+	if (!r && trace && dry_run)
+		r = arg_error(&a, "--trace needs a run: it cannot go with "
+			"--dry-run", NULL);
+	if (!r && trace)
+		r = trace_files(&a, trace, &t);
 	if (r)
 		goto done;
+	if (trace) {
+		/* -genv DMD_TRACE FILE, then the user's MPIEXEC_ARGS */
+		args = malloc((n_extra + 4) * sizeof(*args));
+		if (!args) {
+			fprintf(stderr, "distmpmd: out of memory\n");
+			r = 1;
+			goto done;
+		}
+		args[0] = "-genv";
+		args[1] = "DMD_TRACE";
+		args[2] = t.json;
+		for (i = 0; i < n_extra; ++i)
+			args[3 + i] = extra[i];
+		args[3 + n_extra] = NULL;
+		extra = args;
+		n_extra += 3;
+	}
 	if (is_dir(target)) {
 		if (b.given) {
 			r = arg_error(&a, "-o, -j and --cflag apply to a job "
@@ -626,7 +754,12 @@ static int cmd_run(int argc, char **argv)
 		r = dmd_launch_dry_run(dir, stats, n_extra, extra, stdout);
 	else
 		r = dmd_launch(dir, stats, n_extra, extra);
+	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
+		r = 1;
 done:
+	free(args);
+	free(t.json);
+	free(t.svg);
 	free(dir);
 	free(b.cflags);
 	return r;
@@ -713,17 +846,34 @@ static void draw_mesh(const struct dmd_build_input *in)
 	free(cls);
 }
 
-/* distmpmd classes JOB */
+/* distmpmd classes JOB [--svg FILE] */
 static int cmd_classes(int argc, char **argv)
 {
 	struct args a = { "classes", usage_classes, argc, argv, 0, NULL };
 	struct session s;
-	const char *job;
-	int r, i, j;
+	const char *job = NULL, *svg = NULL;
+	int r = 0, i, j;
 
-	r = job_only(&a, &job);
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_help(&a)) {
+			fputs(usage_classes, stdout);
+			return 0;
+		}
+		r = arg_value(&a, NULL, "--svg");
+		if (r == 1) {
+			svg = a.value;
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_positional(&a, &job);
+	}
+	if (!r && !job)
+		r = arg_error(&a, "no job file given", NULL);
 	if (r)
-		return r < 0 ? 0 : r;
+		return r;
+	if (svg && dmd_svg_probe(svg) < 0)
+		return 1;
 	r = analyse(&s, job, 1);
 	if (!r) {
 		const struct dmd_build_input *in = &s.in;
@@ -747,6 +897,8 @@ static int cmd_classes(int argc, char **argv)
 		}
 		printf("\n");
 		draw_mesh(in);
+		if (svg)
+			r = dmd_svg_classes(in, svg);
 	}
 	session_free(&s);
 	return r;
@@ -835,6 +987,187 @@ static int cmd_emit(int argc, char **argv)
 	return r;
 }
 
+/* The class of rank "rank" in "in", or -1. */
+static int class_of(const struct dmd_build_input *in, long rank)
+{
+	int i, j;
+
+	for (i = 0; i < in->n_class; ++i)
+		for (j = 0; j < in->cls[i].n_ranges; ++j)
+			if (in->cls[i].ranges[j][0] <= rank &&
+			    rank <= in->cls[i].ranges[j][1])
+				return i;
+	return -1;
+}
+
+/* distmpmd diff JOB RANK_A RANK_B: the unified diff of the class files
+ * of the two ranks, or "same class K".  A rank that is not a number is a
+ * bad argument; one outside the mesh is reported as by emit --rank. */
+static int cmd_diff(int argc, char **argv)
+{
+	struct args a = { "diff", usage_diff, argc, argv, 0, NULL };
+	struct session s;
+	const char *pos[3] = { NULL, NULL, NULL };
+	char *label[2] = { NULL, NULL };
+	long rank[2];
+	int cls[2], r = 0, n = 0, k;
+
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		const char *arg = argv[a.i];
+
+		if (arg_help(&a)) {
+			fputs(usage_diff, stdout);
+			return 0;
+		}
+		if (n == 3 || (arg[0] == '-' && !(n > 0 && arg[1] >= '0' &&
+				arg[1] <= '9')))
+			r = arg_positional(&a, &pos[2]);
+		else
+			pos[n++] = arg;
+	}
+	if (!r && n < 3)
+		r = arg_error(&a, n == 0 ? "no job file given" :
+			"two ranks are needed: JOB RANK_A RANK_B", NULL);
+	for (k = 0; !r && k < 2; ++k)
+		if (parse_index(pos[1 + k], &rank[k]) < 0)
+			r = arg_error(&a, "'%s' is not a rank number",
+				pos[1 + k]);
+	if (r)
+		return r;
+	r = analyse(&s, pos[0], 1);
+	for (k = 0; !r && k < 2; ++k) {
+		if (rank[k] >= s.in.nranks) {
+			fprintf(stderr, "distmpmd: rank %s is not in the mesh "
+				"(%ld rank%s)\n", pos[1 + k], s.in.nranks,
+				s.in.nranks == 1 ? "" : "s");
+			r = 2;
+		} else
+			cls[k] = class_of(&s.in, rank[k]);
+	}
+	if (!r && cls[0] == cls[1]) {
+		printf("same class %d\n", cls[0]);
+	} else if (!r) {
+		if (asprintf(&label[0], "rank %ld (class%d.c)", rank[0],
+				cls[0]) < 0 ||
+		    asprintf(&label[1], "rank %ld (class%d.c)", rank[1],
+				cls[1]) < 0) {
+			label[0] = label[1] = NULL;
+			r = 1;
+		} else if (dmd_diff_unified(stdout, s.in.cls[cls[0]].code,
+				s.in.cls[cls[1]].code, label[0], label[1],
+				3) < 0) {
+			r = 1;
+		}
+		if (!label[0] || !label[1])
+			fprintf(stderr, "distmpmd: out of memory\n");
+	}
+	free(label[0]);
+	free(label[1]);
+	session_free(&s);
+	return r;
+}
+
+/* The analysis that sweep needs of a job (see dmd_sweep_analyse). */
+static int sweep_analyse(const char *job, int classes, long *ranks,
+	int *n_class)
+{
+	struct session s;
+	int r;
+
+	r = analyse(&s, job, classes);
+	if (!r) {
+		*ranks = s.in.nranks;
+		*n_class = s.in.n_class;
+	}
+	session_free(&s);
+	return r;
+}
+
+/* distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE]
+ * [--ref[=PATH]] [--no-run] [--work DIR] */
+static int cmd_sweep(int argc, char **argv)
+{
+	struct args a = { "sweep", usage_sweep, argc, argv, 0, NULL };
+	struct dmd_sweep_opts o;
+	char **set = NULL;
+	int r = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.analyse = &sweep_analyse;
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_help(&a)) {
+			fputs(usage_sweep, stdout);
+			goto done;
+		}
+		if (arg_flag(&a, "--no-run")) {
+			o.no_run = 1;
+			continue;
+		}
+		if (arg_flag(&a, "--ref") || !strncmp(argv[a.i], "--ref=", 6)) {
+			o.ref = 1;
+			o.ref_path = argv[a.i][5] ? argv[a.i] + 6 : NULL;
+			continue;
+		}
+		r = arg_value(&a, NULL, "--set");
+		if (r == 1) {
+			char **more = realloc(set, (o.n_set + 1) *
+				sizeof(*more));
+
+			if (!more) {
+				fprintf(stderr, "distmpmd: out of memory\n");
+				r = 1;
+				break;
+			}
+			set = more;
+			set[o.n_set++] = (char *) a.value;
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_value(&a, "-o", "--output");
+		if (r == 1) {
+			o.csv = a.value;
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_value(&a, NULL, "--svg");
+		if (r == 1) {
+			o.svg = a.value;
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_value(&a, NULL, "--work");
+		if (r == 1) {
+			o.work = a.value;
+			r = 0;
+			continue;
+		}
+		if (!r)
+			r = arg_positional(&a, &o.job);
+	}
+	if (!r && !o.job)
+		r = arg_error(&a, "no job file given", NULL);
+	if (!r && o.n_set == 0)
+		r = arg_error(&a, "nothing to sweep: give --set KEY=LIST",
+			NULL);
+	if (!r && o.ref_path && !*o.ref_path)
+		r = arg_error(&a, "--ref= needs a path", NULL);
+	if (!r && o.no_run && o.ref)
+		r = arg_error(&a, "--ref checks the outputs of the runs: it "
+			"cannot go with --no-run", NULL);
+	if (!r && o.svg && dmd_svg_probe(o.svg) < 0)
+		r = 1;
+	if (r)
+		goto done;
+	o.set = set;
+	r = dmd_sweep(&o);
+done:
+	free(set);
+	return r;
+}
+
 /* distmpmd check JOB: a summary of the loops and transfers. */
 static int cmd_check(int argc, char **argv)
 {
@@ -882,6 +1215,10 @@ int main(int argc, char **argv)
 		return cmd_emit(argc - 2, argv + 2);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 2, argv + 2);
+	if (!strcmp(cmd, "diff"))
+		return cmd_diff(argc - 2, argv + 2);
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(argc - 2, argv + 2);
 	shown = show(cmd);
 	fprintf(stderr, "distmpmd: unknown command '%s'\n\n",
 		shown ? shown : "?");
