@@ -781,7 +781,8 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	struct dmd_layout *out = b->lay[p->out];
 	isl_set *dom, *covered;
 	isl_map *e, *hold, *rest;
-	int *dist, i;
+	isl_bool single;
+	int *dist, i, fixed = 0;
 
 	dist = calloc(mesh->n + 1, sizeof(int));
 	if (!dist)
@@ -794,9 +795,25 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 		isl_multi_id_copy(mesh->ids));
 	e = isl_map_intersect_domain(e, dmd_mesh_ranks(mesh));
 	for (i = 0; i < out->n_partial; ++i)
-		if (!dist[out->partial[i]])
+		if (!dist[out->partial[i]]) {
 			e = isl_map_fix_si(e, isl_dim_in, out->partial[i], 0);
+			fixed = 1;
+		}
 	free(dist);
+	/* one executor per iteration already (every axis distributed) */
+	hold = isl_map_reverse(isl_map_copy(e));
+	single = isl_map_is_single_valued(hold);
+	isl_map_free(hold);
+	if (single < 0) {
+		isl_map_free(e);
+		return -1;
+	}
+	if (single && !fixed) {
+		isl_map_free(e);
+		return 0;
+	}
+	if (single)
+		goto done;
 	/* { R[r] -> S[i] : r holds out(i) } */
 	hold = isl_map_apply_range(isl_map_copy(out->holds), isl_map_reverse(
 		isl_map_copy(p->acc[0].map)));
@@ -804,6 +821,7 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	covered = isl_map_range(isl_map_copy(hold));
 	rest = isl_map_subtract_range(e, covered);
 	e = isl_map_union(hold, dmd_poly_one_executor(mesh, p, out, rest));
+done:
 	dom = isl_map_bind_domain(e, isl_multi_id_copy(mesh->ids));
 	dom = isl_set_align_params(dom, isl_space_copy(mesh->space));
 	dom = isl_set_intersect_params(dom, isl_set_copy(mesh->set));

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
       }
       dmd_isend(rt, q1, (const int64_t[]){ 1, 2 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
           (const int64_t[]){ 0 - lo0_B, 34 - lo1_B }, (const int64_t[]){ 26, 16 });
-      dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0 - 0, 34 - 34 },
+      dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
           buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 34 - lo1_B }, (const int64_t[]){ 26, 16 });
       for (int64_t i_ko = 0; i_ko <= 2; i_ko += 1) {
         {
@@ -101,11 +101,11 @@ int main(int argc, char **argv)
               dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero, (const int64_t[]){ 31, i_ko == 1 ? 25 : 26 });
           }
           dmd_irecv(rt, q1, (const int64_t[]){ 1, 2 }, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
-              (const int64_t[]){ (i_ko == 0 ? 39 : 52) - 26 * i_ko + 26, 34 - 34 }, (const int64_t[]){ i_ko == 0 ? 13 : 25, 16 });
+              (const int64_t[]){ (i_ko == 0 ? 39 : 52) - (26 * i_ko + 26), 0 }, (const int64_t[]){ i_ko == 0 ? 13 : 25, 16 });
           if (i_ko == 0) {
             dmd_isend(rt, q1, (const int64_t[]){ 1, 2 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
                 (const int64_t[]){ 26 - lo0_B, 34 - lo1_B }, (const int64_t[]){ 13, 16 });
-            dmd_copy(rt, r1b_B, 2, rx1_B, (const int64_t[]){ 26 - 26, 34 - 34 },
+            dmd_copy(rt, r1b_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
                 buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 26 - lo0_B, 34 - lo1_B }, (const int64_t[]){ 13, 16 });
           }
         }

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
           dmd_ibcast(rt, q0, 1, root, r0a_A, 2, rx0_A, dmd_zero, (const int64_t[]){ 30, 26 });
       }
       dmd_irecv(rt, q1, (const int64_t[]){ 0, 2 }, r1a_B, 2, rx1_B,
-          (const int64_t[]){ 0 - 0, 34 - 34 }, (const int64_t[]){ 26, 16 });
+          (const int64_t[]){ 0, 0 }, (const int64_t[]){ 26, 16 });
       for (int64_t i_ko = 0; i_ko <= 2; i_ko += 1) {
         {
           dmd_wait(rt, q0);
@@ -100,10 +100,10 @@ int main(int argc, char **argv)
           }
           if (i_ko == 0)
             dmd_irecv(rt, q1, (const int64_t[]){ 0, 2 }, r1b_B, 2, rx1_B,
-                (const int64_t[]){ 26 - 26, 34 - 34 }, (const int64_t[]){ 13, 16 });
+                (const int64_t[]){ 0, 0 }, (const int64_t[]){ 13, 16 });
           dmd_isend(rt, q1, (const int64_t[]){ 0, 2 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
               (const int64_t[]){ (i_ko == 0 ? 39 : 52) - lo0_B, 34 - lo1_B }, (const int64_t[]){ i_ko == 0 ? 13 : 25, 16 });
-          dmd_copy(rt, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ (i_ko == 0 ? 39 : 52) - 26 * i_ko + 26, 34 - 34 },
+          dmd_copy(rt, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ (i_ko == 0 ? 39 : 52) - (26 * i_ko + 26), 0 },
               buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (i_ko == 0 ? 39 : 52) - lo0_B, 34 - lo1_B }, (const int64_t[]){ i_ko == 0 ? 13 : 25, 16 });
         }
         dmd_gemm(rt, 0, 0, 30, 16, i_ko == 2 ? 25 : 26,

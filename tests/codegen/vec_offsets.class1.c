@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     const int64_t vo0_B = ho0_B;
     {
       dmd_irecv(rt, q0, (const int64_t[]){ 2 }, r0_A, 1, rx0_A,
-          (const int64_t[]){ 8 - 8 }, (const int64_t[]){ 8 });
+          (const int64_t[]){ 0 }, (const int64_t[]){ 8 });
       dmd_isend(rt, q0, (const int64_t[]){ 0 }, buf_A, 1, (const int64_t[]){ ext0_A },
           (const int64_t[]){ 5 - lo0_A }, (const int64_t[]){ 1 });
       dmd_irecv(rt, q1, (const int64_t[]){ 2 }, buf_B, 1, (const int64_t[]){ hx0_B },
