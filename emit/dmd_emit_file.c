@@ -266,44 +266,71 @@ static int dmd_file_cmp(const void *a, const void *b)
 		x->ranges[0][0] > y->ranges[0][0];
 }
 
-/* Emit the program of every cell of "cells", merge the cells with
- * identical code into classes, number them by their first rank, and
- * give each its explanation and file. */
-__isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
-	const struct dmd_facts *facts, const struct dmd_cells *cells)
+/* The body of the program of every cell of "cells" (specialize, then
+ * print), as a new array of cells->n strings. */
+char **dmd_emit_cells(const struct dmd_plan *plan,
+	const struct dmd_cells *cells)
+{
+	char **body;
+	int i;
+
+	body = calloc(cells->n + 1, sizeof(*body));
+	if (!body)
+		return NULL;
+	for (i = 0; i < cells->n; ++i) {
+		struct dmd_spec *spec = dmd_spec_cell(plan,
+			cells->cell[i].set);
+
+		body[i] = spec ? dmd_emit_body(spec) : NULL;
+		dmd_spec_free(spec);
+		if (!body[i])
+			return dmd_emit_bodies_free(body, cells->n);
+	}
+	return body;
+}
+
+/* Release the "n" bodies "body"; returns NULL. */
+char **dmd_emit_bodies_free(char **body, int n)
+{
+	int i;
+
+	for (i = 0; body && i < n; ++i)
+		free(body[i]);
+	free(body);
+	return NULL;
+}
+
+/* Merge the cells of "cells" whose printed bodies "body" are identical
+ * into classes (a class is the union of its cells' sets), number them by
+ * their first rank, explain each with "facts", and wrap its body in its
+ * file.  Takes the bodies. */
+__isl_give struct dmd_classes *dmd_emit_merge(const struct dmd_plan *plan,
+	const struct dmd_facts *facts, const struct dmd_cells *cells,
+	char **body)
 {
 	const struct dmd_model *m = plan->m;
 	struct dmd_classes *res;
-	char **body;
 	int i, j;
 
 	res = calloc(1, sizeof(*res));
-	body = calloc(cells->n + 1, sizeof(*body));
 	if (!res || !body)
 		goto error;
 	res->cls = calloc(cells->n + 1, sizeof(*res->cls));
 	if (!res->cls)
 		goto error;
 	for (i = 0; i < cells->n; ++i) {
-		struct dmd_spec *spec = dmd_spec_cell(plan,
-			cells->cell[i].set);
-		char *b = spec ? dmd_emit_body(spec) : NULL;
-
-		dmd_spec_free(spec);
-		if (!b)
-			goto error;
 		for (j = 0; j < res->n; ++j)
-			if (!strcmp(b, body[j]))
+			if (!strcmp(body[i], res->cls[j].code))
 				break;
 		if (j < res->n) {
 			res->cls[j].set = isl_set_coalesce(isl_set_union(
 				res->cls[j].set,
 				isl_set_copy(cells->cell[i].set)));
-			free(b);
 			continue;
 		}
 		res->cls[res->n].set = isl_set_copy(cells->cell[i].set);
-		body[res->n++] = b;
+		res->cls[res->n++].code = body[i];
+		body[i] = NULL;
 	}
 	for (j = 0; j < res->n; ++j) {
 		struct dmd_class *c = &res->cls[j];
@@ -313,8 +340,6 @@ __isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
 			&c->count);
 		if (c->n_ranges < 1)
 			goto error;
-		c->code = body[j];
-		body[j] = NULL;
 		d = dmd_mesh_display(m->mesh, m->job, isl_set_copy(c->set));
 		c->set_text = isl_set_to_str(d);
 		isl_set_free(d);
@@ -335,13 +360,19 @@ __isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
 	res->common = dmd_file_common(plan, res->n);
 	if (!res->common)
 		goto error;
-	free(body);
+	dmd_emit_bodies_free(body, cells->n);
 	return res;
 error:
-	for (i = 0; body && i < cells->n; ++i)
-		free(body[i]);
-	free(body);
+	dmd_emit_bodies_free(body, cells->n);
 	return dmd_emit_classes_free(res);
+}
+
+/* Emit every cell and merge them (dmd_emit_cells, then dmd_emit_merge). */
+__isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
+	const struct dmd_facts *facts, const struct dmd_cells *cells)
+{
+	return dmd_emit_merge(plan, facts, cells,
+		dmd_emit_cells(plan, cells));
 }
 
 /* Release "c"; returns NULL. */

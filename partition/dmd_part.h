@@ -161,6 +161,16 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	const struct dmd_xfer *x, __isl_keep isl_set *written);
 __isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p);
 
+/* partition/dmd_part_verify.c: proofs that the transfers match up. */
+struct dmd_proofs {
+	int n;
+	char **line;			/* "proved: transfer X0 (...): ..." */
+	int failed;			/* some proof failed */
+};
+
+int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep);
+void dmd_part_proofs_clear(struct dmd_proofs *rep);
+
 /* Rank classes. */
 
 /* A fact the emitted code depends on: a set of ranks; "pa" the quantity

@@ -19,6 +19,7 @@
 #include <isl/aff.h>
 
 #include "ir/dmd_model.h"
+#include "ir/dmd_isl.h"
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
 
@@ -1160,6 +1161,72 @@ static void test_classes(void)
 }
 
 /* Run every test on the repository ROOT; exit 1 if a check failed. */
+/* Verify the transfers of "rel" and expect "want" proofs, none failed
+ * (or, with "fail", that the proofs fail). */
+static void proofs_are(struct sess *s, const char *rel, int want, int fail)
+{
+	struct dmd_proofs rep = { 0 };
+	int r = dmd_part_verify(s->plan, &rep);
+
+	check(r == 0 && rep.n == want && rep.failed == fail,
+		"%s: %d proofs, %s (got %d, r %d, failed %d)", rel, want,
+		fail ? "one fails" : "all hold", rep.n, r, rep.failed);
+	if (rep.n)
+		printf("  %s\n", rep.line[rep.n - 1]);
+	dmd_part_proofs_clear(&rep);
+}
+
+/* The proofs of transfers: they hold for the plans of several jobs, and
+ * fail when a plan is corrupted (a send's extent one larger, a
+ * broadcast's root depending on the coordinate along its axis, a shift's
+ * received extent changed on one rank). */
+static void test_proofs(void)
+{
+	struct sess s;
+	isl_pw_aff *pa;
+
+	if (sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 0)) {
+		proofs_are(&s, "stencil3", 1, 0);
+		pa = s.plan->xfer[0]->p2p->send.ext[0];
+		s.plan->xfer[0]->p2p->send.ext[0] = dmd_isl_add(pa, 1);
+		proofs_are(&s, "stencil3 with a send one element too long", 1,
+			1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/summa_2x2.yaml", 0)) {
+		proofs_are(&s, "summa_2x2", 2, 0);
+		pa = s.plan->xfer[0]->root;
+		s.plan->xfer[0]->root = isl_pw_aff_add(pa,
+			isl_pw_aff_param_on_domain_id(isl_pw_aff_domain(
+			isl_pw_aff_copy(pa)), isl_id_alloc(s.ctx, "c_y",
+			NULL)));
+		proofs_are(&s, "summa_2x2 with a root along its axis", 2, 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/pumma_2x2.yaml", 0)) {
+		isl_pw_aff *less;
+		isl_set *one;
+
+		proofs_are(&s, "pumma_2x2", 2, 0);
+		one = isl_set_fix_si(isl_pw_aff_domain(isl_pw_aff_copy(
+			s.plan->xfer[0]->box.ext[1])), isl_dim_param, 1, 1);
+		pa = s.plan->xfer[0]->box.ext[1];
+		less = isl_pw_aff_intersect_domain(dmd_isl_add(
+			isl_pw_aff_copy(pa), -1), isl_set_copy(one));
+		s.plan->xfer[0]->box.ext[1] = isl_pw_aff_union_add(
+			isl_pw_aff_subtract_domain(pa, one), less);
+		proofs_are(&s, "pumma_2x2 with a shifted extent changed", 2,
+			1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/partial_reduce_2.yaml", 0))
+		proofs_are(&s, "partial_reduce_2", 2, 0);
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/cannon_pre.yaml", 0))
+		proofs_are(&s, "cannon_pre", 4, 0);
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1183,6 +1250,7 @@ int main(int argc, char **argv)
 	test_reshard();
 	test_program();
 	test_classes();
+	test_proofs();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -1,0 +1,310 @@
+/* dmd_part_verify.c: proofs, for all ranks at once, that the transfers
+ * of a plan match up, so that no emitted program can hang or read what
+ * nobody sent.
+ *
+ *   point to point: the receives are { [R[r] -> X[t, s]] -> box } (rank r
+ *     receives a box from s at t) and the sends { [R[s] -> X[t, r]] ->
+ *     box }; with the roles of the two ranks swapped, the two relations
+ *     must be equal: every send has exactly one receive with the same box
+ *     (origin and extents) and every receive exactly one send.
+ *   broadcast: every rank of an axis group takes part at every time point
+ *     of the transfer (its statement's domain does not depend on the
+ *     rank), with the same root and the same box extents: neither may
+ *     depend on the coordinate along the axis.
+ *   shift: what rank r receives at t + 1 is what its neighbour sends: the
+ *     box extents at t + 1 on r equal those at t on r + disp (around the
+ *     ring).
+ * Each proof is an isl equality on relations over the mesh parameters;
+ * nothing iterates over ranks.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/local_space.h>
+
+#include "partition/dmd_part.h"
+#include "ir/dmd_isl.h"
+
+/* Append a line to "rep" (printf-style). */
+static int dmd_verify_say(struct dmd_proofs *rep, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int dmd_verify_say(struct dmd_proofs *rep, const char *fmt, ...)
+{
+	va_list ap;
+	char **l, *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return -1;
+	l = realloc(rep->line, (rep->n + 1) * sizeof(*l));
+	if (!l) {
+		free(s);
+		return -1;
+	}
+	rep->line = l;
+	rep->line[rep->n++] = s;
+	return 0;
+}
+
+/* The relation { [R[me] -> X[t, peer]] -> B[lo.., ext..] } of one side of
+ * point-to-point pieces: "dom" ([c] -> { X[t, peer] }) with the box
+ * "box" over it, the rank as dimensions. */
+static __isl_give isl_map *dmd_verify_side(const struct dmd_model *m,
+	__isl_keep isl_set *dom, const struct dmd_box *box)
+{
+	isl_pw_aff_list *list;
+	isl_space *space;
+	isl_map *map;
+	int d;
+
+	space = isl_set_get_space(dom);
+	list = isl_pw_aff_list_alloc(m->ctx, 2 * box->n);
+	for (d = 0; d < 2 * box->n; ++d)
+		list = isl_pw_aff_list_add(list, isl_pw_aff_copy(
+			d < box->n ? box->lo[d] : box->ext[d - box->n]));
+	if (box->n == 0) {
+		isl_pw_aff_list_free(list);
+		map = isl_map_from_domain(isl_set_copy(dom));
+	} else {
+		isl_multi_pw_aff *mpa;
+
+		mpa = isl_multi_pw_aff_from_pw_aff_list(
+			isl_space_map_from_domain_and_range(isl_space_copy(
+			space), dmd_isl_set_space(space, NULL, 2 * box->n)),
+			list);
+		map = isl_map_from_multi_pw_aff(mpa);
+		map = isl_map_intersect_domain(map, isl_set_copy(dom));
+	}
+	isl_space_free(space);
+	map = isl_map_intersect_params(map, isl_set_copy(m->mesh->set));
+	map = isl_set_unbind_params_insert_domain(isl_map_wrap(map),
+		isl_multi_id_copy(m->mesh->ids));
+	/* { R[me] -> [X[t, peer] -> B] } as { [R[me] -> X[t, peer]] -> B } */
+	return isl_map_uncurry(map);
+}
+
+/* { [R[a] -> X[t, b]] -> B } with a and b swapped (the peer's view). */
+static __isl_give isl_map *dmd_verify_swap(const struct dmd_model *m,
+	__isl_take isl_map *map, int len)
+{
+	isl_space *space;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	int np = m->mesh->n, i, pos;
+
+	space = isl_space_domain(isl_map_get_space(map));
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	list = isl_aff_list_alloc(m->ctx, 2 * np + len);
+	for (i = 0; i < 2 * np + len; ++i) {
+		if (i < np)
+			pos = np + len + i;
+		else if (i < np + len)
+			pos = i;
+		else
+			pos = i - np - len;
+		list = isl_aff_list_add(list, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, pos));
+	}
+	isl_local_space_free(ls);
+	return isl_map_preimage_domain_multi_aff(map,
+		isl_multi_aff_from_aff_list(isl_space_map_from_set(space),
+		list));
+}
+
+/* Prove that the pieces "p" of transfer "x" match up. */
+static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
+	const struct dmd_p2p *p, struct dmd_proofs *rep, const char *what)
+{
+	isl_map *recv, *send;
+	isl_bool eq;
+
+	recv = dmd_verify_side(m, p->recv_dom, &p->recv);
+	send = dmd_verify_swap(m, dmd_verify_side(m, p->send_dom, &p->send),
+		x->level + 1);
+	eq = isl_map_is_equal(recv, send);
+	isl_map_free(recv);
+	isl_map_free(send);
+	if (eq < 0)
+		return -1;
+	if (!eq) {
+		rep->failed = 1;
+		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): a "
+			"send without a matching receive, or a receive without a "
+			"matching send", x->name, what);
+	}
+	return dmd_verify_say(rep, "proved: transfer %s (%s): every send has "
+		"exactly one receive with the same box, and every receive one "
+		"send", x->name, what);
+}
+
+/* Does "pa" (over the transfer's time points) depend on mesh coordinate
+ * "axis"? */
+static int dmd_verify_involves(const struct dmd_model *m,
+	__isl_keep isl_pw_aff *pa, int axis)
+{
+	isl_pw_aff *g;
+	isl_bool r;
+
+	g = isl_pw_aff_gist_params(isl_pw_aff_copy(pa),
+		isl_set_copy(m->mesh->set));
+	r = isl_pw_aff_involves_dims(g, isl_dim_param, axis, 1);
+	isl_pw_aff_free(g);
+	return r < 0 ? -1 : r == isl_bool_true;
+}
+
+/* Prove that broadcast "x" is entered by every rank of each axis group
+ * at the same time points, with the same root and box extents. */
+static int dmd_verify_bcast(const struct dmd_model *m,
+	const struct dmd_xfer *x, struct dmd_proofs *rep, const char *what)
+{
+	isl_set *dom;
+	int d, r, bad = 0;
+
+	dom = isl_set_gist_params(isl_set_copy(x->dom),
+		isl_set_copy(m->mesh->set));
+	r = dmd_isl_bool(isl_set_involves_dims(dom, isl_dim_param, 0,
+		m->mesh->n));
+	isl_set_free(dom);
+	bad |= r != 0;
+	r = dmd_verify_involves(m, x->root, x->axis);
+	bad |= r != 0;
+	for (d = 0; d < x->box.n; ++d) {
+		r = dmd_verify_involves(m, x->box.ext[d], x->axis);
+		bad |= r != 0;
+	}
+	if (r < 0)
+		return -1;
+	if (bad) {
+		rep->failed = 1;
+		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): the "
+			"ranks of an axis group may disagree on its time "
+			"points, root or extents", x->name, what);
+	}
+	return dmd_verify_say(rep, "proved: transfer %s (%s): every rank of "
+		"each group along %s enters it at the same time points, with "
+		"the same root and box extents", x->name, what,
+		m->job->axes[x->axis]);
+}
+
+/* Prove that shift "x" sends what its neighbour receives: the box
+ * extents at time point t + e_level on rank r equal those at t on rank
+ * r + disp (around the ring), wherever both time points exist. */
+static int dmd_verify_shift(const struct dmd_model *m,
+	const struct dmd_xfer *x, struct dmd_proofs *rep, const char *what)
+{
+	isl_map *now, *next, *prev;
+	isl_space *space;
+	isl_multi_aff *step, *move;
+	isl_local_space *ls;
+	isl_aff_list *l1, *l2;
+	isl_set *both;
+	isl_bool eq;
+	int np = m->mesh->n, n, i;
+
+	if (x->box.n == 0)
+		return dmd_verify_say(rep, "proved: transfer %s (%s): a scalar "
+			"shifted around the ring", x->name, what);
+	now = dmd_verify_side(m, x->dom, &x->box);
+	space = isl_space_domain(isl_map_get_space(now));
+	n = isl_space_dim(space, isl_dim_set);
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	l1 = isl_aff_list_alloc(m->ctx, n);
+	l2 = isl_aff_list_alloc(m->ctx, n);
+	for (i = 0; i < n; ++i) {
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, i);
+		isl_aff *b = isl_aff_copy(a);
+
+		if (i == np + x->level)
+			a = isl_aff_add_constant_si(a, 1);
+		if (i == x->axis) {
+			b = isl_aff_add_constant_si(b, x->disp);
+			b = isl_aff_mod_val(b, isl_val_int_from_si(m->ctx,
+				m->mesh->shape[x->axis]));
+		}
+		l1 = isl_aff_list_add(l1, a);
+		l2 = isl_aff_list_add(l2, b);
+	}
+	isl_local_space_free(ls);
+	step = isl_multi_aff_from_aff_list(isl_space_map_from_set(
+		isl_space_copy(space)), l1);
+	move = isl_multi_aff_from_aff_list(isl_space_map_from_set(space), l2);
+	/* the extents only: project out the origins */
+	now = isl_map_project_out(now, isl_dim_out, 0, x->box.n);
+	next = isl_map_preimage_domain_multi_aff(isl_map_copy(now),
+		isl_multi_aff_copy(step));
+	prev = isl_map_preimage_domain_multi_aff(isl_map_copy(now), move);
+	both = isl_set_preimage_multi_aff(isl_map_domain(isl_map_copy(now)),
+		step);
+	both = isl_set_intersect(both, isl_map_domain(now));
+	next = isl_map_intersect_domain(next, isl_set_copy(both));
+	prev = isl_map_intersect_domain(prev, both);
+	eq = isl_map_is_equal(next, prev);
+	isl_map_free(next);
+	isl_map_free(prev);
+	if (eq < 0)
+		return -1;
+	if (!eq) {
+		rep->failed = 1;
+		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): a "
+			"rank may receive another box than its neighbour sends",
+			x->name, what);
+	}
+	return dmd_verify_say(rep, "proved: transfer %s (%s): what each rank "
+		"receives is what its neighbour along %s sends, around the "
+		"ring", x->name, what, m->job->axes[x->axis]);
+}
+
+/* Prove that every transfer of "plan" matches up (see the top of this
+ * file).  "rep" gets one line per proof; rep->failed is set if one
+ * fails.  Returns -1 on an error of the analysis, else 0. */
+int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep)
+{
+	const struct dmd_model *m = plan->m;
+	int i, r = 0;
+
+	for (i = 0; r == 0 && i < plan->n_xfer; ++i) {
+		const struct dmd_xfer *x = plan->xfer[i];
+		char *what;
+
+		if (asprintf(&what, "%s in step %d: %s",
+				m->job->tensors[x->tensor].name, x->step + 1,
+				dmd_part_kind_name(x->kind)) < 0)
+			return -1;
+		switch (x->kind) {
+		case DMD_XFER_LOCAL:
+			break;
+		case DMD_XFER_BCAST:
+			r = dmd_verify_bcast(m, x, rep, what);
+			break;
+		case DMD_XFER_SHIFT:
+			r = dmd_verify_shift(m, x, rep, what);
+			if (r == 0 && x->first)
+				r = dmd_verify_p2p(m, x, x->first, rep, what);
+			break;
+		case DMD_XFER_P2P:
+		case DMD_XFER_RETURN:
+			r = dmd_verify_p2p(m, x, x->p2p, rep, what);
+			break;
+		}
+		free(what);
+	}
+	return r;
+}
+
+/* Release what "rep" holds. */
+void dmd_part_proofs_clear(struct dmd_proofs *rep)
+{
+	int i;
+
+	for (i = 0; i < rep->n; ++i)
+		free(rep->line[i]);
+	free(rep->line);
+	memset(rep, 0, sizeof(*rep));
+}
