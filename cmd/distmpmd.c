@@ -170,6 +170,7 @@ struct session {
 	struct dmd_job *job;
 	struct dmd_model *m;
 	struct dmd_plan *plan;
+	struct dmd_proofs proofs;
 	struct dmd_facts *facts;
 	struct dmd_cells *cells;
 	struct dmd_classes *classes;
@@ -184,6 +185,7 @@ static void session_free(struct session *s)
 	dmd_emit_classes_free(s->classes);
 	dmd_part_cells_free(s->cells);
 	dmd_part_facts_free(s->facts);
+	dmd_part_proofs_clear(&s->proofs);
 	dmd_part_plan_free(s->plan);
 	dmd_model_free(s->m);
 	dmd_job_free(s->job);
@@ -270,6 +272,21 @@ static int analyse(struct session *s, const char *path, int classes)
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
+	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed) {
+		int i;
+
+		for (i = 0; i < s->proofs.n; ++i)
+			if (!strncmp(s->proofs.line[i], "NOT", 3))
+				fprintf(stderr, "%s: error: internal error: %s "
+					"(please report it)\n", path,
+					s->proofs.line[i]);
+		if (!s->proofs.failed)
+			fprintf(stderr, "%s: error: internal error: cannot "
+				"prove that the transfers of this job match up "
+				"(please report it)\n", path);
+		return 1;
+	}
+	stage_time("proofs");
 	if (classes) {
 		s->facts = dmd_part_facts(s->plan);
 		stage_time("facts");
@@ -332,6 +349,8 @@ static void session_summary(struct session *s)
 			printf(" (summed over the partial axes)");
 		printf("\n");
 	}
+	for (i = 0; i < s->proofs.n; ++i)
+		printf("%s\n", s->proofs.line[i]);
 }
 
 /* ------------------------------------------------------------------ */
