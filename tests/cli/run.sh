@@ -17,6 +17,7 @@
 #   - parallel compilation (-j), progress line, --cflag, DISTMPMD_CFLAGS
 #   - appfile, multiprog.conf, run --dry-run, MPICH arguments after --
 #   - make install, a moved installation, pkg-config, the man page
+#   - run --trace, diff, sweep, classes --svg (tests/cli/v2.sh)
 # The last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -726,6 +727,9 @@ DISTMPMD_HOME="$ROOT" "$moved/bin/distmpmd" build tail.yaml \
     </dev/null >"$base/out" 2>"$base/err"
 check "DISTMPMD_HOME=the source tree works for an installed compiler" $? \
     "$(cat "$base/err")"
+
+# The v2 commands: run --trace, diff, sweep, classes --svg.
+. "$ROOT/tests/cli/v2.sh"
 
 cd "$base"
 no_pwned
