@@ -95,6 +95,8 @@ for part in $PARTS; do
         ;;
     e2e)
         run e2e bash tests/e2e/run.sh
+        run e2e/examples bash tests/e2e/run.sh examples/distir_mlp.yaml \
+            examples/jacobi.yaml
         ;;
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:40} \
