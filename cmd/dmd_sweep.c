@@ -418,10 +418,9 @@ static int dmd_sweep_parse_item(struct dmd_sweep_set *set, const char *t,
 					"not a list of numbers [A,B,...]",
 					set->arg, t);
 			}
-			if (*item && dmd_sweep_item(v, item, strlen(item)))
-				v->n_items = -1;
+			x = *item ? dmd_sweep_item(v, item, strlen(item)) : 0;
 			free(item);
-			if (v->n_items < 0)
+			if (x < 0)
 				goto nomem;
 			p = e + 1;
 		}
