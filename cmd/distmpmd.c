@@ -652,10 +652,14 @@ static int trace_files(struct args *a, const char *file,
 		return arg_error(a, "--trace '%s': the SVG timeline is "
 			"written beside the trace, as FILE.svg; give the "
 			"trace another extension (.json)", file);
-	if (file[0] == '/')
+	if (file[0] != '/' && !(cwd = getcwd(NULL, 0))) {
+		fprintf(stderr, "distmpmd: cannot find the current directory: "
+			"%s\n", strerror(errno));
+		return 1;
+	}
+	if (!cwd)
 		t->json = strdup(file);
-	else if ((cwd = getcwd(NULL, 0)) && asprintf(&t->json, "%s/%s", cwd,
-			file) < 0)
+	else if (asprintf(&t->json, "%s/%s", cwd, file) < 0)
 		t->json = NULL;
 	free(cwd);
 	if (!t->json)
