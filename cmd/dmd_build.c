@@ -49,10 +49,9 @@
 #define DMD_BUILD_MPICC "mpicc.mpich"
 
 /* The flags every class is compiled with, before the include and
- * library flags.  No -Werror: a warning must not fail a user's build.
- * The emitted code names every mesh coordinate, used or not. */
+ * library flags.  No -Werror: a warning must not fail a user's build. */
 static const char *const dmd_build_default_flags[] = {
-	"-O3", "-Wall", "-Wextra", "-Wno-unused-variable",
+	"-O3", "-Wall", "-Wextra",
 };
 
 /* At most this many compilers run at once, whatever -j says. */
@@ -382,7 +381,7 @@ error:
 
 /* Fill "a" with the command line that compiles class "k", run in the
  * build directory:
- *   mpicc.mpich -O3 -Wall -Wextra -Wno-unused-variable -I<runtime>
+ *   mpicc.mpich -O3 -Wall -Wextra -I<runtime>
  *	<BLAS cflags>
  *	-DDMD_JOB_DIR=<literal> -o .classK.tmp.PID classK.c
  *	<libdmdrt.a> <BLAS libs> -lm <DISTMPMD_CFLAGS> <--cflag...>

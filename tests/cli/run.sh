@@ -199,7 +199,7 @@ same "... and says where" \
 no_pwned
 check "... and runs no shell code from the name" $?
 same "... and writes the build directory" \
-    "appfile class0 class0.c class1 class1.c manifest.yaml multiprog.conf" \
+    "appfile class0 class0.c class1 class1.c common.h manifest.yaml multiprog.conf" \
     "$(ls -A build/tail | tr '\n' ' ' | sed 's/ $//')"
 
 hostile="o';touch\${IFS}pwned2;'"
@@ -274,7 +274,7 @@ same "two concurrent runs of one job into one directory both exit 0" \
 ref_check "$C/tail.yaml"
 check "... and the output is right" $? "$(cat "$base/ref.out")"
 same "... and no temporary file is left" \
-    "appfile class0 class0.c class1 class1.c manifest.yaml multiprog.conf" \
+    "appfile class0 class0.c class1 class1.c common.h manifest.yaml multiprog.conf" \
     "$(ls -A build/tail | tr '\n' ' ' | sed 's/ $//')"
 same "... nor beside the output" "Y.npy build tail.yaml" \
     "$(ls -A | tr '\n' ' ' | sed 's/ $//')"
@@ -429,7 +429,7 @@ same "SIGTERM during a build: exit status 1, a message" \
     "1: distmpmd: build cancelled by signal 15 (Terminated)" \
     "$rc: $(cat "$base/cb.err")"
 same "... no compiler (nor its children) is left" "" "$(procs_in "$fake")"
-same "... only the sources are in the directory" "class0.c class1.c" \
+same "... only the sources are in the directory" "class0.c class1.c common.h" \
     "$(ls -A cancelled | tr '\n' ' ' | sed 's/ $//')"
 
 # --------------------------------------------------------------- messages
@@ -470,8 +470,10 @@ same "--class 99999999999999999999999 is reported as given" \
     "2: distmpmd: there is no class 99999999999999999999999 (2 classes)" \
     "$rc: $err"
 run_dmd emit tail.yaml --rank 1
-same "emit --rank 1 prints class 1" "0" \
-    "$rc$(cmp -s "$base/out" build/tail/class1.c || echo ' differs')"
+{ echo "/* ---- common.h ---- */"; cat build/tail/common.h
+  echo "/* ---- class1.c ---- */"; cat build/tail/class1.c; } > "$base/want"
+same "emit --rank 1 prints common.h, then class 1" "0" \
+    "$rc$(cmp -s "$base/out" "$base/want" || echo ' differs')"
 for j in 0 abc '' -2 4x; do
     run_dmd build tail.yaml -j "$j"
     same "build -j '$j' is refused" \
@@ -490,8 +492,8 @@ run_dmd build
 same "no job file" "2: distmpmd: build: no job file given" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml
-same "emit without --rank or --class" \
-    "2: distmpmd: emit: --rank R or --class K is needed" \
+same "emit without --rank, --class or --common" \
+    "2: distmpmd: emit: --rank R, --class K or --common is needed" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd frob
 same "an unknown command" "2: distmpmd: unknown command 'frob'" \
@@ -574,7 +576,7 @@ same "a failing class is named; exit 1" \
     "1: fake: class1.c: error|distmpmd: compiling failed/class1.c failed (mpicc.mpich exit status 1)" \
     "$rc: $(printf '%s\n' "$err" | tr '\n' '|' | sed 's/|$//')"
 same "... no binary is installed, no temporary file left" \
-    "class0.c class1.c class2.c class3.c class4.c class5.c" \
+    "class0.c class1.c class2.c class3.c class4.c class5.c common.h" \
     "$(ls -A failed | tr '\n' ' ' | sed 's/ $//')"
 
 run_dmd build tail.yaml -o cf --cflag "-Wl,-Map=$P/link map.txt" \
@@ -680,6 +682,7 @@ if command -v pkg-config >/dev/null; then
         "0: -I$inst/include/distmpmd -I(openblas) -L$inst/lib -ldmdrt" \
         "$st:$flags"
     "$DMD" emit "$J/tail.yaml" --class 0 >"$base/c0.c"
+    "$DMD" emit "$J/tail.yaml" --common >"$base/common.h"
     mpicc.mpich -DDMD_JOB_DIR='"."' -o "$base/c0" "$base/c0.c" \
         $(PKG_CONFIG_PATH="$inst/lib/pkgconfig" pkg-config --static \
         --cflags --libs distmpmd) >"$base/pc.log" 2>&1
