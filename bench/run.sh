@@ -279,7 +279,9 @@ jlist() { if [ $# = 0 ]; then echo '[]'; else printf '%s\n' "$@" | paste -sd, - 
 	printf '"date": %s, "commit": %s, "dirty": %s, ' \
 		"$(jstr "$(date -u '+%Y-%m-%d %H:%M UTC')")" \
 		"$(jstr "$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')")" \
-		"$( [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)"
+		"$( [ -n "$(git -C "$top" status --porcelain --untracked-files=no -- . \
+			':!bench/results.md' ':!bench/results.svg' ':!bench/jobs' 2>/dev/null)" ] &&
+			echo true || echo false)"
 	printf '"mpich": %s, "openblas": %s, "scalapack": %s, ' \
 		"$(jstr "$(pkgver libmpich12)")" "$(jstr "$(pkgver libopenblas0-pthread)")" \
 		"$(jstr "$(pkgver libscalapack-mpich2.2)")"
