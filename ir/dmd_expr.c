@@ -75,6 +75,7 @@ struct dmd_expr_parser {
 	struct dmd_tok tok;		/* the current token */
 	int depth;			/* current nesting */
 	int n_nodes;			/* nodes allocated so far */
+	int n_names;			/* names in the schedule command */
 };
 
 /* An index variable seen alone as an index, for the extent check. */
@@ -108,6 +109,14 @@ static int dmd_expr_is_space(int c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 		c == '\f' || c == '\v';
+}
+
+/* Is an array of "n" elements grown by doubling full?  (Its capacity is
+ * the smallest power of 2 that is at least "n": it grows when "n" is 0 or
+ * a power of 2, to 2 * n + 2, a bound on the next power of 2.) */
+static int dmd_expr_full(int n)
+{
+	return (n & (n - 1)) == 0;
 }
 
 /* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
@@ -365,6 +374,9 @@ static long dmd_expr_floor_div(long a, long b)
 	return q;
 }
 
+static int dmd_expr_fold(enum dmd_expr_type type, long a, long b,
+	long *val);
+
 /* Evaluate "e" if it is an integer constant.  Returns 1 and sets *val if
  * it is, 0 if it involves variables (or anything but integers and
  * + - * // %), -1 if its value overflows a long or it divides by a
@@ -397,11 +409,18 @@ static int dmd_expr_const(const struct dmd_expr *e, long *val)
 			return -1;
 		if (ra == 0 || rb == 0)
 			return 0;
-		break;
+		return dmd_expr_fold(e->type, a, b, val);
 	default:
 		return 0;
 	}
-	switch (e->type) {
+}
+
+/* Apply binary operator "type" (+ - * // %) to "a" and "b" into *val.
+ * Returns 1, or -1 if the value overflows a long or the divisor is not
+ * positive. */
+static int dmd_expr_fold(enum dmd_expr_type type, long a, long b, long *val)
+{
+	switch (type) {
 	case DMD_EXPR_ADD:
 		return __builtin_add_overflow(a, b, val) ? -1 : 1;
 	case DMD_EXPR_SUB:
@@ -658,6 +677,15 @@ static int dmd_expr_next(struct dmd_expr_parser *p)
 			++j;
 		tok->type = DMD_TOK_ID;
 		tok->len = j - i;
+		if (tok->len > DMD_MAX_NAME) {
+			char buf[48];
+
+			dmd_expr_tok_error(p, "name '%s' in %s is longer than "
+				"%d characters", dmd_expr_tok_text(p, buf,
+					sizeof(buf)), p->src->what,
+				DMD_MAX_NAME);
+			return -1;
+		}
 	} else if (dmd_expr_is_digit(c) || (c == '.' && i + 1 < n &&
 				dmd_expr_is_digit((unsigned char) s[i + 1]))) {
 		j = dmd_expr_scan_number(p, i);
@@ -791,13 +819,15 @@ static int dmd_expr_add_arg(struct dmd_expr_parser *p, struct dmd_expr *e,
 
 	if (!arg)
 		return -1;
-	args = realloc(e->args, (e->n_arg + 1) * sizeof(*args));
-	if (!args) {
-		dmd_expr_error(p, arg->loc, "out of memory");
-		dmd_expr_free(arg);
-		return -1;
+	if (dmd_expr_full(e->n_arg)) {
+		args = realloc(e->args, 2 * (e->n_arg + 1) * sizeof(*args));
+		if (!args) {
+			dmd_expr_error(p, arg->loc, "out of memory");
+			dmd_expr_free(arg);
+			return -1;
+		}
+		e->args = args;
 	}
-	e->args = args;
 	e->args[e->n_arg++] = arg;
 	return 0;
 }
@@ -994,10 +1024,21 @@ static void dmd_expr_node_error(struct dmd_expr_parser *p,
 	free(s);
 }
 
+/* Check that constant "e" with value "val" is within +-DMD_MAX_INT. */
+static int dmd_expr_check_range(struct dmd_expr_parser *p,
+	const struct dmd_expr *e, long val)
+{
+	if (val >= -DMD_MAX_INT && val <= DMD_MAX_INT)
+		return 1;
+	dmd_expr_node_error(p, e, "is out of range (integers in indices and "
+		"dist entries are at most 2^62 in absolute value)");
+	return -1;
+}
+
 /* Check that "e" (from dmd_expr_parse_aff) is (quasi-)affine: products
- * have a constant side, divisors are positive constants, constants fit a
- * long.  Returns 1 if "e" is constant (its value in *val), 0 if not, -1
- * after an error. */
+ * have a constant side, divisors are positive constants, constants and
+ * constant parts lie within +-DMD_MAX_INT.  Returns 1 if "e" is constant
+ * (its value in *val), 0 if not, -1 after an error. */
 static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	const struct dmd_expr *e, long *val)
 {
@@ -1007,7 +1048,7 @@ static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	switch (e->type) {
 	case DMD_EXPR_INT:
 		*val = e->ival;
-		return 1;
+		return dmd_expr_check_range(p, e, *val);
 	case DMD_EXPR_VAR:
 		return 0;
 	case DMD_EXPR_NEG:
@@ -1046,11 +1087,11 @@ static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	}
 	if (ra == 0 || rb == 0)
 		return 0;
-	if (dmd_expr_const(e, val) < 0) {
+	if (dmd_expr_fold(e->type, a, b, val) < 0) {
 		dmd_expr_node_error(p, e, "overflows");
 		return -1;
 	}
-	return 1;
+	return dmd_expr_check_range(p, e, *val);
 }
 
 /* Parse a dist entry (not "-"): a quasi-affine expression over the mesh
@@ -1300,6 +1341,7 @@ struct dmd_expr_check {
 	int n_var;
 	int cap;
 	struct dmd_expr_var *var;	/* owned */
+	struct dmd_names *index;	/* owned: name -> index in "var" */
 };
 
 /* Record that index variable "var" appears alone as index "d" of
@@ -1313,12 +1355,13 @@ static int dmd_expr_check_extent(struct dmd_expr_check *c,
 	long extent = tensor->shape[d];
 	int i;
 
-	for (i = 0; i < c->n_var; ++i) {
+	if (!c->index && !(c->index = dmd_names_alloc()))
+		goto nomem;
+	i = dmd_names_find(c->index, var->name);
+	if (i >= 0) {
 		char *s1, *s2;
 
 		v = &c->var[i];
-		if (strcmp(v->name, var->name) != 0)
-			continue;
 		if (v->extent == extent)
 			return 0;
 		s1 = dmd_expr_to_str(access);
@@ -1336,18 +1379,21 @@ static int dmd_expr_check_extent(struct dmd_expr_check *c,
 		struct dmd_expr_var *nv;
 
 		nv = realloc(c->var, cap * sizeof(*nv));
-		if (!nv) {
-			dmd_expr_error(c->p, var->loc, "out of memory");
-			return -1;
-		}
+		if (!nv)
+			goto nomem;
 		c->var = nv;
 		c->cap = cap;
 	}
+	if (dmd_names_add(c->index, var->name, c->n_var) < 0)
+		goto nomem;
 	v = &c->var[c->n_var++];
 	v->name = var->name;
 	v->extent = extent;
 	v->access = access;
 	return 0;
+nomem:
+	dmd_expr_error(c->p, var->loc, "out of memory");
+	return -1;
 }
 
 /* Check one access: a declared tensor, one index per dimension, affine
@@ -1404,7 +1450,7 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 	struct dmd_step *step)
 {
 	struct dmd_expr_parser p;
-	struct dmd_expr_check check = { &p, 0, 0, NULL };
+	struct dmd_expr_check check = { &p, 0, 0, NULL, NULL };
 	struct dmd_expr *lhs = NULL, *rhs = NULL;
 	int accumulate;
 	char *name;
@@ -1447,12 +1493,14 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 	    dmd_expr_check_rhs(&check, rhs) < 0)
 		goto error;
 	free(check.var);
+	dmd_names_free(check.index);
 	step->lhs = lhs;
 	step->rhs = rhs;
 	step->accumulate = accumulate;
 	return 0;
 error:
 	free(check.var);
+	dmd_names_free(check.index);
 	dmd_expr_free(lhs);
 	dmd_expr_free(rhs);
 	return -1;
@@ -1480,18 +1528,37 @@ static const struct {
 	{ "tensorize", DMD_CMD_TENSORIZE, "li", "2 arguments" },
 };
 
+/* Count one more name in the schedule command being parsed. */
+static int dmd_expr_count_name(struct dmd_expr_parser *p)
+{
+	if (++p->n_names <= DMD_MAX_CMD_NAMES)
+		return 0;
+	dmd_expr_tok_error(p, "more than %d names in one schedule command",
+		DMD_MAX_CMD_NAMES);
+	return -1;
+}
+
 /* Append a zeroed argument to "cmd"; NULL after an error. */
 static struct dmd_sched_arg *dmd_expr_cmd_add_arg(struct dmd_expr_parser *p,
 	struct dmd_sched_cmd *cmd)
 {
 	struct dmd_sched_arg *args;
 
-	args = realloc(cmd->args, (cmd->n_args + 1) * sizeof(*args));
-	if (!args) {
-		dmd_expr_tok_error(p, "out of memory");
+	if (cmd->n_args >= DMD_MAX_CMD_NAMES) {
+		dmd_expr_tok_error(p, "more than %d arguments in one schedule "
+			"command", DMD_MAX_CMD_NAMES);
 		return NULL;
 	}
-	cmd->args = args;
+	if (dmd_expr_full(cmd->n_args)) {
+		args = realloc(cmd->args, 2 * (cmd->n_args + 1) *
+			sizeof(*args));
+		if (!args) {
+			dmd_expr_tok_error(p, "out of memory");
+			return NULL;
+		}
+		cmd->args = args;
+	}
+	args = cmd->args;
 	memset(&args[cmd->n_args], 0, sizeof(*args));
 	return &args[cmd->n_args++];
 }
@@ -1503,14 +1570,18 @@ static int dmd_expr_list_add(struct dmd_expr_parser *p,
 	char **ids;
 	struct dmd_loc *locs;
 
-	ids = realloc(arg->ids, (arg->n + 1) * sizeof(*ids));
-	if (!ids)
-		goto nomem;
-	arg->ids = ids;
-	locs = realloc(arg->locs, (arg->n + 1) * sizeof(*locs));
-	if (!locs)
-		goto nomem;
-	arg->locs = locs;
+	if (dmd_expr_count_name(p) < 0)
+		return -1;
+	if (dmd_expr_full(arg->n)) {
+		ids = realloc(arg->ids, 2 * (arg->n + 1) * sizeof(*ids));
+		if (!ids)
+			goto nomem;
+		arg->ids = ids;
+		locs = realloc(arg->locs, 2 * (arg->n + 1) * sizeof(*locs));
+		if (!locs)
+			goto nomem;
+		arg->locs = locs;
+	}
 	arg->ids[arg->n] = dmd_expr_tok_strdup(p);
 	if (!arg->ids[arg->n])
 		return -1;
@@ -1535,6 +1606,8 @@ static int dmd_expr_parse_cmd_arg(struct dmd_expr_parser *p,
 	arg->loc = p->tok.loc;
 	switch (p->tok.type) {
 	case DMD_TOK_ID:
+		if (dmd_expr_count_name(p) < 0)
+			return -1;
 		arg->kind = DMD_ARG_ID;
 		arg->id = dmd_expr_tok_strdup(p);
 		if (!arg->id)
@@ -1684,7 +1757,69 @@ static int dmd_expr_check_kinds(struct dmd_expr_parser *p,
 	return 0;
 }
 
-/* The checks of each command beyond the kinds of its arguments. */
+/* Is "id" one of ids[0..n)? */
+static int dmd_expr_listed(char *const *ids, int n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; ++i)
+		if (!strcmp(ids[i], id))
+			return 1;
+	return 0;
+}
+
+/* Check that no name appears twice in lists args[0..n) of "cmd" (taken
+ * together); otherwise report "<name>: <what> '<id>' appears twice" at the
+ * second one. */
+static int dmd_expr_check_twice(struct dmd_expr_parser *p,
+	const struct dmd_sched_arg *args, int n, const char *name,
+	const char *what)
+{
+	int a, b, i;
+
+	for (a = 0; a < n; ++a)
+		for (i = 0; i < args[a].n; ++i) {
+			int twice = dmd_expr_listed(args[a].ids, i,
+				args[a].ids[i]);
+
+			for (b = 0; b < a && !twice; ++b)
+				twice = dmd_expr_listed(args[b].ids, args[b].n,
+					args[a].ids[i]);
+			if (!twice)
+				continue;
+			dmd_expr_error(p, args[a].locs[i], "%s: %s '%s' "
+				"appears twice", name, what, args[a].ids[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* The checks of rotate(t, [v..], r) beyond the kinds of its arguments:
+ * the new loop "r" is not "t", and "t" is not in the list. */
+static int dmd_expr_check_rotate(struct dmd_expr_parser *p,
+	struct dmd_sched_cmd *cmd)
+{
+	struct dmd_sched_arg *args = cmd->args;
+	int i;
+
+	if (!strcmp(args[2].id, args[0].id)) {
+		dmd_expr_error(p, args[2].loc, "rotate: the new loop needs a "
+			"name other than '%s'", args[0].id);
+		return -1;
+	}
+	for (i = 0; i < args[1].n; ++i) {
+		if (strcmp(args[1].ids[i], args[0].id))
+			continue;
+		dmd_expr_error(p, args[1].locs[i], "rotate: loop '%s' cannot "
+			"be rotated by itself", args[0].id);
+		return -1;
+	}
+	return dmd_expr_check_twice(p, &args[1], 1, "rotate", "loop");
+}
+
+/* The checks of each command beyond the kinds of its arguments, those
+ * that its arguments decide (those that need the loops are done by the
+ * analysis). */
 static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 	struct dmd_sched_cmd *cmd, const char *name)
 {
@@ -1699,6 +1834,19 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				">= 1, got %ld", cmd->type == DMD_CMD_DIVIDE ?
 				"number of parts" : "chunk size", name,
 				args[3].ival);
+			return -1;
+		}
+		if (args[3].ival > DMD_MAX_INT) {
+			dmd_expr_error(p, args[3].loc, "the %s of %s must be "
+				"at most 2^62, got %ld",
+				cmd->type == DMD_CMD_DIVIDE ?
+				"number of parts" : "chunk size", name,
+				args[3].ival);
+			return -1;
+		}
+		if (!strcmp(args[1].id, args[2].id)) {
+			dmd_expr_error(p, args[2].loc, "%s: the two new loops "
+				"need different names", name);
 			return -1;
 		}
 		if (cmd->n_args == 5) {
@@ -1726,6 +1874,8 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				args[i].n == 1 ? "" : "s", args[0].n);
 			return -1;
 		}
+		if (dmd_expr_check_twice(p, args, 3, name, "loop") < 0)
+			return -1;
 		for (i = 0; i < args[3].n; ++i) {
 			if (dmd_job_find_axis(p->job, args[3].ids[i]) >= 0)
 				continue;
@@ -1733,7 +1883,9 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"'%s' in distribute", args[3].ids[i]);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, &args[3], 1, name, "mesh axis");
+	case DMD_CMD_ROTATE:
+		return dmd_expr_check_rotate(p, cmd);
 	case DMD_CMD_COMMUNICATE:
 		if (args[0].n == 0) {
 			dmd_expr_error(p, args[0].loc,
@@ -1747,7 +1899,7 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"declared", args[0].ids[i]);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, args, 1, name, "tensor");
 	case DMD_CMD_TENSORIZE:
 		if (strcmp(args[1].id, "gemm") != 0) {
 			dmd_expr_error(p, args[1].loc, "unknown tensorize kind "
@@ -1759,7 +1911,7 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"takes 3 loops, got %d", args[0].n);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, args, 1, name, "loop");
 	default:
 		return 0;
 	}

@@ -21,6 +21,15 @@ struct dmd_src {
 	const char *what;		/* not owned */
 };
 
+/* A set of names with an int each (ir/dmd_job.c): a hash table, so that
+ * looking names up costs the same however many there are.  The names are
+ * not owned; they must outlive the set. */
+struct dmd_names *dmd_names_alloc(void);
+struct dmd_names *dmd_names_free(struct dmd_names *names);
+int dmd_names_add(struct dmd_names *names, const char *name, int val);
+int dmd_names_find(const struct dmd_names *names, const char *name);
+size_t dmd_names_count(const struct dmd_names *names);
+
 /* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
 int dmd_expr_is_identifier(const char *text, size_t len);
 

@@ -113,23 +113,23 @@ static int dmd_program_check_reads(struct dmd_program_walk *w,
 }
 
 /* Check that every read of the output "lhs" in "e" uses the indices of
- * "lhs" (compared as printed, after parsing). */
-static int dmd_program_check_self_reads(const struct dmd_job *job,
-	const struct dmd_expr *lhs, const struct dmd_expr *e)
+ * "lhs" (compared as printed, after parsing; "want" is "lhs" printed, or
+ * NULL if out of memory). */
+static int dmd_program_check_self_reads_in(const struct dmd_job *job,
+	const struct dmd_expr *lhs, const char *want, const struct dmd_expr *e)
 {
-	char *want, *got;
+	char *got;
 	int i, same;
 
 	if (e->type != DMD_EXPR_ACCESS) {
 		for (i = 0; i < e->n_arg; ++i)
-			if (dmd_program_check_self_reads(job, lhs,
+			if (dmd_program_check_self_reads_in(job, lhs, want,
 					e->args[i]) < 0)
 				return -1;
 		return 0;
 	}
 	if (strcmp(e->name, lhs->name))
 		return 0;
-	want = dmd_expr_to_str(lhs);
 	got = dmd_expr_to_str(e);
 	same = want && got && !strcmp(want, got);
 	if (!same)
@@ -137,9 +137,21 @@ static int dmd_program_check_self_reads(const struct dmd_job *job,
 			"reading the output at other indices than it writes "
 			"is not supported yet", want ? want : lhs->name,
 			got ? got : e->name);
-	free(want);
 	free(got);
 	return same ? 0 : -1;
+}
+
+/* Check that every read of the output "lhs" in "e" uses the indices of
+ * "lhs".  "lhs" is printed once (not once per read). */
+static int dmd_program_check_self_reads(const struct dmd_job *job,
+	const struct dmd_expr *lhs, const struct dmd_expr *e)
+{
+	char *want = dmd_expr_to_str(lhs);
+	int r;
+
+	r = dmd_program_check_self_reads_in(job, lhs, want, e);
+	free(want);
+	return r;
 }
 
 /* Walk one statement: its reads (the output too with +=), then mark its
