@@ -119,6 +119,48 @@ static int dmd_expr_full(int n)
 	return (n & (n - 1)) == 0;
 }
 
+/* The length in bytes of the character at s[0] (n > 0 bytes left), and
+ * in *printable whether it may go into a one-line message as is: not a
+ * control character (C0, DEL, C1: U+0080 to U+009F), not U+2028 or U+2029
+ * (line breaks for YAML), not a bidirectional control (U+200E, U+200F,
+ * U+202A to U+202E, U+2066 to U+2069, which reorder what a terminal
+ * shows), and valid UTF-8 (a byte that starts no valid sequence has
+ * length 1). */
+size_t dmd_expr_char(const char *s, size_t n, int *printable)
+{
+	const unsigned char *u = (const unsigned char *) s;
+	unsigned long code;
+	size_t k, i;
+
+	*printable = 0;
+	if (u[0] < 0x80) {
+		*printable = u[0] >= 0x20 && u[0] != 0x7f;
+		return 1;
+	}
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		k = 2, code = u[0] & 0x1f;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		k = 3, code = u[0] & 0x0f;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		k = 4, code = u[0] & 0x07;
+	else
+		return 1;
+	if (k > n)
+		return 1;
+	for (i = 1; i < k; ++i) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 1;
+		code = code << 6 | (u[i] & 0x3f);
+	}
+	if ((k == 3 && code < 0x800) || (k == 4 && code < 0x10000) ||
+	    (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
+		return 1;
+	*printable = !(code <= 0x9f || code == 0x200e || code == 0x200f ||
+		(code >= 0x2028 && code <= 0x202e) ||
+		(code >= 0x2066 && code <= 0x2069));
+	return k;
+}
+
 /* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
 int dmd_expr_is_identifier(const char *text, size_t len)
 {
@@ -624,29 +666,24 @@ static size_t dmd_expr_scan_number(struct dmd_expr_parser *p, size_t i)
 	return j;
 }
 
-/* Report an unexpected character at "i": printable ASCII as is, a UTF-8
- * sequence as is, anything else as \xNN. */
+/* Report an unexpected character at "i": a printable one as it is (see
+ * dmd_expr_char), anything else as \xNN (its first byte). */
 static void dmd_expr_bad_char(struct dmd_expr_parser *p, size_t i)
 {
-	const unsigned char *s = (const unsigned char *) p->src->text;
-	size_t n = p->src->len, j = i + 1;
+	const char *s = p->src->text;
+	size_t k;
+	int printable;
 
-	if (s[i] >= 0xc2 && s[i] <= 0xf4) {
-		while (j < n && j < i + 4 && (s[j] & 0xc0) == 0x80)
-			++j;
-		if (j > i + 1) {
-			dmd_expr_tok_error(p, "unexpected character '%.*s' in %s",
-				(int) (j - i), (const char *) s + i,
-				p->src->what);
-			return;
-		}
-	}
-	if (s[i] > 0x20 && s[i] < 0x7f)
+	k = dmd_expr_char(s + i, p->src->len - i, &printable);
+	if (printable && k > 1)
+		dmd_expr_tok_error(p, "unexpected character '%.*s' in %s",
+			(int) k, s + i, p->src->what);
+	else if (printable)
 		dmd_expr_tok_error(p, "unexpected character '%c' in %s",
 			s[i], p->src->what);
 	else
 		dmd_expr_tok_error(p, "unexpected character '\\x%02x' in %s",
-			s[i], p->src->what);
+			(unsigned char) s[i], p->src->what);
 }
 
 /* Move to the next token.  Returns 0, or -1 after an error. */

@@ -27,11 +27,12 @@
  * refer to a node that contains it, and the document with its aliases
  * expanded may weigh at most DMD_MAX_EXPANDED (a node weighs 1, plus the
  * bytes of its value for a scalar: without aliases a file within
- * DMD_MAX_JOB_BYTES is always lighter). */
+ * DMD_MAX_JOB_BYTES is always lighter, so that aliases at most double the
+ * work of the largest file). */
 #define DMD_MAX_JOB_BYTES	(1 << 20)
 #define DMD_MAX_DEPTH		64
 #define DMD_MAX_ANCHORS		256
-#define DMD_MAX_EXPANDED	(4 << 20)
+#define DMD_MAX_EXPANDED	(2 << 20)
 /* Counts: tensors; steps of the program (nested steps included, each
  * counted once however often it repeats); schedule commands in the whole
  * job; names in one schedule command (its lists together); characters of

@@ -83,21 +83,31 @@ static void dmd_parse_error(struct dmd_parse *parse, struct dmd_loc loc,
 	va_end(ap);
 }
 
-/* Copy text[0..len) to buf for a message: control characters become '?',
- * and long text is cut with "...". */
+/* Copy text[0..len) to buf of "size" (at least 4) bytes for a message:
+ * characters that would break or hide the line (controls, line
+ * separators, bidirectional overrides: see dmd_expr_char) and bytes that
+ * are not UTF-8 become '?', and long text is cut with "..." between two
+ * characters. */
 static const char *dmd_parse_show(const char *text, size_t len, char *buf,
 	size_t size)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0;
+	int printable;
 
-	for (i = 0; i < len && n + 1 < size; ++i) {
-		unsigned char c = text[i];
+	for (i = 0; i < len; i += k) {
+		size_t out;
 
-		if (n + 4 >= size && i + 1 < len) {
+		k = dmd_expr_char(text + i, len - i, &printable);
+		out = printable ? k : 1;
+		if (n + out + (i + k < len ? 3 : 0) + 1 > size) {
 			strcpy(buf + n, "...");
 			return buf;
 		}
-		buf[n++] = c < 0x20 || c == 0x7f ? '?' : c;
+		if (printable)
+			memcpy(buf + n, text + i, k);
+		else
+			buf[n] = '?';
+		n += out;
 	}
 	buf[n] = '\0';
 	return buf;
@@ -1410,10 +1420,11 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 		return -1;
 	}
 	step->repeat_loc = dmd_parse_loc(keys[K_REPEAT].value);
-	if (keys[K_REPEAT].value->type != YAML_SCALAR_NODE ||
-	    dmd_parse_long(parse, keys[K_REPEAT].value, &step->n_repeat,
-			"'repeat'") < 0)
+	if (keys[K_REPEAT].value->type != YAML_SCALAR_NODE)
 		goto not_positive;
+	if (dmd_parse_long(parse, keys[K_REPEAT].value, &step->n_repeat,
+			"'repeat'") < 0)
+		return -1;
 	if (step->n_repeat < 1)
 		goto not_positive;
 	if (!keys[K_STEPS].key) {
@@ -1433,8 +1444,6 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 	parse->runs = runs;
 	return r;
 not_positive:
-	if (dmd_job_n_errors() > 0)
-		return -1;
 	dmd_parse_error(parse, step->repeat_loc, "'repeat' must be a positive "
 		"integer (a number of repetitions), got '%s'",
 		keys[K_REPEAT].value->type == YAML_SCALAR_NODE ?
