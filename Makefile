@@ -67,7 +67,29 @@ golden: all
 bench: all
 	bash bench/run.sh
 
-clean:
-	rm -rf obj bin obj-san bin-san
+# The libFuzzer harness of the job reader (tests/fuzz/fuzz_job.c), with
+# ASan and UBSan, into obj-fuzz/; "make fuzz" builds it and runs it for
+# FUZZ_SECONDS on the seed corpus (README.md, "Fuzzing the job reader").
+# Needs clang and libclang-rt-14-dev.  Not part of "make test".
+FUZZ_SECONDS ?= 600
+FUZZ_CC ?= clang
+FUZZ_ARGS ?=
+FUZZ_SRC := tests/fuzz/fuzz_job.c ir/dmd_parse.c ir/dmd_expr.c \
+	ir/dmd_diag.c ir/dmd_job.c ir/dmd_program.c
 
-.PHONY: all test demo golden bench clean
+obj-fuzz/fuzz_job: $(FUZZ_SRC) ir/dmd_job.h ir/dmd_parse_private.h
+	@mkdir -p $(@D)
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs clang:" \
+		"apt-get install clang libclang-rt-14-dev"; exit 1; }
+	$(FUZZ_CC) -g -O1 $(WARN) -std=gnu11 -Iir \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer $(shell pkg-config --cflags yaml-0.1) \
+		-o $@ $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1)
+
+fuzz: obj-fuzz/fuzz_job
+	bash tests/fuzz/run_fuzz.sh obj-fuzz/fuzz_job $(FUZZ_SECONDS) $(FUZZ_ARGS)
+
+clean:
+	rm -rf obj bin obj-san bin-san obj-fuzz
+
+.PHONY: all test demo golden bench clean fuzz
