@@ -896,6 +896,18 @@ static int dmd_parse_offsets(struct dmd_parse *parse, struct dmd_tensor *t,
 	return 0;
 }
 
+/* Does every split dimension of "t" have offsets (so that its "split"
+ * applies to none)? */
+static int dmd_parse_all_offsets(const struct dmd_tensor *t)
+{
+	int d;
+
+	for (d = 0; d < t->ndim; ++d)
+		if (t->dist[d] && !t->offsets[d])
+			return 0;
+	return 1;
+}
+
 /* Read the "place" of tensor "t": a map from mesh axis to coordinate. */
 static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 	yaml_node_t *place)
@@ -1151,14 +1163,18 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 			return -1;
 		t->split = r;
 	}
-	if ((v = keys[DMD_TK_OFFSETS].value) && t->split == DMD_SPLIT_BALANCED) {
+	if ((v = keys[DMD_TK_OFFSETS].value) &&
+	    dmd_parse_offsets(parse, t, v) < 0)
+		return -1;
+	if (v && t->split == DMD_SPLIT_BALANCED &&
+	    dmd_parse_all_offsets(t)) {
 		dmd_parse_error(parse, dmd_parse_loc(keys[DMD_TK_OFFSETS].key),
 			"tensor '%s': 'offsets' and 'split: balanced' cannot be "
-			"used together", t->name);
+			"used together ('split' is not supported on a dimension "
+			"with offsets, and every split dimension has them)",
+			t->name);
 		return -1;
 	}
-	if (v && dmd_parse_offsets(parse, t, v) < 0)
-		return -1;
 	if ((v = keys[DMD_TK_PLACE].value) && dmd_parse_place(parse, t, v) < 0)
 		return -1;
 	if ((v = keys[DMD_TK_FILE].value)) {
