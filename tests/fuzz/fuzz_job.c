@@ -9,8 +9,9 @@
  * with LINE and COL within the input, printable valid UTF-8 and a
  * non-empty MESSAGE.  A read that fails must have printed exactly one
  * message, one that succeeds none; a job that was read must hold what
- * the later passes rely on (fuzz_check_job).  Any violation aborts, which
- * libFuzzer reports as a crash.
+ * the later passes rely on (fuzz_check_job), and its statements and dist
+ * entries, printed (dmd_expr_to_str) and read again, must print the same.
+ * Any violation aborts, which libFuzzer reports as a crash.
  *
  * Build and run: "make fuzz" (see README.md, "Fuzzing the job reader").
  *	clang -g -O1 -fsanitize=fuzzer,address,undefined -Iir \
@@ -20,12 +21,14 @@
  * The analysis is not called yet (it is being rewritten): fuzz_analyse
  * is the place where it goes.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dmd_job.h"
+#include "dmd_parse_private.h"
 
 /* The name the inputs are read under. */
 #define FUZZ_NAME "fuzz.yaml"
@@ -165,8 +168,93 @@ static void fuzz_check_accesses(const struct dmd_job *job,
 		fuzz_check_expr(e->args[i], 1, "index");
 }
 
+/* Make "src" the text "text" (named "what") with every byte at line 1,
+ * column 1; "locs" must have room for strlen(text) + 1 entries. */
+static void fuzz_src(struct dmd_src *src, const char *text, const char *what,
+	struct dmd_loc *locs)
+{
+	size_t i, n = strlen(text);
+
+	for (i = 0; i <= n; ++i)
+		locs[i] = (struct dmd_loc) { 1, 1 };
+	src->text = text;
+	src->len = n;
+	src->locs = locs;
+	src->what = what;
+}
+
+/* The statement of "step" printed in the job's syntax (owned by the
+ * caller). */
+static char *fuzz_stmt_str(const struct dmd_step *step)
+{
+	char *lhs = dmd_expr_to_str(step->lhs), *rhs = dmd_expr_to_str(step->rhs);
+	char *s = NULL;
+
+	if (!lhs || !rhs || asprintf(&s, "%s %s %s", lhs,
+			step->accumulate ? "+=" : "=", rhs) < 0)
+		fuzz_fail("statement cannot be printed", "");
+	free(lhs);
+	free(rhs);
+	return s;
+}
+
+/* The statement of "step", printed and read again, must print the same
+ * (the printer puts every parenthesis the tree needs), without message. */
+static void fuzz_round_trip_stmt(struct dmd_job *job,
+	const struct dmd_step *step)
+{
+	struct dmd_step again = { 0 };
+	struct dmd_src src;
+	struct dmd_loc *locs;
+	char *text = fuzz_stmt_str(step), *text2;
+	int before = dmd_job_n_errors();
+
+	locs = malloc((strlen(text) + 1) * sizeof(*locs));
+	if (!locs)
+		abort();
+	fuzz_src(&src, text, "compute", locs);
+	if (dmd_expr_parse_stmt(job, &src, &again) < 0 ||
+	    dmd_job_n_errors() != before)
+		fuzz_fail("a printed statement does not read back", text);
+	text2 = fuzz_stmt_str(&again);
+	if (strcmp(text, text2) != 0)
+		fuzz_fail("a statement read back prints differently", text2);
+	dmd_expr_free(again.lhs);
+	dmd_expr_free(again.rhs);
+	free(text2);
+	free(text);
+	free(locs);
+}
+
+/* Dist entry "e", printed and read again, must print the same. */
+static void fuzz_round_trip_dist(struct dmd_job *job, const struct dmd_expr *e)
+{
+	struct dmd_src src;
+	struct dmd_loc *locs;
+	struct dmd_expr *again;
+	char *text = dmd_expr_to_str(e), *text2;
+	int before = dmd_job_n_errors();
+
+	if (!text)
+		fuzz_fail("dist entry cannot be printed", "");
+	locs = malloc((strlen(text) + 1) * sizeof(*locs));
+	if (!locs)
+		abort();
+	fuzz_src(&src, text, "dist", locs);
+	again = dmd_expr_parse_dist(job, &src);
+	if (!again || dmd_job_n_errors() != before)
+		fuzz_fail("a printed dist entry does not read back", text);
+	text2 = dmd_expr_to_str(again);
+	if (!text2 || strcmp(text, text2) != 0)
+		fuzz_fail("a dist entry read back prints differently", text);
+	dmd_expr_free(again);
+	free(text2);
+	free(text);
+	free(locs);
+}
+
 /* Check "n" steps. */
-static void fuzz_check_steps(const struct dmd_job *job,
+static void fuzz_check_steps(struct dmd_job *job,
 	const struct dmd_step *steps, int n)
 {
 	int i;
@@ -186,11 +274,12 @@ static void fuzz_check_steps(const struct dmd_job *job,
 		fuzz_check_expr(s->rhs, 0, "rhs");
 		fuzz_check_accesses(job, s->lhs);
 		fuzz_check_accesses(job, s->rhs);
+		fuzz_round_trip_stmt(job, s);
 	}
 }
 
 /* Check what the later passes rely on in a job that was read. */
-static void fuzz_check_job(const struct dmd_job *job)
+static void fuzz_check_job(struct dmd_job *job)
 {
 	long bytes;
 	int i, d;
@@ -209,8 +298,10 @@ static void fuzz_check_job(const struct dmd_job *job)
 			if (t->shape[d] < 0 ||
 			    __builtin_mul_overflow(bytes, t->shape[d], &bytes))
 				fuzz_fail("tensor size overflows", t->name);
-			if (t->dist[d])
-				fuzz_check_expr(t->dist[d], 1, "dist");
+			if (!t->dist[d])
+				continue;
+			fuzz_check_expr(t->dist[d], 1, "dist");
+			fuzz_round_trip_dist(job, t->dist[d]);
 		}
 	}
 	fuzz_check_steps(job, job->steps, job->n_steps);
