@@ -406,6 +406,18 @@ char *dmd_expr_to_str(const struct dmd_expr *e)
 	return dmd_expr_buf_finish(&b);
 }
 
+/* Print "e" in the job's syntax for a message (owned by the caller): at
+ * most DMD_EXPR_MSG_LEN characters (expressions are ASCII), the end cut
+ * and replaced with "...".  NULL if out of memory. */
+char *dmd_expr_to_msg(const struct dmd_expr *e)
+{
+	char *s = dmd_expr_to_str(e);
+
+	if (s && strlen(s) > DMD_EXPR_MSG_LEN)
+		strcpy(s + DMD_EXPR_MSG_LEN - 3, "...");
+	return s;
+}
+
 /* Floor of a / b for b > 0. */
 static long dmd_expr_floor_div(long a, long b)
 {
@@ -1054,7 +1066,7 @@ static struct dmd_expr *dmd_expr_parse_aff(struct dmd_expr_parser *p,
 static void dmd_expr_node_error(struct dmd_expr_parser *p,
 	const struct dmd_expr *e, const char *msg)
 {
-	char *s = dmd_expr_to_str(e);
+	char *s = dmd_expr_to_msg(e);
 
 	dmd_expr_error(p, e->loc, "'%s' in %s %s", s ? s : "?",
 		p->src->what, msg);
@@ -1401,8 +1413,8 @@ static int dmd_expr_check_extent(struct dmd_expr_check *c,
 		v = &c->var[i];
 		if (v->extent == extent)
 			return 0;
-		s1 = dmd_expr_to_str(access);
-		s2 = dmd_expr_to_str(v->access);
+		s1 = dmd_expr_to_msg(access);
+		s2 = dmd_expr_to_msg(v->access);
 		dmd_expr_error(c->p, var->loc,
 			"index '%s' has extent %ld in %s but %ld in %s",
 			var->name, extent, s1 ? s1 : "?", v->extent,

@@ -272,5 +272,9 @@ void dmd_job_set_diag(dmd_job_diag_fn fn, void *user);
 char *dmd_expr_to_isl(const struct dmd_expr *e);
 /* Print an expression in the job's own syntax, e.g. "A[m, k]". */
 char *dmd_expr_to_str(const struct dmd_expr *e);
+/* The same for a message: at most DMD_EXPR_MSG_LEN characters, cut with
+ * "..." (an expression may have thousands of nodes). */
+#define DMD_EXPR_MSG_LEN	120
+char *dmd_expr_to_msg(const struct dmd_expr *e);
 
 #endif

@@ -70,6 +70,19 @@ static int dmd_program_check_partial_axes(const struct dmd_job *job,
 	return 0;
 }
 
+/* The number of bytes of "s" to show in a message: all of it up to 80
+ * bytes, else fewer, cut between two UTF-8 characters. */
+static int dmd_program_msg_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n <= 80)
+		return n;
+	for (n = 77; n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80; --n)
+		;
+	return n;
+}
+
 /* Check the read of tensor access "e" by a step of a program (or by the
  * statement of a "compute" job when "program" is 0). */
 static int dmd_program_check_read(struct dmd_program_walk *w,
@@ -84,9 +97,12 @@ static int dmd_program_check_read(struct dmd_program_walk *w,
 		return 0;
 	t = &job->tensors[k];
 	if (t->file && t->n_partial > 0) {
+		int n = dmd_program_msg_len(t->file);
+
 		dmd_job_error(job, t->partial_loc, "tensor '%s' is read from "
-			"its file '%s', so it cannot be 'partial' (a file "
-			"holds whole values)", t->name, t->file);
+			"its file '%.*s%s', so it cannot be 'partial' (a file "
+			"holds whole values)", t->name, n, t->file,
+			t->file[n] ? "..." : "");
 		return -1;
 	}
 	if (program && !t->file && t->init == DMD_INIT_NONE) {
@@ -118,7 +134,7 @@ static int dmd_program_check_reads(struct dmd_program_walk *w,
 static int dmd_program_check_self_reads_in(const struct dmd_job *job,
 	const struct dmd_expr *lhs, const char *want, const struct dmd_expr *e)
 {
-	char *got;
+	char *got, *w, *g;
 	int i, same;
 
 	if (e->type != DMD_EXPR_ACCESS) {
@@ -132,13 +148,17 @@ static int dmd_program_check_self_reads_in(const struct dmd_job *job,
 		return 0;
 	got = dmd_expr_to_str(e);
 	same = want && got && !strcmp(want, got);
-	if (!same)
-		dmd_job_error(job, e->loc, "the step that writes %s reads %s: "
-			"reading the output at other indices than it writes "
-			"is not supported yet", want ? want : lhs->name,
-			got ? got : e->name);
 	free(got);
-	return same ? 0 : -1;
+	if (same)
+		return 0;
+	w = dmd_expr_to_msg(lhs);
+	g = dmd_expr_to_msg(e);
+	dmd_job_error(job, e->loc, "the step that writes %s reads %s: reading "
+		"the output at other indices than it writes is not supported "
+		"yet", w ? w : lhs->name, g ? g : e->name);
+	free(w);
+	free(g);
+	return -1;
 }
 
 /* Check that every read of the output "lhs" in "e" uses the indices of

@@ -124,8 +124,8 @@ static void fuzz_diag(const char *line, void *user)
 		fuzz_fail("empty message", line);
 	if (!fuzz_printable_utf8((const unsigned char *) line))
 		fuzz_fail("message not printable UTF-8", line);
-	if (strlen(line) > 4096)
-		fuzz_fail("message longer than 4096 bytes", line);
+	if (strlen(line) > 1024)
+		fuzz_fail("message longer than 1024 bytes", line);
 }
 
 /* Check expression "e" of "what": printable in the job's syntax, and,
