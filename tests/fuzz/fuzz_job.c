@@ -307,9 +307,23 @@ static void fuzz_check_job(struct dmd_job *job)
 	fuzz_check_steps(job, job->steps, job->n_steps);
 }
 
-/* Where the analysis of a job that was read will be called (see
- * README.md): for now nothing. */
-static void fuzz_analyse(const struct dmd_job *job)
+/* Where the analysis of a job that was read will be called: for now
+ * nothing.  To fuzz the analysis too, do here what analyse() of
+ * cmd/distmpmd.c does after dmd_job_read, and require that a failure be
+ * explained by exactly one message (in.n_messages, checked by the
+ * caller), e.g. with the analysis of today:
+ *	isl_ctx *ctx = isl_ctx_alloc();
+ *	struct dmd_model *m;
+ *
+ *	isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+ *	m = dmd_model_build(ctx, job);
+ *	if (m && dmd_part_comm(m) == 0)
+ *		dmd_part_classes(m);
+ *	dmd_model_free(m);
+ *	isl_ctx_free(ctx);
+ * and add its sources (ir/dmd_model.c partition/ specialize/ ...) and isl
+ * to FUZZ_SRC and the link line of the Makefile. */
+static void fuzz_analyse(struct dmd_job *job)
 {
 	(void) job;
 }
@@ -337,6 +351,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (job) {
 		fuzz_check_job(job);
 		fuzz_analyse(job);
+		if (in.n_messages > 1)
+			fuzz_fail("the analysis printed several messages",
+				FUZZ_NAME);
 	}
 	dmd_job_free(job);
 	dmd_job_set_diag(NULL, NULL);
