@@ -89,7 +89,18 @@ obj-fuzz/fuzz_job: $(FUZZ_SRC) ir/dmd_job.h ir/dmd_parse_private.h
 fuzz: obj-fuzz/fuzz_job
 	bash tests/fuzz/run_fuzz.sh obj-fuzz/fuzz_job $(FUZZ_SECONDS) $(FUZZ_ARGS)
 
+# The same harness under AFL++ (optional: apt-get install afl++).
+obj-fuzz/fuzz_job_afl: $(FUZZ_SRC) ir/dmd_job.h ir/dmd_parse_private.h
+	@mkdir -p $(@D)
+	AFL_QUIET=1 afl-clang-fast -g -O1 $(WARN) -std=gnu11 -Iir \
+		-fsanitize=fuzzer -fsanitize=address,undefined \
+		$(shell pkg-config --cflags yaml-0.1) \
+		-o $@ $(FUZZ_SRC) $(shell pkg-config --libs yaml-0.1)
+
+fuzz-afl: obj-fuzz/fuzz_job_afl
+	bash tests/fuzz/run_afl.sh obj-fuzz/fuzz_job_afl $(FUZZ_SECONDS)
+
 clean:
 	rm -rf obj bin obj-san bin-san obj-fuzz
 
-.PHONY: all test demo golden bench clean fuzz
+.PHONY: all test demo golden bench clean fuzz fuzz-afl

@@ -111,9 +111,10 @@ static int dmd_expr_is_space(int c)
 		c == '\f' || c == '\v';
 }
 
-/* Is an array of "n" elements grown by doubling full?  (Its capacity is
- * the smallest power of 2 that is at least "n": it grows when "n" is 0 or
- * a power of 2, to 2 * n + 2, a bound on the next power of 2.) */
+/* Must an array of "n" elements, grown by doubling, grow before its
+ * next element?  It is reallocated (to room for 2 * n + 2 elements)
+ * whenever "n" is 0 or a power of 2, which leaves room for every count up
+ * to the next power of 2: appending n elements costs O(n). */
 static int dmd_expr_full(int n)
 {
 	return (n & (n - 1)) == 0;
