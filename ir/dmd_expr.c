@@ -379,9 +379,10 @@ static void dmd_expr_print(struct dmd_expr_buf *b, const struct dmd_expr *e)
 			b->failed = 1;
 			break;
 		}
-		dmd_expr_buf_printf(b, "-");
+		dmd_expr_buf_printf(b, e->args[0]->type == DMD_EXPR_NEG ?
+			"- " : "-");
 		dmd_expr_print_sub(b, e->args[0],
-			dmd_expr_prec(e->args[0]) <= prec);
+			dmd_expr_prec(e->args[0]) < prec);
 		break;
 	default:
 		if (e->n_arg < 2) {
