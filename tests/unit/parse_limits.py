@@ -10,7 +10,8 @@ A read must take less than MAX_SECONDS of CPU time (user + system, so
 that a busy machine does not make it fail): within the limits nothing in
 the reader grows faster than the file (at the limits it takes at most
 about 0.5 s; anything quadratic would take minutes).  The last line is
-"N passed, M failed".
+"N passed, M failed".  Files that are not regular (a FIFO, a directory,
+/dev/zero) are refused without reading them.
 """
 import os
 import resource
@@ -172,6 +173,25 @@ def main():
                 print("ok %s (%d bytes, %.2f s of CPU)" % (
                     name, len(text.encode()), took))
                 passed += 1
+        # Not regular files: a FIFO without writer (opening it for
+        # reading would block), a directory, a device.
+        fifo = os.path.join(tmp, "fifo.yaml")
+        os.mkfifo(fifo)
+        for path in (fifo, tmp, "/dev/zero"):
+            try:
+                r = subprocess.run(["bash", CHECK, path], capture_output=True,
+                                   text=True, timeout=20)
+                want = "%s: error: not a regular file\n" % path
+                ok = r.returncode == 2 and r.stderr == want
+                why = "exit %d, stderr %r" % (r.returncode, r.stderr)
+            except subprocess.TimeoutExpired:
+                ok, why = False, "blocked"
+            if ok:
+                print("ok not a regular file: %s" % path)
+                passed += 1
+            else:
+                print("FAIL not a regular file: %s: %s" % (path, why))
+                failed += 1
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
