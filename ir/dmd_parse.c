@@ -1044,15 +1044,18 @@ static int dmd_parse_partial(struct dmd_parse *parse, struct dmd_tensor *t,
 
 /* Check the name "node" of the file of tensor "t": not empty, at most
  * DMD_MAX_FILE bytes, no NUL, and nothing that a C string literal or
- * comment of the emitted program would have to escape (control
- * characters, '"', '\\', and the end of a comment). */
+ * comment of the emitted program would have to escape or that would
+ * break or hide the line of a message (control characters, line
+ * separators, bidirectional controls: see dmd_expr_char; '"', '\\', and
+ * the end of a comment). */
 static int dmd_parse_file(struct dmd_parse *parse, const struct dmd_tensor *t,
 	const yaml_node_t *node)
 {
-	const unsigned char *s = node->data.scalar.value;
-	size_t i, n = node->data.scalar.length;
+	const char *s = (const char *) node->data.scalar.value;
+	size_t i, k, n = node->data.scalar.length;
+	int printable;
 
-	if (n == 0 || strlen((const char *) s) != n) {
+	if (n == 0 || strlen(s) != n) {
 		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
 			"'%s' is not a valid file name", t->name);
 		return -1;
@@ -1062,13 +1065,15 @@ static int dmd_parse_file(struct dmd_parse *parse, const struct dmd_tensor *t,
 			"'%s' is longer than %d bytes", t->name, DMD_MAX_FILE);
 		return -1;
 	}
-	for (i = 0; i < n; ++i) {
-		if (s[i] >= 0x20 && s[i] != 0x7f && s[i] != '"' &&
-		    s[i] != '\\' && !(s[i] == '*' && s[i + 1] == '/'))
+	for (i = 0; i < n; i += k) {
+		k = dmd_expr_char(s + i, n - i, &printable);
+		if (printable && s[i] != '"' && s[i] != '\\' &&
+		    !(s[i] == '*' && s[i + 1] == '/'))
 			continue;
 		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
-			"'%s' must not hold control characters, '\"', '\\' "
-			"or '*/'", t->name);
+			"'%s' must not hold control characters, line "
+			"separators, bidirectional controls, '\"', '\\' or "
+			"'*/'", t->name);
 		return -1;
 	}
 	return 0;
