@@ -24,11 +24,12 @@ corpus=$(realpath tests/fuzz/corpus)
 regress=$(realpath tests/fuzz/regress)
 cd $out
 echo "fuzz: $seconds s, log in $out/fuzz-0.log"
+touch .start
 status=0
 "$fuzzer" corpus seeds "$corpus" "$regress" -dict="$dict" \
 	-max_total_time="$seconds" -jobs=1 -workers=1 -rss_limit_mb=2048 \
 	-timeout=5 -max_len=16384 -artifact_prefix=artifacts/ \
 	-print_final_stats=1 "$@" || status=$?
 tail -n 25 fuzz-0.log 2>/dev/null || true
-ls artifacts | sed 's|^|fuzz: found artifacts/|'
+find artifacts -type f -newer .start | sed 's|^|fuzz: found |'
 exit $status
