@@ -21,11 +21,13 @@ done
 cp tests/fuzz/corpus/* tests/fuzz/regress/* $out/afl-seeds/ 2>/dev/null || true
 [ -d $out/corpus ] && find $out/corpus -type f -size -16k -exec cp {} $out/afl-seeds/ \;
 export AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1
-export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_AUTORESUME=1
 export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=1
 status=0
 afl-fuzz -i $out/afl-seeds -o $out/afl -x tests/fuzz/job.dict -t 5000 \
 	-m none -V "$seconds" "$@" -- "$fuzzer" || status=$?
-ls $out/afl/default/crashes $out/afl/default/hangs 2>/dev/null |
-	grep -v README | grep -v '^$' | sed 's|^|fuzz-afl: |' || true
+find $out/afl/default/crashes $out/afl/default/hangs -type f \
+	! -name 'README*' 2>/dev/null | sed 's|^|fuzz-afl: found |'
+grep -E 'run_time|execs_done|saved_crashes|saved_hangs' \
+	$out/afl/default/fuzzer_stats 2>/dev/null | sed 's|^|fuzz-afl: |'
 exit $status
