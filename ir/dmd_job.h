@@ -35,9 +35,10 @@
 #define DMD_MAX_EXPANDED	(2 << 20)
 /* Counts: tensors; steps of the program (nested steps included, each
  * counted once however often it repeats); schedule commands in the whole
- * job; names in one schedule command (its lists together); characters of
- * a name (job, mesh axis, tensor, index variable, loop: 64, well within a
- * file name); bytes of a 'file' (PATH_MAX - 1). */
+ * job; arguments, and names, in one schedule command (its lists
+ * together); characters of a name (job, mesh axis, tensor, index
+ * variable, loop: 64, well within a file name); bytes of a 'file'
+ * (PATH_MAX - 1). */
 #define DMD_MAX_TENSORS		4096
 #define DMD_MAX_STEPS		4096
 #define DMD_MAX_CMDS		4096
