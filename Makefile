@@ -113,7 +113,40 @@ uninstall:
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
 	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
 
-clean:
-	rm -rf obj bin obj-san bin-san
+# The libFuzzer harness of the job reader (tests/fuzz/fuzz_job.c), with
+# ASan and UBSan, into obj-fuzz/; "make fuzz" builds it and runs it for
+# FUZZ_SECONDS on the seed corpus (README.md, "Fuzzing the job reader").
+# Needs clang and libclang-rt-14-dev.  Not part of "make test".
+FUZZ_SECONDS ?= 600
+FUZZ_CC ?= clang
+FUZZ_ARGS ?=
+FUZZ_SRC := tests/fuzz/fuzz_job.c $(wildcard ir/*.c partition/*.c \
+	specialize/*.c emit/*.c) cmd/dmd_session.c
+FUZZ_FLAGS := $(WARN) -std=gnu11 -I. -Iir $(shell pkg-config --cflags $(PKGS))
+FUZZ_LIBS := $(shell pkg-config --libs $(PKGS)) -lm
 
-.PHONY: all test demo golden bench clean install uninstall
+obj-fuzz/fuzz_job: $(FUZZ_SRC) $(wildcard */*.h)
+	@mkdir -p $(@D)
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs clang:" \
+		"apt-get install clang libclang-rt-14-dev"; exit 1; }
+	$(FUZZ_CC) -g -O1 $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer -o $@ $(FUZZ_SRC) $(FUZZ_LIBS)
+
+fuzz: obj-fuzz/fuzz_job
+	bash tests/fuzz/run_fuzz.sh obj-fuzz/fuzz_job $(FUZZ_SECONDS) $(FUZZ_ARGS)
+
+# The same harness under AFL++ (optional: apt-get install afl++).
+obj-fuzz/fuzz_job_afl: $(FUZZ_SRC) $(wildcard */*.h)
+	@mkdir -p $(@D)
+	AFL_QUIET=1 afl-clang-fast -g -O1 $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer -fsanitize=address,undefined \
+		-o $@ $(FUZZ_SRC) $(FUZZ_LIBS)
+
+fuzz-afl: obj-fuzz/fuzz_job_afl
+	bash tests/fuzz/run_afl.sh obj-fuzz/fuzz_job_afl $(FUZZ_SECONDS)
+
+clean:
+	rm -rf obj bin obj-san bin-san obj-fuzz
+
+.PHONY: all test demo golden bench clean install uninstall fuzz fuzz-afl

@@ -33,9 +33,7 @@
 #include <isl/options.h>
 #include <isl/set.h>
 
-#include "ir/dmd_model.h"
-#include "partition/dmd_part.h"
-#include "emit/dmd_emit.h"
+#include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
 #include "cmd/dmd_svg.h"
@@ -158,200 +156,8 @@ static const char *usage_check =
 "loops and transfers, or the problems found (exit 2).\n";
 
 /* ------------------------------------------------------------------ */
-/* The compiler core: the only part of cmd/ that knows its structures. */
-
-/* The analysed job: every stage of the compiler, each made and freed by
- * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
- * and cells (partition) -> classes with their code (specialize, emit;
- * cells with identical code merged).  "in" is what the rest of cmd/
- * uses. */
-struct session {
-	isl_ctx *ctx;
-	struct dmd_job *job;
-	struct dmd_model *m;
-	struct dmd_plan *plan;
-	struct dmd_proofs proofs;
-	struct dmd_facts *facts;
-	struct dmd_cells *cells;
-	struct dmd_classes *classes;
-	struct dmd_build_input in;
-	struct dmd_build_class *cls;	/* in.cls, owned */
-};
-
-/* Free what "s" holds. */
-static void session_free(struct session *s)
-{
-	free(s->cls);
-	dmd_emit_classes_free(s->classes);
-	dmd_part_cells_free(s->cells);
-	dmd_part_facts_free(s->facts);
-	dmd_part_proofs_clear(&s->proofs);
-	dmd_part_plan_free(s->plan);
-	dmd_model_free(s->m);
-	dmd_job_free(s->job);
-	if (s->ctx)
-		isl_ctx_free(s->ctx);
-}
-
-/* The core's result as struct dmd_build_input: the job's fields, the
- * shared common.h, and for each class its code, its set, why, count and
- * ranges.  Without classes, n_class is 0. */
-static int session_build_input(struct session *s, int classes)
-{
-	struct dmd_build_input *in = &s->in;
-	struct dmd_classes *cl = s->classes;
-	int i;
-
-	in->job_name = s->job->name;
-	in->job_path = s->job->path;
-	in->job_dir = s->job->dir;
-	in->n_axes = s->job->n_axes;
-	in->axes = s->job->axes;
-	in->shape = s->job->mesh_shape;
-	in->nranks = s->job->nranks;
-	in->common = NULL;
-	in->n_class = 0;
-	if (!classes)
-		return 0;
-	s->cls = calloc(cl->n + 1, sizeof(*s->cls));
-	if (!s->cls)
-		return -1;
-	in->common = cl->common;
-	in->n_class = cl->n;
-	in->cls = s->cls;
-	for (i = 0; i < cl->n; ++i) {
-		s->cls[i].code = cl->cls[i].code;
-		s->cls[i].set = cl->cls[i].set_text;
-		s->cls[i].why = cl->cls[i].why;
-		s->cls[i].count = cl->cls[i].count;
-		s->cls[i].n_ranges = cl->cls[i].n_ranges;
-		s->cls[i].ranges = cl->cls[i].ranges;
-	}
-	return 0;
-}
-
-/* With DMD_TIME set, print the time since the previous call, for
- * "stage" (NULL: start the clock). */
-static void stage_time(const char *stage)
-{
-	static struct timespec t0;
-	struct timespec t;
-
-	if (!getenv("DMD_TIME"))
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	if (stage)
-		fprintf(stderr, "distmpmd: %s: %.3f s\n", stage,
-			(t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec));
-	t0 = t;
-}
-
-/* Read and analyse "path"; with classes != 0 find the rank classes and
- * emit their code too.  Returns 0, or the exit status (2 for a bad job,
- * 1 otherwise). */
-static int analyse(struct session *s, const char *path, int classes)
-{
-	memset(s, 0, sizeof(*s));
-	s->job = dmd_job_read(path);
-	if (!s->job)
-		return 2;
-	s->ctx = isl_ctx_alloc();
-	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
-		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
-	isl_options_set_ast_iterator_type(s->ctx, "int64_t");
-	stage_time(NULL);
-	s->m = dmd_model_build(s->ctx, s->job);
-	stage_time("model");
-	if (s->m)
-		s->plan = dmd_part_plan(s->m);
-	stage_time("plan");
-	if (!s->m || !s->plan) {
-		if (dmd_job_n_errors() > 0)
-			return 2;
-		fprintf(stderr, "%s: error: internal error: the analysis of "
-			"this job failed (please report it)\n", path);
-		return 1;
-	}
-	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed) {
-		int i;
-
-		for (i = 0; i < s->proofs.n; ++i)
-			if (!strncmp(s->proofs.line[i], "NOT", 3))
-				fprintf(stderr, "%s: error: internal error: %s "
-					"(please report it)\n", path,
-					s->proofs.line[i]);
-		if (!s->proofs.failed)
-			fprintf(stderr, "%s: error: internal error: cannot "
-				"prove that the transfers of this job match up "
-				"(please report it)\n", path);
-		return 1;
-	}
-	stage_time("proofs");
-	if (classes) {
-		s->facts = dmd_part_facts(s->plan);
-		stage_time("facts");
-		if (s->facts)
-			s->cells = dmd_part_cells(s->m, s->facts);
-		stage_time("cells");
-		if (s->cells)
-			s->classes = dmd_emit_classes(s->plan, s->facts,
-				s->cells);
-		stage_time("classes");
-		if (!s->classes) {
-			fprintf(stderr, "%s: error: internal error: cannot "
-				"find the rank classes (please report it)\n",
-				path);
-			return 1;
-		}
-	}
-	if (session_build_input(s, classes) < 0) {
-		fprintf(stderr, "distmpmd: out of memory\n");
-		return 1;
-	}
-	return 0;
-}
-
-/* Print what "check" says of the analysis beyond the job: per step the
- * loops, then every transfer of the plan. */
-static void session_summary(struct session *s)
-{
-	struct dmd_model *m = s->m;
-	int i, k;
-
-	for (k = 0; k < m->n_poly; ++k) {
-		struct dmd_poly *p = m->poly[k];
-
-		printf("step %d: %s\n  loops:", k + 1, p->label);
-		for (i = 0; i < p->n_loops; ++i)
-			printf(" %s%s", p->loops[i].name,
-				p->loops[i].kind == DMD_LOOP_SPACE ?
-				"(space)" : p->loops[i].tensorized ?
-				"(gemm)" : "");
-		printf("\n");
-	}
-	for (i = 0; i < s->plan->n_xfer; ++i) {
-		struct dmd_xfer *x = s->plan->xfer[i];
-		struct dmd_poly *p = m->poly[x->step];
-
-		printf("transfer %s of %s in step %d at %s: %s", x->name,
-			s->job->tensors[x->tensor].name, x->step + 1,
-			x->use == DMD_USE_RETURN ? "the end" :
-			x->level < 0 ? "the start" :
-			p->loops[p->time_loop[x->level]].name,
-			dmd_part_kind_name(x->kind));
-		if (x->kind == DMD_XFER_BCAST || x->kind == DMD_XFER_SHIFT)
-			printf(" along %s", s->job->axes[x->axis]);
-		if (x->ghost)
-			printf(" (into ghost cells)");
-		if (x->use == DMD_USE_SNAPSHOT)
-			printf(" (the values before the step)");
-		if (x->use == DMD_USE_REDUCE)
-			printf(" (summed over the partial axes)");
-		printf("\n");
-	}
-	for (i = 0; i < s->proofs.n; ++i)
-		printf("%s\n", s->proofs.line[i]);
-}
+/* The compiler core is cmd/dmd_session.c; the rest of cmd/ uses only its
+ * struct dmd_build_input. */
 
 /* ------------------------------------------------------------------ */
 /* Arguments */
@@ -529,7 +335,7 @@ static int arg_build(struct args *a, struct build_args *b)
 
 /* The default build directory: build/<name> in the current directory,
  * with build/ created if missing.  NULL with a message on error. */
-static char *default_dir(struct session *s)
+static char *default_dir(struct dmd_session *s)
 {
 	char *dir;
 
@@ -550,11 +356,11 @@ static char *default_dir(struct session *s)
 static int build_job(const char *job, const char *out,
 	struct build_args *b, char **dir, int verbose)
 {
-	struct session s;
+	struct dmd_session s;
 	int r;
 
 	*dir = NULL;
-	r = analyse(&s, job, 1);
+	r = dmd_session_analyse(&s, job, 1);
 	if (!r) {
 		*dir = out ? strdup(out) : default_dir(&s);
 		if (!*dir)
@@ -568,7 +374,7 @@ static int build_job(const char *job, const char *out,
 		printf("distmpmd: built %s: %d class%s for %ld ranks in %s\n",
 			s.in.job_name, s.in.n_class,
 			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir);
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 
@@ -873,7 +679,7 @@ static void draw_mesh(const struct dmd_build_input *in)
 static int cmd_classes(int argc, char **argv)
 {
 	struct args a = { "classes", usage_classes, argc, argv, 0, NULL };
-	struct session s;
+	struct dmd_session s;
 	const char *job = NULL, *svg = NULL;
 	int r = 0, i, j;
 
@@ -897,7 +703,7 @@ static int cmd_classes(int argc, char **argv)
 		return r;
 	if (svg && dmd_svg_probe(svg) < 0)
 		return 1;
-	r = analyse(&s, job, 1);
+	r = dmd_session_analyse(&s, job, 1);
 	if (!r) {
 		const struct dmd_build_input *in = &s.in;
 
@@ -923,7 +729,7 @@ static int cmd_classes(int argc, char **argv)
 		if (svg)
 			r = dmd_svg_classes(in, svg);
 	}
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 
@@ -931,7 +737,7 @@ static int cmd_classes(int argc, char **argv)
 static int cmd_emit(int argc, char **argv)
 {
 	struct args a = { "emit", usage_emit, argc, argv, 0, NULL };
-	struct session s;
+	struct dmd_session s;
 	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
 	int i, j, r = 0, common = 0;
@@ -978,7 +784,7 @@ static int cmd_emit(int argc, char **argv)
 	if (!rank_s && !cls_s && !common)
 		return arg_error(&a, "--rank R, --class K or --common is "
 			"needed", NULL);
-	r = analyse(&s, job, 1);
+	r = dmd_session_analyse(&s, job, 1);
 	if (!r && common) {
 		fputs(s.in.common, stdout);
 	} else if (!r && cls_s) {
@@ -1006,7 +812,7 @@ static int cmd_emit(int argc, char **argv)
 					fputs(s.in.cls[i].code, stdout);
 				}
 	}
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 
@@ -1029,7 +835,7 @@ static int class_of(const struct dmd_build_input *in, long rank)
 static int cmd_diff(int argc, char **argv)
 {
 	struct args a = { "diff", usage_diff, argc, argv, 0, NULL };
-	struct session s;
+	struct dmd_session s;
 	const char *pos[3] = { NULL, NULL, NULL };
 	char *label[2] = { NULL, NULL };
 	long rank[2];
@@ -1057,7 +863,7 @@ static int cmd_diff(int argc, char **argv)
 				pos[1 + k]);
 	if (r)
 		return r;
-	r = analyse(&s, pos[0], 1);
+	r = dmd_session_analyse(&s, pos[0], 1);
 	for (k = 0; !r && k < 2; ++k) {
 		if (rank[k] >= s.in.nranks) {
 			fprintf(stderr, "distmpmd: rank %s is not in the mesh "
@@ -1086,7 +892,7 @@ static int cmd_diff(int argc, char **argv)
 	}
 	free(label[0]);
 	free(label[1]);
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 
@@ -1094,15 +900,15 @@ static int cmd_diff(int argc, char **argv)
 static int sweep_analyse(const char *job, int classes, long *ranks,
 	int *n_class)
 {
-	struct session s;
+	struct dmd_session s;
 	int r;
 
-	r = analyse(&s, job, classes);
+	r = dmd_session_analyse(&s, job, classes);
 	if (!r) {
 		*ranks = s.in.nranks;
 		*n_class = s.in.n_class;
 	}
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 
@@ -1195,20 +1001,20 @@ done:
 static int cmd_check(int argc, char **argv)
 {
 	struct args a = { "check", usage_check, argc, argv, 0, NULL };
-	struct session s;
+	struct dmd_session s;
 	const char *job;
 	int r;
 
 	r = job_only(&a, &job);
 	if (r)
 		return r < 0 ? 0 : r;
-	r = analyse(&s, job, 0);
+	r = dmd_session_analyse(&s, job, 0);
 	if (!r) {
 		printf("%s: ok: job %s, %ld ranks\n", job, s.in.job_name,
 			s.in.nranks);
-		session_summary(&s);
+		dmd_session_summary(&s);
 	}
-	session_free(&s);
+	dmd_session_free(&s);
 	return r;
 }
 

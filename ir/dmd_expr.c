@@ -75,6 +75,7 @@ struct dmd_expr_parser {
 	struct dmd_tok tok;		/* the current token */
 	int depth;			/* current nesting */
 	int n_nodes;			/* nodes allocated so far */
+	int n_names;			/* names in the schedule command */
 };
 
 /* An index variable seen alone as an index, for the extent check. */
@@ -108,6 +109,57 @@ static int dmd_expr_is_space(int c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
 		c == '\f' || c == '\v';
+}
+
+/* Must an array of "n" elements, grown by doubling, grow before its
+ * next element?  It is reallocated (to room for 2 * n + 2 elements)
+ * whenever "n" is 0 or a power of 2, which leaves room for every count up
+ * to the next power of 2: appending n elements costs O(n). */
+static int dmd_expr_full(int n)
+{
+	return (n & (n - 1)) == 0;
+}
+
+/* The length in bytes of the character at s[0] (n > 0 bytes left), and
+ * in *printable whether it may go into a one-line message as is: not a
+ * control character (C0, DEL, C1: U+0080 to U+009F), not U+2028 or U+2029
+ * (line breaks for YAML), not a bidirectional control (U+200E, U+200F,
+ * U+202A to U+202E, U+2066 to U+2069, which reorder what a terminal
+ * shows), and valid UTF-8 (a byte that starts no valid sequence has
+ * length 1). */
+size_t dmd_expr_char(const char *s, size_t n, int *printable)
+{
+	const unsigned char *u = (const unsigned char *) s;
+	unsigned long code;
+	size_t k, i;
+
+	*printable = 0;
+	if (u[0] < 0x80) {
+		*printable = u[0] >= 0x20 && u[0] != 0x7f;
+		return 1;
+	}
+	if (u[0] >= 0xc2 && u[0] <= 0xdf)
+		k = 2, code = u[0] & 0x1f;
+	else if (u[0] >= 0xe0 && u[0] <= 0xef)
+		k = 3, code = u[0] & 0x0f;
+	else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+		k = 4, code = u[0] & 0x07;
+	else
+		return 1;
+	if (k > n)
+		return 1;
+	for (i = 1; i < k; ++i) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 1;
+		code = code << 6 | (u[i] & 0x3f);
+	}
+	if ((k == 3 && code < 0x800) || (k == 4 && code < 0x10000) ||
+	    (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
+		return 1;
+	*printable = !(code <= 0x9f || code == 0x200e || code == 0x200f ||
+		(code >= 0x2028 && code <= 0x202e) ||
+		(code >= 0x2066 && code <= 0x2069));
+	return k;
 }
 
 /* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
@@ -327,9 +379,10 @@ static void dmd_expr_print(struct dmd_expr_buf *b, const struct dmd_expr *e)
 			b->failed = 1;
 			break;
 		}
-		dmd_expr_buf_printf(b, "-");
+		dmd_expr_buf_printf(b, e->args[0]->type == DMD_EXPR_NEG ?
+			"- " : "-");
 		dmd_expr_print_sub(b, e->args[0],
-			dmd_expr_prec(e->args[0]) <= prec);
+			dmd_expr_prec(e->args[0]) < prec);
 		break;
 	default:
 		if (e->n_arg < 2) {
@@ -355,6 +408,18 @@ char *dmd_expr_to_str(const struct dmd_expr *e)
 	return dmd_expr_buf_finish(&b);
 }
 
+/* Print "e" in the job's syntax for a message (owned by the caller): at
+ * most DMD_EXPR_MSG_LEN characters (expressions are ASCII), the end cut
+ * and replaced with "...".  NULL if out of memory. */
+char *dmd_expr_to_msg(const struct dmd_expr *e)
+{
+	char *s = dmd_expr_to_str(e);
+
+	if (s && strlen(s) > DMD_EXPR_MSG_LEN)
+		strcpy(s + DMD_EXPR_MSG_LEN - 3, "...");
+	return s;
+}
+
 /* Floor of a / b for b > 0. */
 static long dmd_expr_floor_div(long a, long b)
 {
@@ -364,6 +429,9 @@ static long dmd_expr_floor_div(long a, long b)
 		q -= 1;
 	return q;
 }
+
+static int dmd_expr_fold(enum dmd_expr_type type, long a, long b,
+	long *val);
 
 /* Evaluate "e" if it is an integer constant.  Returns 1 and sets *val if
  * it is, 0 if it involves variables (or anything but integers and
@@ -397,11 +465,18 @@ static int dmd_expr_const(const struct dmd_expr *e, long *val)
 			return -1;
 		if (ra == 0 || rb == 0)
 			return 0;
-		break;
+		return dmd_expr_fold(e->type, a, b, val);
 	default:
 		return 0;
 	}
-	switch (e->type) {
+}
+
+/* Apply binary operator "type" (+ - * // %) to "a" and "b" into *val.
+ * Returns 1, or -1 if the value overflows a long or the divisor is not
+ * positive. */
+static int dmd_expr_fold(enum dmd_expr_type type, long a, long b, long *val)
+{
+	switch (type) {
 	case DMD_EXPR_ADD:
 		return __builtin_add_overflow(a, b, val) ? -1 : 1;
 	case DMD_EXPR_SUB:
@@ -605,29 +680,24 @@ static size_t dmd_expr_scan_number(struct dmd_expr_parser *p, size_t i)
 	return j;
 }
 
-/* Report an unexpected character at "i": printable ASCII as is, a UTF-8
- * sequence as is, anything else as \xNN. */
+/* Report an unexpected character at "i": a printable one as it is (see
+ * dmd_expr_char), anything else as \xNN (its first byte). */
 static void dmd_expr_bad_char(struct dmd_expr_parser *p, size_t i)
 {
-	const unsigned char *s = (const unsigned char *) p->src->text;
-	size_t n = p->src->len, j = i + 1;
+	const char *s = p->src->text;
+	size_t k;
+	int printable;
 
-	if (s[i] >= 0xc2 && s[i] <= 0xf4) {
-		while (j < n && j < i + 4 && (s[j] & 0xc0) == 0x80)
-			++j;
-		if (j > i + 1) {
-			dmd_expr_tok_error(p, "unexpected character '%.*s' in %s",
-				(int) (j - i), (const char *) s + i,
-				p->src->what);
-			return;
-		}
-	}
-	if (s[i] > 0x20 && s[i] < 0x7f)
+	k = dmd_expr_char(s + i, p->src->len - i, &printable);
+	if (printable && k > 1)
+		dmd_expr_tok_error(p, "unexpected character '%.*s' in %s",
+			(int) k, s + i, p->src->what);
+	else if (printable)
 		dmd_expr_tok_error(p, "unexpected character '%c' in %s",
 			s[i], p->src->what);
 	else
 		dmd_expr_tok_error(p, "unexpected character '\\x%02x' in %s",
-			s[i], p->src->what);
+			(unsigned char) s[i], p->src->what);
 }
 
 /* Move to the next token.  Returns 0, or -1 after an error. */
@@ -658,6 +728,15 @@ static int dmd_expr_next(struct dmd_expr_parser *p)
 			++j;
 		tok->type = DMD_TOK_ID;
 		tok->len = j - i;
+		if (tok->len > DMD_MAX_NAME) {
+			char buf[48];
+
+			dmd_expr_tok_error(p, "name '%s' in %s is longer than "
+				"%d characters", dmd_expr_tok_text(p, buf,
+					sizeof(buf)), p->src->what,
+				DMD_MAX_NAME);
+			return -1;
+		}
 	} else if (dmd_expr_is_digit(c) || (c == '.' && i + 1 < n &&
 				dmd_expr_is_digit((unsigned char) s[i + 1]))) {
 		j = dmd_expr_scan_number(p, i);
@@ -791,13 +870,15 @@ static int dmd_expr_add_arg(struct dmd_expr_parser *p, struct dmd_expr *e,
 
 	if (!arg)
 		return -1;
-	args = realloc(e->args, (e->n_arg + 1) * sizeof(*args));
-	if (!args) {
-		dmd_expr_error(p, arg->loc, "out of memory");
-		dmd_expr_free(arg);
-		return -1;
+	if (dmd_expr_full(e->n_arg)) {
+		args = realloc(e->args, 2 * (e->n_arg + 1) * sizeof(*args));
+		if (!args) {
+			dmd_expr_error(p, arg->loc, "out of memory");
+			dmd_expr_free(arg);
+			return -1;
+		}
+		e->args = args;
 	}
-	e->args = args;
 	e->args[e->n_arg++] = arg;
 	return 0;
 }
@@ -987,17 +1068,28 @@ static struct dmd_expr *dmd_expr_parse_aff(struct dmd_expr_parser *p,
 static void dmd_expr_node_error(struct dmd_expr_parser *p,
 	const struct dmd_expr *e, const char *msg)
 {
-	char *s = dmd_expr_to_str(e);
+	char *s = dmd_expr_to_msg(e);
 
 	dmd_expr_error(p, e->loc, "'%s' in %s %s", s ? s : "?",
 		p->src->what, msg);
 	free(s);
 }
 
+/* Check that constant "e" with value "val" is within +-DMD_MAX_INT. */
+static int dmd_expr_check_range(struct dmd_expr_parser *p,
+	const struct dmd_expr *e, long val)
+{
+	if (val >= -DMD_MAX_INT && val <= DMD_MAX_INT)
+		return 1;
+	dmd_expr_node_error(p, e, "is out of range (integers in indices and "
+		"dist entries are at most 2^62 in absolute value)");
+	return -1;
+}
+
 /* Check that "e" (from dmd_expr_parse_aff) is (quasi-)affine: products
- * have a constant side, divisors are positive constants, constants fit a
- * long.  Returns 1 if "e" is constant (its value in *val), 0 if not, -1
- * after an error. */
+ * have a constant side, divisors are positive constants, constants and
+ * constant parts lie within +-DMD_MAX_INT.  Returns 1 if "e" is constant
+ * (its value in *val), 0 if not, -1 after an error. */
 static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	const struct dmd_expr *e, long *val)
 {
@@ -1007,7 +1099,7 @@ static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	switch (e->type) {
 	case DMD_EXPR_INT:
 		*val = e->ival;
-		return 1;
+		return dmd_expr_check_range(p, e, *val);
 	case DMD_EXPR_VAR:
 		return 0;
 	case DMD_EXPR_NEG:
@@ -1046,11 +1138,11 @@ static int dmd_expr_check_aff(struct dmd_expr_parser *p,
 	}
 	if (ra == 0 || rb == 0)
 		return 0;
-	if (dmd_expr_const(e, val) < 0) {
+	if (dmd_expr_fold(e->type, a, b, val) < 0) {
 		dmd_expr_node_error(p, e, "overflows");
 		return -1;
 	}
-	return 1;
+	return dmd_expr_check_range(p, e, *val);
 }
 
 /* Parse a dist entry (not "-"): a quasi-affine expression over the mesh
@@ -1307,6 +1399,7 @@ struct dmd_expr_check {
 	int n_var;
 	int cap;
 	struct dmd_expr_var *var;	/* owned */
+	struct dmd_names *index;	/* owned: name -> index in "var" */
 };
 
 /* Record that index variable "var" appears alone as index "d" of
@@ -1320,16 +1413,17 @@ static int dmd_expr_check_extent(struct dmd_expr_check *c,
 	long extent = tensor->shape[d];
 	int i;
 
-	for (i = 0; i < c->n_var; ++i) {
+	if (!c->index && !(c->index = dmd_names_alloc()))
+		goto nomem;
+	i = dmd_names_find(c->index, var->name);
+	if (i >= 0) {
 		char *s1, *s2;
 
 		v = &c->var[i];
-		if (strcmp(v->name, var->name) != 0)
-			continue;
 		if (v->extent == extent)
 			return 0;
-		s1 = dmd_expr_to_str(access);
-		s2 = dmd_expr_to_str(v->access);
+		s1 = dmd_expr_to_msg(access);
+		s2 = dmd_expr_to_msg(v->access);
 		dmd_expr_error(c->p, var->loc,
 			"index '%s' has extent %ld in %s but %ld in %s",
 			var->name, extent, s1 ? s1 : "?", v->extent,
@@ -1343,18 +1437,21 @@ static int dmd_expr_check_extent(struct dmd_expr_check *c,
 		struct dmd_expr_var *nv;
 
 		nv = realloc(c->var, cap * sizeof(*nv));
-		if (!nv) {
-			dmd_expr_error(c->p, var->loc, "out of memory");
-			return -1;
-		}
+		if (!nv)
+			goto nomem;
 		c->var = nv;
 		c->cap = cap;
 	}
+	if (dmd_names_add(c->index, var->name, c->n_var) < 0)
+		goto nomem;
 	v = &c->var[c->n_var++];
 	v->name = var->name;
 	v->extent = extent;
 	v->access = access;
 	return 0;
+nomem:
+	dmd_expr_error(c->p, var->loc, "out of memory");
+	return -1;
 }
 
 /* Check one access: a declared tensor, one index per dimension, affine
@@ -1411,7 +1508,7 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 	struct dmd_step *step)
 {
 	struct dmd_expr_parser p;
-	struct dmd_expr_check check = { &p, 0, 0, NULL };
+	struct dmd_expr_check check = { &p, 0, 0, NULL, NULL };
 	struct dmd_expr *lhs = NULL, *rhs = NULL;
 	int accumulate;
 	char *name;
@@ -1454,12 +1551,14 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 	    dmd_expr_check_rhs(&check, rhs) < 0)
 		goto error;
 	free(check.var);
+	dmd_names_free(check.index);
 	step->lhs = lhs;
 	step->rhs = rhs;
 	step->accumulate = accumulate;
 	return 0;
 error:
 	free(check.var);
+	dmd_names_free(check.index);
 	dmd_expr_free(lhs);
 	dmd_expr_free(rhs);
 	return -1;
@@ -1487,18 +1586,37 @@ static const struct {
 	{ "tensorize", DMD_CMD_TENSORIZE, "li", "2 arguments" },
 };
 
+/* Count one more name in the schedule command being parsed. */
+static int dmd_expr_count_name(struct dmd_expr_parser *p)
+{
+	if (++p->n_names <= DMD_MAX_CMD_NAMES)
+		return 0;
+	dmd_expr_tok_error(p, "more than %d names in one schedule command",
+		DMD_MAX_CMD_NAMES);
+	return -1;
+}
+
 /* Append a zeroed argument to "cmd"; NULL after an error. */
 static struct dmd_sched_arg *dmd_expr_cmd_add_arg(struct dmd_expr_parser *p,
 	struct dmd_sched_cmd *cmd)
 {
 	struct dmd_sched_arg *args;
 
-	args = realloc(cmd->args, (cmd->n_args + 1) * sizeof(*args));
-	if (!args) {
-		dmd_expr_tok_error(p, "out of memory");
+	if (cmd->n_args >= DMD_MAX_CMD_NAMES) {
+		dmd_expr_tok_error(p, "more than %d arguments in one schedule "
+			"command", DMD_MAX_CMD_NAMES);
 		return NULL;
 	}
-	cmd->args = args;
+	if (dmd_expr_full(cmd->n_args)) {
+		args = realloc(cmd->args, 2 * (cmd->n_args + 1) *
+			sizeof(*args));
+		if (!args) {
+			dmd_expr_tok_error(p, "out of memory");
+			return NULL;
+		}
+		cmd->args = args;
+	}
+	args = cmd->args;
 	memset(&args[cmd->n_args], 0, sizeof(*args));
 	return &args[cmd->n_args++];
 }
@@ -1510,14 +1628,18 @@ static int dmd_expr_list_add(struct dmd_expr_parser *p,
 	char **ids;
 	struct dmd_loc *locs;
 
-	ids = realloc(arg->ids, (arg->n + 1) * sizeof(*ids));
-	if (!ids)
-		goto nomem;
-	arg->ids = ids;
-	locs = realloc(arg->locs, (arg->n + 1) * sizeof(*locs));
-	if (!locs)
-		goto nomem;
-	arg->locs = locs;
+	if (dmd_expr_count_name(p) < 0)
+		return -1;
+	if (dmd_expr_full(arg->n)) {
+		ids = realloc(arg->ids, 2 * (arg->n + 1) * sizeof(*ids));
+		if (!ids)
+			goto nomem;
+		arg->ids = ids;
+		locs = realloc(arg->locs, 2 * (arg->n + 1) * sizeof(*locs));
+		if (!locs)
+			goto nomem;
+		arg->locs = locs;
+	}
 	arg->ids[arg->n] = dmd_expr_tok_strdup(p);
 	if (!arg->ids[arg->n])
 		return -1;
@@ -1542,6 +1664,8 @@ static int dmd_expr_parse_cmd_arg(struct dmd_expr_parser *p,
 	arg->loc = p->tok.loc;
 	switch (p->tok.type) {
 	case DMD_TOK_ID:
+		if (dmd_expr_count_name(p) < 0)
+			return -1;
 		arg->kind = DMD_ARG_ID;
 		arg->id = dmd_expr_tok_strdup(p);
 		if (!arg->id)
@@ -1691,7 +1815,69 @@ static int dmd_expr_check_kinds(struct dmd_expr_parser *p,
 	return 0;
 }
 
-/* The checks of each command beyond the kinds of its arguments. */
+/* Is "id" one of ids[0..n)? */
+static int dmd_expr_listed(char *const *ids, int n, const char *id)
+{
+	int i;
+
+	for (i = 0; i < n; ++i)
+		if (!strcmp(ids[i], id))
+			return 1;
+	return 0;
+}
+
+/* Check that no name appears twice in lists args[0..n) of "cmd" (taken
+ * together); otherwise report "<name>: <what> '<id>' appears twice" at the
+ * second one. */
+static int dmd_expr_check_twice(struct dmd_expr_parser *p,
+	const struct dmd_sched_arg *args, int n, const char *name,
+	const char *what)
+{
+	int a, b, i;
+
+	for (a = 0; a < n; ++a)
+		for (i = 0; i < args[a].n; ++i) {
+			int twice = dmd_expr_listed(args[a].ids, i,
+				args[a].ids[i]);
+
+			for (b = 0; b < a && !twice; ++b)
+				twice = dmd_expr_listed(args[b].ids, args[b].n,
+					args[a].ids[i]);
+			if (!twice)
+				continue;
+			dmd_expr_error(p, args[a].locs[i], "%s: %s '%s' "
+				"appears twice", name, what, args[a].ids[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* The checks of rotate(t, [v..], r) beyond the kinds of its arguments:
+ * the new loop "r" is not "t", and "t" is not in the list. */
+static int dmd_expr_check_rotate(struct dmd_expr_parser *p,
+	struct dmd_sched_cmd *cmd)
+{
+	struct dmd_sched_arg *args = cmd->args;
+	int i;
+
+	if (!strcmp(args[2].id, args[0].id)) {
+		dmd_expr_error(p, args[2].loc, "rotate: the new loop needs a "
+			"name other than '%s'", args[0].id);
+		return -1;
+	}
+	for (i = 0; i < args[1].n; ++i) {
+		if (strcmp(args[1].ids[i], args[0].id))
+			continue;
+		dmd_expr_error(p, args[1].locs[i], "rotate: loop '%s' cannot "
+			"be rotated by itself", args[0].id);
+		return -1;
+	}
+	return dmd_expr_check_twice(p, &args[1], 1, "rotate", "loop");
+}
+
+/* The checks of each command beyond the kinds of its arguments, those
+ * that its arguments decide (those that need the loops are done by the
+ * analysis). */
 static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 	struct dmd_sched_cmd *cmd, const char *name)
 {
@@ -1706,6 +1892,19 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				">= 1, got %ld", cmd->type == DMD_CMD_DIVIDE ?
 				"number of parts" : "chunk size", name,
 				args[3].ival);
+			return -1;
+		}
+		if (args[3].ival > DMD_MAX_INT) {
+			dmd_expr_error(p, args[3].loc, "the %s of %s must be "
+				"at most 2^62, got %ld",
+				cmd->type == DMD_CMD_DIVIDE ?
+				"number of parts" : "chunk size", name,
+				args[3].ival);
+			return -1;
+		}
+		if (!strcmp(args[1].id, args[2].id)) {
+			dmd_expr_error(p, args[2].loc, "%s: the two new loops "
+				"need different names", name);
 			return -1;
 		}
 		if (cmd->n_args == 5) {
@@ -1733,6 +1932,8 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				args[i].n == 1 ? "" : "s", args[0].n);
 			return -1;
 		}
+		if (dmd_expr_check_twice(p, args, 3, name, "loop") < 0)
+			return -1;
 		for (i = 0; i < args[3].n; ++i) {
 			if (dmd_job_find_axis(p->job, args[3].ids[i]) >= 0)
 				continue;
@@ -1740,7 +1941,9 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"'%s' in distribute", args[3].ids[i]);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, &args[3], 1, name, "mesh axis");
+	case DMD_CMD_ROTATE:
+		return dmd_expr_check_rotate(p, cmd);
 	case DMD_CMD_COMMUNICATE:
 		if (args[0].n == 0) {
 			dmd_expr_error(p, args[0].loc,
@@ -1754,7 +1957,7 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"declared", args[0].ids[i]);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, args, 1, name, "tensor");
 	case DMD_CMD_TENSORIZE:
 		if (strcmp(args[1].id, "gemm") != 0) {
 			dmd_expr_error(p, args[1].loc, "unknown tensorize kind "
@@ -1766,7 +1969,7 @@ static int dmd_expr_check_cmd(struct dmd_expr_parser *p,
 				"takes 3 loops, got %d", args[0].n);
 			return -1;
 		}
-		return 0;
+		return dmd_expr_check_twice(p, args, 1, name, "loop");
 	default:
 		return 0;
 	}

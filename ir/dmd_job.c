@@ -1,9 +1,125 @@
-/* dmd_job.c: releasing a parsed job and looking names up in it. */
+/* dmd_job.c: releasing a parsed job and looking names up in it, with
+ * the hash table of names (struct dmd_names) that keeps the look-ups of
+ * the reader in constant time. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dmd_job.h"
 #include "dmd_parse_private.h"
+
+/* A set of names, each with a non-negative value: open addressing with
+ * linear probing, at most half full.  The names are not owned. */
+struct dmd_names {
+	size_t n;
+	size_t cap;			/* a power of 2, or 0 */
+	const char **name;		/* owned array; NULL: empty slot */
+	int *val;			/* owned array */
+};
+
+/* A new empty set (owned by the caller), or NULL if out of memory. */
+struct dmd_names *dmd_names_alloc(void)
+{
+	return calloc(1, sizeof(struct dmd_names));
+}
+
+/* Release "names" (not the names).  Returns NULL. */
+struct dmd_names *dmd_names_free(struct dmd_names *names)
+{
+	if (!names)
+		return NULL;
+	free(names->name);
+	free(names->val);
+	free(names);
+	return NULL;
+}
+
+/* The FNV-1a hash of "s". */
+static size_t dmd_names_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; ++s) {
+		h ^= (unsigned char) *s;
+		h *= 1099511628211ULL;
+	}
+	return (size_t) h;
+}
+
+/* The slot of "name" in "names", or of the empty slot where it would
+ * go.  "names" has room. */
+static size_t dmd_names_slot(const struct dmd_names *names, const char *name)
+{
+	size_t mask = names->cap - 1, i = dmd_names_hash(name) & mask;
+
+	while (names->name[i] && strcmp(names->name[i], name) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* The value of "name" in "names", or -1 if absent. */
+int dmd_names_find(const struct dmd_names *names, const char *name)
+{
+	size_t i;
+
+	if (!names || !name || names->cap == 0)
+		return -1;
+	i = dmd_names_slot(names, name);
+	return names->name[i] ? names->val[i] : -1;
+}
+
+/* The number of names in "names". */
+size_t dmd_names_count(const struct dmd_names *names)
+{
+	return names ? names->n : 0;
+}
+
+/* Double the table of "names" (or make its first one). */
+static int dmd_names_grow(struct dmd_names *names)
+{
+	struct dmd_names bigger = { 0 };
+	size_t i, j;
+
+	bigger.cap = names->cap ? 2 * names->cap : 16;
+	bigger.name = calloc(bigger.cap, sizeof(*bigger.name));
+	bigger.val = calloc(bigger.cap, sizeof(*bigger.val));
+	if (!bigger.name || !bigger.val)
+		goto error;
+	for (i = 0; i < names->cap; ++i) {
+		if (!names->name[i])
+			continue;
+		j = dmd_names_slot(&bigger, names->name[i]);
+		bigger.name[j] = names->name[i];
+		bigger.val[j] = names->val[i];
+	}
+	free(names->name);
+	free(names->val);
+	bigger.n = names->n;
+	*names = bigger;
+	return 0;
+error:
+	free(bigger.name);
+	free(bigger.val);
+	return -1;
+}
+
+/* Give "name" (not owned: it must outlive "names") the value "val" >= 0
+ * in "names", replacing an earlier value.  Returns -1 if out of memory. */
+int dmd_names_add(struct dmd_names *names, const char *name, int val)
+{
+	size_t i;
+
+	if (!names || !name || val < 0)
+		return -1;
+	if (2 * (names->n + 1) > names->cap && dmd_names_grow(names) < 0)
+		return -1;
+	i = dmd_names_slot(names, name);
+	if (!names->name[i])
+		names->n++;
+	names->name[i] = name;
+	names->val[i] = val;
+	return 0;
+}
 
 /* Release everything "tensor" owns (not the struct itself). */
 static void dmd_job_tensor_clear(struct dmd_tensor *tensor)
@@ -55,18 +171,23 @@ struct dmd_job *dmd_job_free(struct dmd_job *job)
 		for (i = 0; i < job->n_tensors; ++i)
 			dmd_job_tensor_clear(&job->tensors[i]);
 	free(job->tensors);
+	dmd_names_free(job->tensor_names);
 	dmd_job_steps_free(job->steps, job->n_steps);
 	free(job);
 	return NULL;
 }
 
-/* Index of the tensor called "name", or -1. */
+/* Index of the tensor called "name", or -1.  The index of names is used
+ * when it holds every tensor. */
 int dmd_job_find_tensor(const struct dmd_job *job, const char *name)
 {
 	int i;
 
 	if (!job || !name || !job->tensors)
 		return -1;
+	if (job->tensor_names &&
+	    dmd_names_count(job->tensor_names) == (size_t) job->n_tensors)
+		return dmd_names_find(job->tensor_names, name);
 	for (i = 0; i < job->n_tensors; ++i)
 		if (job->tensors[i].name &&
 		    strcmp(job->tensors[i].name, name) == 0)

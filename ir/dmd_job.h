@@ -9,9 +9,56 @@
 #define DMD_JOB_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #define DMD_MAX_DIMS 8
 #define DMD_MAX_AXES 8
+
+/* Limits of the job reader (ir/dmd_parse.c, ir/dmd_expr.c).  A job file
+ * beyond any of them is refused with a message, located where the limit is
+ * crossed, before the work grows with it; README.md lists them too.  Jobs
+ * within them are read in time linear in the size of the file (a job at
+ * each limit takes well under a second).
+ *
+ * The file: a regular file (not a device, FIFO or directory) of at most
+ * DMD_MAX_JOB_BYTES bytes.  Before libyaml builds the document, its event
+ * stream is walked: YAML collections may nest at most DMD_MAX_DEPTH deep,
+ * the file may define at most DMD_MAX_ANCHORS anchors, an alias may not
+ * refer to a node that contains it, and the document with its aliases
+ * expanded may weigh at most DMD_MAX_EXPANDED (a node weighs 1, plus the
+ * bytes of its value for a scalar: without aliases a file within
+ * DMD_MAX_JOB_BYTES is always lighter, so that aliases at most double the
+ * work of the largest file). */
+#define DMD_MAX_JOB_BYTES	(1 << 20)
+#define DMD_MAX_DEPTH		64
+#define DMD_MAX_ANCHORS		256
+#define DMD_MAX_EXPANDED	(2 << 20)
+/* Counts: tensors; steps of the program (nested steps included, each
+ * counted once however often it repeats); schedule commands in the whole
+ * job; arguments, and names, in one schedule command (its lists
+ * together); characters of a name (job, mesh axis, tensor, index
+ * variable, loop: 64, well within a file name); bytes of a 'file'
+ * (PATH_MAX - 1). */
+#define DMD_MAX_TENSORS		4096
+#define DMD_MAX_STEPS		4096
+#define DMD_MAX_CMDS		4096
+#define DMD_MAX_CMD_NAMES	64
+#define DMD_MAX_NAME		64
+#define DMD_MAX_FILE		4095
+/* Integers: every integer of a job but a seed (an unsigned 64-bit
+ * integer) and the rank count (at most INT_MAX here, fewer in the
+ * analysis) lies in [-DMD_MAX_INT, DMD_MAX_INT] = [-2^62, 2^62], so that
+ * the sum of two of them fits a long: integers in indices and dist
+ * entries and their constant parts, divide's number of parts, split's
+ * chunk size.  A tensor's element count and its size in bytes (count * 4
+ * or 8) fit an int64 (so an f32 extent is below 2^61).  Offsets lie in
+ * [0, extent], place coordinates in [0, mesh extent).  A step runs at
+ * most DMD_MAX_RUNS times: the product of the counts of the repeats
+ * around it (an int counter never overflows). */
+#define DMD_MAX_INT		(1L << 62)
+#define DMD_MAX_RUNS		2147483647L
+
+struct dmd_names;
 
 /* 1-based line and column in the job file. */
 struct dmd_loc {
@@ -66,6 +113,7 @@ struct dmd_tensor {
 	struct dmd_loc loc;		/* of the tensor's key */
 	int ndim;
 	long shape[DMD_MAX_DIMS];
+	struct dmd_loc shape_loc;	/* of the shape's sequence */
 	enum dmd_dtype dtype;
 	/* dist[d] == NULL means "-" (not split). */
 	struct dmd_expr *dist[DMD_MAX_DIMS];
@@ -169,6 +217,8 @@ struct dmd_job {
 
 	int n_tensors;
 	struct dmd_tensor *tensors;
+	struct dmd_names *tensor_names;	/* owned: index of tensors by name
+					 * (ir/dmd_job.c), or NULL */
 	enum dmd_dtype dtype;		/* shared by all tensors */
 
 	/* The program (spec 1.5): n_steps >= 1 steps in order.  A job with
@@ -181,8 +231,16 @@ struct dmd_job {
 };
 
 /* Read and validate a job file.  On error, print
- * "PATH:LINE:COL: error: ..." to stderr and return NULL. */
+ * "PATH:LINE:COL: error: ..." to stderr and return NULL.  "path" must be
+ * a regular file of at most DMD_MAX_JOB_BYTES bytes. */
 struct dmd_job *dmd_job_read(const char *path);
+/* Read and validate the job held in data[0..len) (not NUL-terminated) as
+ * if it were the content of the job file "name": messages name it, and
+ * job->dir is the directory of "name" (which must exist).  dmd_job_read
+ * reads the file and calls this; so does the fuzz harness
+ * (tests/fuzz/fuzz_job.c).  "data" is not kept. */
+struct dmd_job *dmd_job_read_mem(const char *name, const char *data,
+	size_t len);
 struct dmd_job *dmd_job_free(struct dmd_job *job);
 
 /* Check the program of "job" (spec 1.5): no step reads a tensor that has
@@ -203,11 +261,21 @@ void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap);
 /* The number of errors reported so far. */
 int dmd_job_n_errors(void);
+/* Send every message about a job to "fn" instead of stderr: it gets the
+ * line without its '\n' ("PATH:LINE:COL: error: ...") and "user".
+ * NULL restores stderr.  (The fuzz harness checks each message with it,
+ * printing none.) */
+typedef void (*dmd_job_diag_fn)(const char *line, void *user);
+void dmd_job_set_diag(dmd_job_diag_fn fn, void *user);
 
 /* Print an expression in a syntax that isl reads ("floor((x)/4)" for
  * "x // 4", "(a) mod 8" for "a % 8") to a malloc'ed string. */
 char *dmd_expr_to_isl(const struct dmd_expr *e);
 /* Print an expression in the job's own syntax, e.g. "A[m, k]". */
 char *dmd_expr_to_str(const struct dmd_expr *e);
+/* The same for a message: at most DMD_EXPR_MSG_LEN characters, cut with
+ * "..." (an expression may have thousands of nodes). */
+#define DMD_EXPR_MSG_LEN	120
+char *dmd_expr_to_msg(const struct dmd_expr *e);
 
 #endif

@@ -1,6 +1,10 @@
 /* dmd_parse.c: read a job file (spec section 1) into a struct dmd_job.
  *
- * The file is loaded with libyaml's document API and then walked by hand,
+ * The file must be a regular file of at most DMD_MAX_JOB_BYTES bytes.  Its
+ * event stream is first walked with libyaml's parser to refuse nesting,
+ * anchors and aliases beyond the limits of ir/dmd_job.h before anything
+ * grows with them (dmd_parse_scan).  It is then
+ * loaded with libyaml's document API and walked by hand,
  * one function per kind of mapping (top level, mesh, tensors, one tensor,
  * schedule), validating every key and value on the way.  Strings that hold
  * a small language (dist entries, compute, schedule commands) go to
@@ -12,28 +16,43 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
 #include "dmd_job.h"
 #include "dmd_parse_private.h"
 
+/* Every DMD_PARSE_CP-th character of the text has its byte offset in
+ * the table "cp" of struct dmd_parse. */
+#define DMD_PARSE_CP	64
+
 /* The state of one read. */
 struct dmd_parse {
 	struct dmd_job *job;		/* not owned */
-	char *text;			/* owned: the bytes of the file */
+	const char *text;		/* not owned: the bytes of the file */
 	size_t len;
 	size_t *line;			/* owned: byte offset of each line */
 	size_t n_line;
+	size_t *cp;			/* owned: byte offset of character
+					 * k * DMD_PARSE_CP (libyaml's
+					 * mark.index) */
+	size_t n_cp;
 	int utf8;			/* the marks of libyaml map to "text" */
 	yaml_document_t doc;
 	int have_doc;			/* "doc" needs yaml_document_delete */
+	int n_steps;			/* steps read so far */
+	int n_cmds;			/* schedule commands read so far */
+	long runs;			/* how often the steps being read run
+					 * (repeat counts multiplied) */
 };
 
 /* A key expected in a mapping, and what the mapping holds for it. */
@@ -64,21 +83,31 @@ static void dmd_parse_error(struct dmd_parse *parse, struct dmd_loc loc,
 	va_end(ap);
 }
 
-/* Copy text[0..len) to buf for a message: control characters become '?',
- * and long text is cut with "...". */
+/* Copy text[0..len) to buf of "size" (at least 4) bytes for a message:
+ * characters that would break or hide the line (controls, line
+ * separators, bidirectional overrides: see dmd_expr_char) and bytes that
+ * are not UTF-8 become '?', and long text is cut with "..." between two
+ * characters. */
 static const char *dmd_parse_show(const char *text, size_t len, char *buf,
 	size_t size)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0;
+	int printable;
 
-	for (i = 0; i < len && n + 1 < size; ++i) {
-		unsigned char c = text[i];
+	for (i = 0; i < len; i += k) {
+		size_t out;
 
-		if (n + 4 >= size && i + 1 < len) {
+		k = dmd_expr_char(text + i, len - i, &printable);
+		out = printable ? k : 1;
+		if (n + out + (i + k < len ? 3 : 0) + 1 > size) {
 			strcpy(buf + n, "...");
 			return buf;
 		}
-		buf[n++] = c < 0x20 || c == 0x7f ? '?' : c;
+		if (printable)
+			memcpy(buf + n, text + i, k);
+		else
+			buf[n] = '?';
+		n += out;
 	}
 	buf[n] = '\0';
 	return buf;
@@ -160,11 +189,27 @@ static char *dmd_parse_strdup(struct dmd_parse *parse, const yaml_node_t *node)
 	return s;
 }
 
-/* Is scalar "node" an identifier? */
-static int dmd_parse_is_identifier(const yaml_node_t *node)
+/* Check that scalar "node" is a name: an identifier of at most
+ * DMD_MAX_NAME characters.  "what" ("tensor name") starts the message
+ * otherwise. */
+static int dmd_parse_name(struct dmd_parse *parse, const yaml_node_t *node,
+	const char *what)
 {
-	return dmd_expr_is_identifier(dmd_parse_str(node),
-		node->data.scalar.length);
+	char buf[DMD_PARSE_SHOW_SIZE];
+
+	if (!dmd_expr_is_identifier(dmd_parse_str(node),
+			node->data.scalar.length)) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "%s '%s' is not an "
+			"identifier", what, dmd_parse_show_node(node, buf));
+		return -1;
+	}
+	if (node->data.scalar.length > DMD_MAX_NAME) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "%s '%s' is longer "
+			"than %d characters", what,
+			dmd_parse_show_node(node, buf), DMD_MAX_NAME);
+		return -1;
+	}
+	return 0;
 }
 
 /* Read the integer of scalar "node" ("what" names it in messages) into
@@ -259,10 +304,31 @@ static int dmd_parse_missing(struct dmd_parse *parse, struct dmd_loc loc,
  * Locations inside scalars
  */
 
+static size_t dmd_parse_utf8_len(unsigned char c);
+
+/* Build the table of the byte offsets of every DMD_PARSE_CP-th character
+ * of the text from "start" (after a byte order mark), counting characters
+ * as libyaml does for its mark.index (a UTF-8 sequence is one character;
+ * libyaml refuses invalid ones). */
+static int dmd_parse_checkpoints(struct dmd_parse *parse, size_t start)
+{
+	size_t i, k = 0, n = parse->len;
+
+	parse->cp = malloc((n / DMD_PARSE_CP + 2) * sizeof(*parse->cp));
+	if (!parse->cp)
+		return -1;
+	for (i = start; i < n; i += dmd_parse_utf8_len(parse->text[i]), ++k)
+		if (k % DMD_PARSE_CP == 0)
+			parse->cp[parse->n_cp++] = i;
+	if (k % DMD_PARSE_CP == 0)
+		parse->cp[parse->n_cp++] = n;
+	return 0;
+}
+
 /* Build the table of line starts of the text, breaking lines as libyaml
- * does (CR LF, CR, LF, NEL, LS, PS).  A UTF-16 or UTF-32 file (which
- * libyaml converts) leaves "utf8" unset: locations inside its scalars are
- * then those of the scalars. */
+ * does (CR LF, CR, LF, NEL, LS, PS), and that of character offsets.  A
+ * UTF-16 or UTF-32 file (which libyaml converts) leaves "utf8" unset:
+ * locations inside its scalars are then those of the scalars. */
 static int dmd_parse_lines(struct dmd_parse *parse)
 {
 	const unsigned char *s = (const unsigned char *) parse->text;
@@ -272,6 +338,8 @@ static int dmd_parse_lines(struct dmd_parse *parse)
 				   (s[0] == 0xff && s[1] == 0xfe)));
 	if (n >= 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
 		i = 3;
+	if (parse->utf8 && dmd_parse_checkpoints(parse, i) < 0)
+		goto nomem;
 	parse->line = malloc(cap * sizeof(*parse->line));
 	if (!parse->line)
 		goto nomem;
@@ -321,16 +389,17 @@ static size_t dmd_parse_utf8_len(unsigned char c)
 	return 1;
 }
 
-/* The byte offset of libyaml mark "mark" (line and column in
- * characters), or (size_t) -1 if it cannot be found. */
+/* The byte offset of libyaml mark "mark" (its index in characters), or
+ * (size_t) -1 if it cannot be found.  At most DMD_PARSE_CP - 1 characters
+ * are walked. */
 static size_t dmd_parse_offset(struct dmd_parse *parse, yaml_mark_t mark)
 {
-	size_t off, k;
+	size_t off, k, n = mark.index % DMD_PARSE_CP;
 
-	if (!parse->utf8 || mark.line >= parse->n_line)
+	if (!parse->utf8 || mark.index / DMD_PARSE_CP >= parse->n_cp)
 		return (size_t) -1;
-	off = parse->line[mark.line];
-	for (k = 0; k < mark.column; ++k) {
+	off = parse->cp[mark.index / DMD_PARSE_CP];
+	for (k = 0; k < n; ++k) {
 		if (off >= parse->len)
 			return (size_t) -1;
 		off += dmd_parse_utf8_len(parse->text[off]);
@@ -500,7 +569,6 @@ static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
 	};
 	yaml_node_t *axes, *shape;
 	yaml_node_item_t *item;
-	char buf[DMD_PARSE_SHOW_SIZE];
 	int n, i;
 
 	job->mesh_loc = dmd_parse_loc(key);
@@ -532,12 +600,8 @@ static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
 		if (dmd_parse_expect(parse, axis, YAML_SCALAR_NODE,
 				"for a mesh axis") < 0)
 			return -1;
-		if (!dmd_parse_is_identifier(axis)) {
-			dmd_parse_error(parse, dmd_parse_loc(axis),
-				"mesh axis name '%s' is not an identifier",
-				dmd_parse_show_node(axis, buf));
+		if (dmd_parse_name(parse, axis, "mesh axis name") < 0)
 			return -1;
-		}
 		if (dmd_job_find_axis(job, dmd_parse_str(axis)) >= 0) {
 			dmd_parse_error(parse, dmd_parse_loc(axis),
 				"duplicate mesh axis '%s'", dmd_parse_str(axis));
@@ -594,18 +658,68 @@ enum {
 	DMD_TK_N
 };
 
+/* Print the shape of "t" as "[E0, E1]" into "buf" of "size" bytes. */
+static const char *dmd_parse_shape_str(const struct dmd_tensor *t, char *buf,
+	size_t size)
+{
+	size_t n = 0;
+	int d;
+
+	n += snprintf(buf + n, size - n, "[");
+	for (d = 0; d < t->ndim && n < size; ++d)
+		n += snprintf(buf + n, size - n, "%s%ld", d ? ", " : "",
+			t->shape[d]);
+	if (n < size)
+		snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
+/* The number of elements of "t" in *count; -1 if it overflows an
+ * int64. */
+static int dmd_parse_count(const struct dmd_tensor *t, long *count)
+{
+	int d;
+
+	*count = 1;
+	for (d = 0; d < t->ndim; ++d)
+		if (__builtin_mul_overflow(*count, t->shape[d], count))
+			return -1;
+	return 0;
+}
+
+/* Check that the size in bytes of "t" (after its dtype is known) fits an
+ * int64. */
+static int dmd_parse_check_bytes(struct dmd_parse *parse,
+	const struct dmd_tensor *t)
+{
+	char buf[DMD_MAX_DIMS * 24 + 8];
+	long count, bytes;
+
+	if (dmd_parse_count(t, &count) == 0 &&
+	    !__builtin_mul_overflow(count, t->dtype == DMD_F32 ? 4L : 8L,
+				    &bytes))
+		return 0;
+	dmd_parse_error(parse, t->shape_loc, "tensor '%s' is too large: "
+		"%ld elements of %s (shape %s) overflow a 64-bit size in "
+		"bytes", t->name, count, t->dtype == DMD_F32 ? "f32" : "f64",
+		dmd_parse_shape_str(t, buf, sizeof(buf)));
+	return -1;
+}
+
 /* Read the "shape" of tensor "t". */
 static int dmd_parse_shape(struct dmd_parse *parse, struct dmd_tensor *t,
 	yaml_node_t *shape)
 {
 	yaml_node_item_t *item;
 	char what[64 + 32];
+	long count;
 	int n, d;
 
 	snprintf(what, sizeof(what), "'shape' of tensor '%.64s'", t->name);
 	if (dmd_parse_expect(parse, shape, YAML_SEQUENCE_NODE, "for %s",
 			what) < 0)
 		return -1;
+	t->shape_loc = dmd_parse_loc(shape);
 	n = shape->data.sequence.items.top - shape->data.sequence.items.start;
 	if (n > DMD_MAX_DIMS) {
 		dmd_parse_error(parse, dmd_parse_loc(shape), "tensor '%s' has "
@@ -626,6 +740,14 @@ static int dmd_parse_shape(struct dmd_parse *parse, struct dmd_tensor *t,
 		}
 	}
 	t->ndim = n;
+	if (dmd_parse_count(t, &count) < 0) {
+		char buf[DMD_MAX_DIMS * 24 + 8];
+
+		dmd_parse_error(parse, t->shape_loc, "tensor '%s' has too many "
+			"elements: shape %s overflows a 64-bit element count",
+			t->name, dmd_parse_shape_str(t, buf, sizeof(buf)));
+		return -1;
+	}
 	return 0;
 }
 
@@ -774,6 +896,18 @@ static int dmd_parse_offsets(struct dmd_parse *parse, struct dmd_tensor *t,
 	return 0;
 }
 
+/* Does every split dimension of "t" have offsets (so that its "split"
+ * applies to none)? */
+static int dmd_parse_all_offsets(const struct dmd_tensor *t)
+{
+	int d;
+
+	for (d = 0; d < t->ndim; ++d)
+		if (t->dist[d] && !t->offsets[d])
+			return 0;
+	return 1;
+}
+
 /* Read the "place" of tensor "t": a map from mesh axis to coordinate. */
 static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 	yaml_node_t *place)
@@ -908,6 +1042,42 @@ static int dmd_parse_partial(struct dmd_parse *parse, struct dmd_tensor *t,
 	return 0;
 }
 
+/* Check the name "node" of the file of tensor "t": not empty, at most
+ * DMD_MAX_FILE bytes, no NUL, and nothing that would break or hide the
+ * line of a message or of a comment in the emitted program (control
+ * characters, line separators, bidirectional controls: see
+ * dmd_expr_char).  Quotes, backslashes and "*" "/" are valid: the
+ * emitter escapes them in C strings and defuses them in comments
+ * (emit/dmd_emit_name.c). */
+static int dmd_parse_file(struct dmd_parse *parse, const struct dmd_tensor *t,
+	const yaml_node_t *node)
+{
+	const char *s = (const char *) node->data.scalar.value;
+	size_t i, k, n = node->data.scalar.length;
+	int printable;
+
+	if (n == 0 || strlen(s) != n) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
+			"'%s' is not a valid file name", t->name);
+		return -1;
+	}
+	if (n > DMD_MAX_FILE) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
+			"'%s' is longer than %d bytes", t->name, DMD_MAX_FILE);
+		return -1;
+	}
+	for (i = 0; i < n; i += k) {
+		k = dmd_expr_char(s + i, n - i, &printable);
+		if (printable)
+			continue;
+		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
+			"'%s' must not hold control characters, line "
+			"separators or bidirectional controls", t->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Read scalar "node" as one of "names" (n of them, each standing for its
  * index); "what" and "expected" make the message otherwise. */
 static int dmd_parse_enum(struct dmd_parse *parse, yaml_node_t *node,
@@ -958,19 +1128,24 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 	free(where);
 	if (r < 0)
 		return -1;
-	for (i = 0; i < DMD_TK_N; ++i)
-		if (keys[i].value && dmd_parse_is_null(keys[i].value))
-			keys[i].value = NULL;
 	if (!keys[DMD_TK_SHAPE].key) {
 		dmd_parse_error(parse, t->loc, "missing key 'shape' in tensor "
 			"'%s'", t->name);
 		return -1;
 	}
 	v = keys[DMD_TK_SHAPE].value;
-	if (!v) {
+	if (dmd_parse_is_null(v)) {
 		dmd_parse_error(parse, dmd_parse_loc(keys[DMD_TK_SHAPE].key),
 			"expected a sequence for 'shape' of tensor '%s'",
 			t->name);
+		return -1;
+	}
+	for (i = 0; i < DMD_TK_N; ++i) {
+		if (!keys[i].value || !dmd_parse_is_null(keys[i].value))
+			continue;
+		dmd_parse_error(parse, dmd_parse_loc(keys[i].key), "'%s' of "
+			"tensor '%s' has no value (give one or leave the key "
+			"out)", keys[i].name, t->name);
 		return -1;
 	}
 	if (dmd_parse_shape(parse, t, v) < 0)
@@ -995,19 +1170,23 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 	if ((v = keys[DMD_TK_OFFSETS].value) &&
 	    dmd_parse_offsets(parse, t, v) < 0)
 		return -1;
+	if (v && t->split == DMD_SPLIT_BALANCED &&
+	    dmd_parse_all_offsets(t)) {
+		dmd_parse_error(parse, dmd_parse_loc(keys[DMD_TK_OFFSETS].key),
+			"tensor '%s': 'offsets' and 'split: balanced' cannot be "
+			"used together ('split' is not supported on a dimension "
+			"with offsets, and every split dimension has them)",
+			t->name);
+		return -1;
+	}
 	if ((v = keys[DMD_TK_PLACE].value) && dmd_parse_place(parse, t, v) < 0)
 		return -1;
 	if ((v = keys[DMD_TK_FILE].value)) {
 		if (dmd_parse_expect(parse, v, YAML_SCALAR_NODE,
 				"for 'file' of tensor '%s'", t->name) < 0)
 			return -1;
-		if (v->data.scalar.length == 0 ||
-		    strlen(dmd_parse_str(v)) != v->data.scalar.length) {
-			dmd_parse_error(parse, dmd_parse_loc(v), "'file' of "
-				"tensor '%s' is not a valid file name",
-				t->name);
+		if (dmd_parse_file(parse, t, v) < 0)
 			return -1;
-		}
 		t->file = dmd_parse_strdup(parse, v);
 		if (!t->file)
 			return -1;
@@ -1042,7 +1221,6 @@ static int dmd_parse_tensors(struct dmd_parse *parse, yaml_node_t *map)
 {
 	struct dmd_job *job = parse->job;
 	yaml_node_pair_t *pair;
-	char buf[DMD_PARSE_SHOW_SIZE];
 	struct dmd_loc *dtype_loc;	/* line 0: no dtype */
 	int n, i, first = -1, r = -1;
 
@@ -1055,9 +1233,18 @@ static int dmd_parse_tensors(struct dmd_parse *parse, yaml_node_t *map)
 			"declared");
 		return -1;
 	}
+	if (n > DMD_MAX_TENSORS) {
+		yaml_node_t *key = dmd_parse_node(parse,
+			map->data.mapping.pairs.start[DMD_MAX_TENSORS].key);
+
+		dmd_parse_error(parse, dmd_parse_loc(key ? key : map), "more "
+			"than %d tensors are declared", DMD_MAX_TENSORS);
+		return -1;
+	}
 	job->tensors = calloc(n, sizeof(*job->tensors));
 	dtype_loc = calloc(n, sizeof(*dtype_loc));
-	if (!job->tensors || !dtype_loc) {
+	job->tensor_names = dmd_names_alloc();
+	if (!job->tensors || !dtype_loc || !job->tensor_names) {
 		dmd_parse_error(parse, dmd_parse_loc(map), "out of memory");
 		goto done;
 	}
@@ -1071,12 +1258,8 @@ static int dmd_parse_tensors(struct dmd_parse *parse, yaml_node_t *map)
 		    dmd_parse_expect(parse, key, YAML_SCALAR_NODE,
 				"as a tensor name") < 0)
 			goto done;
-		if (!dmd_parse_is_identifier(key)) {
-			dmd_parse_error(parse, dmd_parse_loc(key), "tensor name "
-				"'%s' is not an identifier",
-				dmd_parse_show_node(key, buf));
+		if (dmd_parse_name(parse, key, "tensor name") < 0)
 			goto done;
-		}
 		if (dmd_job_find_tensor(job, dmd_parse_str(key)) >= 0) {
 			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
 				"tensor '%s'", dmd_parse_str(key));
@@ -1086,6 +1269,11 @@ static int dmd_parse_tensors(struct dmd_parse *parse, yaml_node_t *map)
 		job->n_tensors = i + 1;
 		if (!t->name)
 			goto done;
+		if (dmd_names_add(job->tensor_names, t->name, i) < 0) {
+			dmd_parse_error(parse, dmd_parse_loc(key),
+				"out of memory");
+			goto done;
+		}
 		t->loc = dmd_parse_loc(key);
 		if (dmd_parse_tensor(parse, t, value, &dtype_loc[i]) < 0)
 			goto done;
@@ -1107,8 +1295,11 @@ static int dmd_parse_tensors(struct dmd_parse *parse, yaml_node_t *map)
 	}
 	if (first < 0)
 		job->dtype = DMD_F64;
-	for (i = 0; i < n; ++i)
+	for (i = 0; i < n; ++i) {
 		job->tensors[i].dtype = job->dtype;
+		if (dmd_parse_check_bytes(parse, &job->tensors[i]) < 0)
+			goto done;
+	}
 	r = 0;
 done:
 	free(dtype_loc);
@@ -1171,6 +1362,12 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 		if (!node || dmd_parse_expect(parse, node, YAML_SCALAR_NODE,
 				"for item %d of 'schedule'", i + 1) < 0)
 			return -1;
+		if (++parse->n_cmds > DMD_MAX_CMDS) {
+			dmd_parse_error(parse, dmd_parse_loc(node), "more than "
+				"%d schedule commands in the job",
+				DMD_MAX_CMDS);
+			return -1;
+		}
 		if (dmd_parse_with_src(parse, node, "schedule", &src) < 0)
 			return -1;
 		r = dmd_expr_parse_cmd(job, &src, &step->cmds[i]);
@@ -1199,7 +1396,14 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 		{ .name = "repeat" }, { .name = "steps" },
 	};
 	char buf[DMD_PARSE_SHOW_SIZE];
+	long runs = parse->runs;
+	int r;
 
+	if (++parse->n_steps > DMD_MAX_STEPS) {
+		dmd_parse_error(parse, dmd_parse_loc(map), "the program has "
+			"more than %d steps", DMD_MAX_STEPS);
+		return -1;
+	}
 	if (dmd_parse_expect(parse, map, YAML_MAPPING_NODE,
 			"for a step of 'program'") < 0 ||
 	    dmd_parse_keys(parse, map, keys, K_N, "in a step") < 0)
@@ -1236,10 +1440,11 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 		return -1;
 	}
 	step->repeat_loc = dmd_parse_loc(keys[K_REPEAT].value);
-	if (keys[K_REPEAT].value->type != YAML_SCALAR_NODE ||
-	    dmd_parse_long(parse, keys[K_REPEAT].value, &step->n_repeat,
-			"'repeat'") < 0)
+	if (keys[K_REPEAT].value->type != YAML_SCALAR_NODE)
 		goto not_positive;
+	if (dmd_parse_long(parse, keys[K_REPEAT].value, &step->n_repeat,
+			"'repeat'") < 0)
+		return -1;
 	if (step->n_repeat < 1)
 		goto not_positive;
 	if (!keys[K_STEPS].key) {
@@ -1247,11 +1452,18 @@ static int dmd_parse_step(struct dmd_parse *parse, yaml_node_t *map,
 			"missing key 'steps' in a 'repeat' step");
 		return -1;
 	}
-	return dmd_parse_steps(parse, keys[K_STEPS].key,
-		keys[K_STEPS].value, &step->steps, &step->n_steps);
-not_positive:
-	if (dmd_job_n_errors() > 0)
+	if (__builtin_mul_overflow(runs, step->n_repeat, &parse->runs) ||
+	    parse->runs > DMD_MAX_RUNS) {
+		dmd_parse_error(parse, step->repeat_loc, "with 'repeat: %ld' "
+			"the steps inside would run more than %ld times",
+			step->n_repeat, DMD_MAX_RUNS);
 		return -1;
+	}
+	r = dmd_parse_steps(parse, keys[K_STEPS].key,
+		keys[K_STEPS].value, &step->steps, &step->n_steps);
+	parse->runs = runs;
+	return r;
+not_positive:
 	dmd_parse_error(parse, step->repeat_loc, "'repeat' must be a positive "
 		"integer (a number of repetitions), got '%s'",
 		keys[K_REPEAT].value->type == YAML_SCALAR_NODE ?
@@ -1345,7 +1557,6 @@ static int dmd_parse_top(struct dmd_parse *parse, yaml_node_t *root)
 		{ .name = "compute" }, { .name = "schedule" },
 		{ .name = "program" },
 	};
-	char buf[DMD_PARSE_SHOW_SIZE];
 	int i;
 
 	if (!root || dmd_parse_is_null(root)) {
@@ -1377,12 +1588,8 @@ static int dmd_parse_top(struct dmd_parse *parse, yaml_node_t *root)
 	if (dmd_parse_expect(parse, keys[K_NAME].value, YAML_SCALAR_NODE,
 			"for 'name'") < 0)
 		return -1;
-	if (!dmd_parse_is_identifier(keys[K_NAME].value)) {
-		dmd_parse_error(parse, dmd_parse_loc(keys[K_NAME].value), "job "
-			"name '%s' is not an identifier",
-			dmd_parse_show_node(keys[K_NAME].value, buf));
+	if (dmd_parse_name(parse, keys[K_NAME].value, "job name") < 0)
 		return -1;
-	}
 	job->name = dmd_parse_strdup(parse, keys[K_NAME].value);
 	if (!job->name)
 		return -1;
@@ -1438,6 +1645,268 @@ static void dmd_parse_yaml_error(struct dmd_parse *parse,
 		parser->problem ? parser->problem : "error");
 }
 
+/* An open collection during dmd_parse_scan. */
+struct dmd_parse_frame {
+	size_t start;			/* the weight before it */
+	int height;			/* of its nesting, itself included */
+	char *anchor;			/* owned; NULL if none */
+};
+
+/* An anchor defined in the document being scanned, with the weight and
+ * height of its node. */
+struct dmd_parse_anchor {
+	char *name;			/* owned */
+	size_t weight;
+	int height;
+};
+
+/* The state of dmd_parse_scan.  The weight of the document with aliases
+ * expanded is "weight": 1 per node, plus its length for a scalar. */
+struct dmd_parse_scan {
+	struct dmd_parse *parse;	/* not owned */
+	int depth;			/* open collections */
+	struct dmd_parse_frame frame[DMD_MAX_DEPTH];
+	int n_anchor;
+	struct dmd_parse_anchor anchor[DMD_MAX_ANCHORS];
+	size_t weight;
+};
+
+/* The location of libyaml mark "mark". */
+static struct dmd_loc dmd_parse_mark_loc(yaml_mark_t mark)
+{
+	struct dmd_loc loc = { (int) mark.line + 1, (int) mark.column + 1 };
+	return loc;
+}
+
+/* Release what "scan" owns. */
+static void dmd_parse_scan_clear(struct dmd_parse_scan *scan)
+{
+	int i;
+
+	for (i = 0; i < scan->depth; ++i)
+		free(scan->frame[i].anchor);
+	for (i = 0; i < scan->n_anchor; ++i)
+		free(scan->anchor[i].name);
+	scan->depth = scan->n_anchor = 0;
+}
+
+/* Add "weight" to the weight of the document, at "mark". */
+static int dmd_parse_scan_weigh(struct dmd_parse_scan *scan, size_t weight,
+	yaml_mark_t mark)
+{
+	if (weight <= DMD_MAX_EXPANDED &&
+	    scan->weight + weight <= DMD_MAX_EXPANDED) {
+		scan->weight += weight;
+		return 0;
+	}
+	dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark), "the job is "
+		"too large with its aliases expanded (more than %d nodes and "
+		"bytes of scalars)", DMD_MAX_EXPANDED);
+	return -1;
+}
+
+/* Record a node of "height" that ends at the current event: in the
+ * height of the collection around it, and under "anchor" (not taken) if
+ * it has one, with "weight". */
+static int dmd_parse_scan_node(struct dmd_parse_scan *scan, int height,
+	size_t weight, const yaml_char_t *anchor, yaml_mark_t mark)
+{
+	struct dmd_parse_frame *up;
+	struct dmd_parse_anchor *a;
+	int i;
+
+	if (scan->depth > 0) {
+		up = &scan->frame[scan->depth - 1];
+		if (up->height < height + 1)
+			up->height = height + 1;
+	}
+	if (!anchor)
+		return 0;
+	for (i = 0; i < scan->n_anchor; ++i)
+		if (!strcmp(scan->anchor[i].name, (const char *) anchor))
+			break;
+	if (i >= DMD_MAX_ANCHORS) {
+		dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark), "more "
+			"than %d anchors in the job file", DMD_MAX_ANCHORS);
+		return -1;
+	}
+	a = &scan->anchor[i];
+	if (i >= scan->n_anchor) {
+		a->name = strdup((const char *) anchor);
+		if (!a->name) {
+			dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark),
+				"out of memory");
+			return -1;
+		}
+		scan->n_anchor++;
+	}
+	a->weight = weight;
+	a->height = height;
+	return 0;
+}
+
+/* Check that a collection can open at "mark" (not too deep), and open it
+ * with "anchor" (not taken). */
+static int dmd_parse_scan_open(struct dmd_parse_scan *scan,
+	const yaml_char_t *anchor, yaml_mark_t mark)
+{
+	struct dmd_parse_frame *f;
+
+	if (scan->depth >= DMD_MAX_DEPTH) {
+		dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark), "YAML "
+			"collections are nested more than %d deep",
+			DMD_MAX_DEPTH);
+		return -1;
+	}
+	f = &scan->frame[scan->depth];
+	f->start = scan->weight;
+	f->height = 1;
+	f->anchor = NULL;
+	if (anchor && !(f->anchor = strdup((const char *) anchor))) {
+		dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark),
+			"out of memory");
+		return -1;
+	}
+	scan->depth++;
+	return dmd_parse_scan_weigh(scan, 1, mark);
+}
+
+/* Close the innermost collection (at "mark"). */
+static int dmd_parse_scan_close(struct dmd_parse_scan *scan,
+	yaml_mark_t mark)
+{
+	struct dmd_parse_frame f;
+	int r;
+
+	if (scan->depth == 0)
+		return 0;
+	f = scan->frame[--scan->depth];
+	r = dmd_parse_scan_node(scan, f.height, scan->weight - f.start,
+		(yaml_char_t *) f.anchor, mark);
+	free(f.anchor);
+	return r;
+}
+
+/* An alias to "name" at "mark": it must refer to a complete node; the
+ * node is counted again, as deep as it is here. */
+static int dmd_parse_scan_alias(struct dmd_parse_scan *scan,
+	const yaml_char_t *name, yaml_mark_t mark)
+{
+	char buf[DMD_PARSE_SHOW_SIZE];
+	int i;
+
+	for (i = 0; i < scan->depth; ++i) {
+		if (!scan->frame[i].anchor ||
+		    strcmp(scan->frame[i].anchor, (const char *) name))
+			continue;
+		dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark), "alias "
+			"'*%s' refers to a node that contains it",
+			dmd_parse_show((const char *) name,
+				strlen((const char *) name), buf, sizeof(buf)));
+		return -1;
+	}
+	for (i = 0; i < scan->n_anchor; ++i)
+		if (!strcmp(scan->anchor[i].name, (const char *) name))
+			break;
+	if (i >= scan->n_anchor)	/* undefined: libyaml says so */
+		return dmd_parse_scan_weigh(scan, 1, mark);
+	if (scan->depth + scan->anchor[i].height > DMD_MAX_DEPTH) {
+		dmd_parse_error(scan->parse, dmd_parse_mark_loc(mark), "YAML "
+			"collections are nested more than %d deep (with "
+			"alias '*%s' expanded)", DMD_MAX_DEPTH,
+			dmd_parse_show((const char *) name,
+				strlen((const char *) name), buf, sizeof(buf)));
+		return -1;
+	}
+	if (dmd_parse_scan_weigh(scan, scan->anchor[i].weight, mark) < 0)
+		return -1;
+	return dmd_parse_scan_node(scan, scan->anchor[i].height, 0, NULL,
+		mark);
+}
+
+/* Handle "event" of the scan; set *done at the end of the stream. */
+static int dmd_parse_scan_event(struct dmd_parse_scan *scan,
+	yaml_event_t *event, int *done)
+{
+	size_t len;
+	int i;
+
+	switch (event->type) {
+	case YAML_STREAM_END_EVENT:
+		*done = 1;
+		return 0;
+	case YAML_DOCUMENT_START_EVENT:
+		for (i = 0; i < scan->n_anchor; ++i)
+			free(scan->anchor[i].name);
+		scan->n_anchor = 0;
+		return 0;
+	case YAML_SCALAR_EVENT:
+		len = event->data.scalar.length;
+		if (dmd_parse_scan_weigh(scan, len < DMD_MAX_EXPANDED ?
+				1 + len : DMD_MAX_EXPANDED + 1,
+				event->start_mark) < 0)
+			return -1;
+		return dmd_parse_scan_node(scan, 0, 1 + len,
+			event->data.scalar.anchor, event->start_mark);
+	case YAML_ALIAS_EVENT:
+		return dmd_parse_scan_alias(scan, event->data.alias.anchor,
+			event->start_mark);
+	case YAML_SEQUENCE_START_EVENT:
+		return dmd_parse_scan_open(scan,
+			event->data.sequence_start.anchor, event->start_mark);
+	case YAML_MAPPING_START_EVENT:
+		return dmd_parse_scan_open(scan,
+			event->data.mapping_start.anchor, event->start_mark);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return dmd_parse_scan_close(scan, event->start_mark);
+	default:
+		return 0;
+	}
+}
+
+/* Walk the events of the text (every document) and refuse what would
+ * make loading it or walking it costly: collections nested more than
+ * DMD_MAX_DEPTH deep, more than DMD_MAX_ANCHORS anchors, an alias inside
+ * the node it refers to (a loop), a weight with aliases expanded over
+ * DMD_MAX_EXPANDED.  Syntax errors are reported here, as the loader would
+ * report them. */
+static int dmd_parse_scan(struct dmd_parse *parse)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	struct dmd_parse_scan *scan;
+	int done = 0, r = -1;
+
+	scan = calloc(1, sizeof(*scan));
+	if (!scan || !yaml_parser_initialize(&parser)) {
+		free(scan);
+		dmd_parse_error(parse, (struct dmd_loc) { 0, 0 },
+			"out of memory");
+		return -1;
+	}
+	scan->parse = parse;
+	yaml_parser_set_input_string(&parser,
+		(const unsigned char *) parse->text, parse->len);
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &event)) {
+			dmd_parse_yaml_error(parse, &parser);
+			r = -1;
+			goto error;
+		}
+		r = dmd_parse_scan_event(scan, &event, &done);
+		yaml_event_delete(&event);
+		if (r < 0)
+			goto error;
+	}
+	r = 0;
+error:
+	dmd_parse_scan_clear(scan);
+	free(scan);
+	yaml_parser_delete(&parser);
+	return r < 0 ? -1 : 0;
+}
+
 /* Load the text as one YAML document into parse->doc. */
 static int dmd_parse_load(struct dmd_parse *parse)
 {
@@ -1477,44 +1946,89 @@ done:
 	return r;
 }
 
-/* Read the whole file "path" into parse->text. */
-static int dmd_parse_read_file(struct dmd_parse *parse, const char *path)
+/* Report "the job file is ..." for a file of "size" bytes over the
+ * limit ("more" if it has at least that many). */
+static void dmd_parse_too_large(struct dmd_job *job, long long size, int more)
 {
-	FILE *f;
-	size_t cap = 4096, n;
-	char *text;
+	dmd_job_error(job, (struct dmd_loc) { 0, 0 }, "the job file is %s%lld "
+		"bytes; at most %d are accepted", more ? "more than " : "",
+		size, DMD_MAX_JOB_BYTES);
+}
 
-	f = fopen(path, "rb");
-	if (!f) {
-		dmd_parse_error(parse, (struct dmd_loc) { 0, 0 },
-			"cannot open: %s", strerror(errno));
+/* Read the job file "path" (a regular file of at most DMD_MAX_JOB_BYTES
+ * bytes) into *text (owned by the caller) and *len.  "job" names it in
+ * messages.  The file is opened without blocking (a FIFO without writer
+ * would block) and checked before any byte is read. */
+static int dmd_parse_read_file(struct dmd_job *job, const char *path,
+	char **text, size_t *len)
+{
+	struct stat st;
+	struct dmd_loc none = { 0, 0 };
+	size_t cap = DMD_MAX_JOB_BYTES + 1, n = 0;
+	ssize_t k;
+	int fd;
+
+	*text = NULL;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		dmd_job_error(job, none, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	parse->text = malloc(cap);
-	if (!parse->text)
-		goto nomem;
+	if (fstat(fd, &st) < 0) {
+		dmd_job_error(job, none, "cannot read: %s", strerror(errno));
+		goto error;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		dmd_job_error(job, none, "not a regular file");
+		goto error;
+	}
+	if (st.st_size > DMD_MAX_JOB_BYTES) {
+		dmd_parse_too_large(job, st.st_size, 0);
+		goto error;
+	}
+	if ((size_t) st.st_size + 1 < cap)
+		cap = st.st_size + 1;
+	*text = malloc(cap);
+	if (!*text) {
+		dmd_job_error(job, none, "out of memory");
+		goto error;
+	}
 	for (;;) {
-		n = fread(parse->text + parse->len, 1, cap - parse->len, f);
-		parse->len += n;
-		if (parse->len < cap)
+		if (n == cap) {
+			char *bigger;
+
+			if (cap > DMD_MAX_JOB_BYTES) {
+				dmd_parse_too_large(job, DMD_MAX_JOB_BYTES, 1);
+				goto error;
+			}
+			cap = 2 * cap < DMD_MAX_JOB_BYTES + 1 ? 2 * cap :
+				DMD_MAX_JOB_BYTES + 1;
+			bigger = realloc(*text, cap);
+			if (!bigger) {
+				dmd_job_error(job, none, "out of memory");
+				goto error;
+			}
+			*text = bigger;
+		}
+		k = read(fd, *text + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			dmd_job_error(job, none, "cannot read: %s",
+				strerror(errno));
+			goto error;
+		}
+		if (k == 0)
 			break;
-		cap *= 2;
-		text = realloc(parse->text, cap);
-		if (!text)
-			goto nomem;
-		parse->text = text;
+		n += k;
 	}
-	if (ferror(f)) {
-		dmd_parse_error(parse, (struct dmd_loc) { 0, 0 },
-			"cannot read: %s", strerror(errno));
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
+	close(fd);
+	*len = n;
 	return 0;
-nomem:
-	fclose(f);
-	dmd_parse_error(parse, (struct dmd_loc) { 0, 0 }, "out of memory");
+error:
+	free(*text);
+	*text = NULL;
+	close(fd);
 	return -1;
 }
 
@@ -1539,10 +2053,11 @@ static int dmd_parse_dir(struct dmd_parse *parse, const char *path)
 	return 0;
 }
 
-/* Read and validate the job file "path".  Returns the job (owned by the
- * caller), or NULL after printing "PATH:LINE:COL: error: ..." to
- * stderr. */
-struct dmd_job *dmd_job_read(const char *path)
+/* Read and validate the job held in data[0..len) as the content of the
+ * job file "name".  Returns the job (owned by the caller), or NULL after
+ * printing "NAME:LINE:COL: error: ..." (see ir/dmd_diag.c). */
+struct dmd_job *dmd_job_read_mem(const char *name, const char *data,
+	size_t len)
 {
 	struct dmd_parse parse;
 	struct dmd_job *job;
@@ -1550,23 +2065,48 @@ struct dmd_job *dmd_job_read(const char *path)
 
 	memset(&parse, 0, sizeof(parse));
 	job = calloc(1, sizeof(*job));
-	if (!job || !(job->path = strdup(path ? path : ""))) {
-		fprintf(stderr, "%s: error: out of memory\n", path);
+	if (!job || !(job->path = strdup(name ? name : ""))) {
+		dmd_job_error(NULL, (struct dmd_loc) { 0, 0 },
+			"out of memory");
 		return dmd_job_free(job);
 	}
 	parse.job = job;
-	if (dmd_parse_read_file(&parse, path) < 0 ||
-	    dmd_parse_dir(&parse, path) < 0 ||
+	parse.text = data;
+	parse.len = len;
+	parse.runs = 1;
+	if (len > DMD_MAX_JOB_BYTES) {
+		dmd_parse_too_large(job, len, 0);
+		goto done;
+	}
+	if (dmd_parse_dir(&parse, job->path) < 0 ||
 	    dmd_parse_lines(&parse) < 0 ||
+	    dmd_parse_scan(&parse) < 0 ||
 	    dmd_parse_load(&parse) < 0)
 		goto done;
 	r = dmd_parse_top(&parse, yaml_document_get_root_node(&parse.doc));
 done:
 	if (parse.have_doc)
 		yaml_document_delete(&parse.doc);
-	free(parse.text);
 	free(parse.line);
+	free(parse.cp);
 	if (r < 0)
 		return dmd_job_free(job);
+	return job;
+}
+
+/* Read and validate the job file "path".  Returns the job (owned by the
+ * caller), or NULL after printing "PATH:LINE:COL: error: ..." to
+ * stderr. */
+struct dmd_job *dmd_job_read(const char *path)
+{
+	struct dmd_job named = { .path = (char *) (path ? path : "") };
+	struct dmd_job *job;
+	char *text;
+	size_t len = 0;
+
+	if (dmd_parse_read_file(&named, named.path, &text, &len) < 0)
+		return NULL;
+	job = dmd_job_read_mem(named.path, text, len);
+	free(text);
 	return job;
 }

@@ -21,6 +21,22 @@ struct dmd_src {
 	const char *what;		/* not owned */
 };
 
+/* A set of names with an int each (ir/dmd_job.c): a hash table, so that
+ * looking names up costs the same however many there are.  The names are
+ * not owned; they must outlive the set. */
+struct dmd_names *dmd_names_alloc(void);
+struct dmd_names *dmd_names_free(struct dmd_names *names);
+int dmd_names_add(struct dmd_names *names, const char *name, int val);
+int dmd_names_find(const struct dmd_names *names, const char *name);
+size_t dmd_names_count(const struct dmd_names *names);
+
+/* The length in bytes of the character at s[0] (n > 0 bytes left): a
+ * UTF-8 sequence, or 1 for a byte that starts none.  *printable is set
+ * unless it is a control character (C0, DEL, C1), a line or paragraph
+ * separator, a bidirectional control, or not valid UTF-8: what may not go
+ * into a one-line message as is. */
+size_t dmd_expr_char(const char *s, size_t n, int *printable);
+
 /* Is text[0..len) an identifier [A-Za-z_][A-Za-z0-9_]*? */
 int dmd_expr_is_identifier(const char *text, size_t len);
 

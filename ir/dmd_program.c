@@ -67,6 +67,19 @@ static int dmd_program_check_partial_axes(const struct dmd_job *job,
 	return 0;
 }
 
+/* The number of bytes of "s" to show in a message: all of it up to 80
+ * bytes, else fewer, cut between two UTF-8 characters. */
+static int dmd_program_msg_len(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n <= 80)
+		return n;
+	for (n = 77; n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80; --n)
+		;
+	return n;
+}
+
 /* Check the read of tensor access "e" by a step of a program (or by the
  * statement of a "compute" job when "program" is 0). */
 static int dmd_program_check_read(struct dmd_program_walk *w,
@@ -81,9 +94,12 @@ static int dmd_program_check_read(struct dmd_program_walk *w,
 		return 0;
 	t = &job->tensors[k];
 	if (t->file && t->n_partial > 0) {
+		int n = dmd_program_msg_len(t->file);
+
 		dmd_job_error(job, t->partial_loc, "tensor '%s' is read from "
-			"its file '%s', so it cannot be 'partial' (a file "
-			"holds whole values)", t->name, t->file);
+			"its file '%.*s%s', so it cannot be 'partial' (a file "
+			"holds whole values)", t->name, n, t->file,
+			t->file[n] ? "..." : "");
 		return -1;
 	}
 	if (program && !t->file && t->init == DMD_INIT_NONE) {

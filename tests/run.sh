@@ -4,11 +4,15 @@
 # Each part prints "N passed, M failed" as its last line; this script adds
 # them up and prints the total the same way.  Parts:
 #   unit       runtime (MPI, .npy, transfers, stats), manifest/appfile/
-#              launcher, parser, isl model (objects compared with
-#              isl_*_is_equal against strings)
+#              launcher, parser (also: each job read twice in one
+#              process; the reader's limits), isl model (objects
+#              compared with isl_*_is_equal against strings)
 #   ref        the independent sequential reference checks itself
 #   errors     every bad job exits 2 with FILE:LINE:COL (also under
 #              ASan/UBSan/LeakSanitizer with bin-san/distmpmd)
+#   fuzzreplay the job reader's fuzzing regression corpus
+#              (tests/fuzz/regress/) under ASan/UBSan/LeakSanitizer:
+#              exit 0 or 2, no sanitizer report
 #   codegen    golden emitted C of every class of every job
 #              (also under ASan/UBSan/LeakSanitizer)
 #   scale      64x64 meshes with uneven extents and the seed examples at
@@ -27,7 +31,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors codegen scale e2e fuzz cli}
+PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -69,6 +73,8 @@ for part in $PARTS; do
         run unit/runtime bash tests/unit/rt_test.sh
         run unit/manifest bash tests/unit/manifest_test.sh
         run unit/parse bash tests/unit/parse_ok.sh
+        run unit/parse_again bash tests/unit/parse_again.sh
+        run unit/parse_limits /usr/bin/python3 tests/unit/parse_limits.py
         run unit/model bash tests/unit/model_test.sh
         run unit/trace_svg bash tests/unit/trace_svg_test.sh
         ;;
@@ -80,6 +86,9 @@ for part in $PARTS; do
         if [ -x bin-san/distmpmd ]; then
             run errors/sanitizers san_env bash tests/errors/run.sh
         fi
+        ;;
+    fuzzreplay)
+        run fuzzreplay bash tests/fuzz/replay.sh
         ;;
     codegen)
         run codegen bash tests/codegen/run.sh

@@ -65,9 +65,13 @@ def offsets(rng, dims, d, axes, shape):
 
 def tensor(rng, name, dims, axes, shape, dtype, role, seed):
     d, split = dist(rng, len(dims), axes, shape)
+    offs = offsets(rng, dims, d, axes, shape)
+    split_dims = [e for e in d.strip("[]").split(",") if e.strip() != '"-"']
+    if split == "balanced" and offs and len(offs) == len(split_dims):
+        # balanced would apply to no dimension: the reader refuses that
+        split = "block"
     s = "  %s: {shape: [%s], dtype: %s, dist: %s, split: %s" % (
         name, ", ".join(str(e) for e in dims), dtype, d, split)
-    offs = offsets(rng, dims, d, axes, shape)
     if offs:
         s += ", offsets: {%s}" % ", ".join(offs)
     unused = [a for a in axes if a not in d]

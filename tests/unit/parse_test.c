@@ -1,9 +1,12 @@
 /* parse_test: read a job file with dmd_job_read.
  *
- *	parse_test [--dump] JOB
+ *	parse_test [--dump] [--again] JOB
  *
  * Exit status 0 if the job is valid (with --dump, a canonical dump of it
  * on stdout), 2 after the error message otherwise (or on bad arguments).
+ * With --again the job is read a second time in the same process, which
+ * must give the same result (exactly one message if it fails), else the
+ * exit status is 1.
  * Build (from the repository root):
  *	cc -Wall -Wextra -Werror -std=gnu11 -I ir tests/unit/parse_test.c \
  *		ir/dmd_parse.c ir/dmd_expr.c ir/dmd_diag.c ir/dmd_job.c \
@@ -246,26 +249,65 @@ static void dump(const struct dmd_job *job)
 		printf("lookup failed\n");
 }
 
+/* The message hook of --again: keep the last message in "user". */
+static void keep_message(const char *line, void *user)
+{
+	char **last = user;
+
+	free(*last);
+	*last = strdup(line);
+}
+
+/* --again: read "path" once more, in the same process, after a first
+ * read that returned "job" (NULL if it failed): the second read must
+ * give the same result with exactly one message if it fails (the
+ * reader keeps no state from one read to the next).  Returns 0 if so. */
+static int read_again(const char *path, struct dmd_job *job)
+{
+	struct dmd_job *again;
+	char *last = NULL;
+	int before = dmd_job_n_errors(), n, ok;
+
+	dmd_job_set_diag(&keep_message, &last);
+	again = dmd_job_read(path);
+	dmd_job_set_diag(NULL, NULL);
+	n = dmd_job_n_errors() - before;
+	ok = !job == !again && n == (again ? 0 : 1);
+	if (!ok)
+		fprintf(stderr, "parse_test: reading %s again gave %s with %d "
+			"message%s (%s)\n", path, again ? "a job" : "no job",
+			n, n == 1 ? "" : "s", last ? last : "none");
+	free(last);
+	dmd_job_free(again);
+	return ok ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct dmd_job *job;
-	int do_dump = 0;
+	int do_dump = 0, again = 0;
 	const char *path = NULL;
 	int i;
 
 	for (i = 1; i < argc; ++i) {
 		if (strcmp(argv[i], "--dump") == 0)
 			do_dump = 1;
+		else if (strcmp(argv[i], "--again") == 0)
+			again = 1;
 		else if (!path)
 			path = argv[i];
 		else
 			path = NULL, i = argc;
 	}
 	if (!path) {
-		fprintf(stderr, "usage: parse_test [--dump] JOB\n");
+		fprintf(stderr, "usage: parse_test [--dump] [--again] JOB\n");
 		return 2;
 	}
 	job = dmd_job_read(path);
+	if (again && read_again(path, job) < 0) {
+		dmd_job_free(job);
+		return 1;
+	}
 	if (!job)
 		return 2;
 	if (do_dump)

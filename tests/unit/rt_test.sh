@@ -253,6 +253,7 @@ if command -v valgrind >/dev/null; then
 	cp "$WORK"/f64/in*.npy "$V"
 	DMD_STATS=1 DMD_TRACE=$V/trace.json DMD_JOB_DIR=$V \
 		timeout 300 mpiexec.mpich -n 4 valgrind -q --leak-check=full \
+		--suppressions="$TOP/tests/unit/mpich.supp" \
 		--show-leak-kinds=definite,indirect \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 		--log-file="$V/vg.%p.txt" "$BIN" main f64 >"$V/out" 2>&1

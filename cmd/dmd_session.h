@@ -1,0 +1,40 @@
+#ifndef DMD_SESSION_H
+#define DMD_SESSION_H
+
+/* The compiler core behind the command line: every stage from the job
+ * to the classes' code, held in one struct dmd_session.  The rest of
+ * cmd/ only uses its "in" (cmd/dmd_build.h). */
+
+#include <isl/ctx.h>
+
+#include "ir/dmd_model.h"
+#include "partition/dmd_part.h"
+#include "emit/dmd_emit.h"
+#include "cmd/dmd_build.h"
+
+/* The analysed job: every stage of the compiler, each made and freed by
+ * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
+ * and cells (partition) -> classes with their code (specialize, emit;
+ * cells with identical code merged).  "in" is what the rest of cmd/
+ * uses. */
+struct dmd_session {
+	isl_ctx *ctx;
+	struct dmd_job *job;
+	struct dmd_model *m;
+	struct dmd_plan *plan;
+	struct dmd_proofs proofs;
+	struct dmd_facts *facts;
+	struct dmd_cells *cells;
+	struct dmd_classes *classes;
+	struct dmd_build_input in;
+	struct dmd_build_class *cls;	/* in.cls, owned */
+};
+
+int dmd_session_analyse(struct dmd_session *s, const char *path,
+	int classes);
+int dmd_session_analyse_job(struct dmd_session *s,
+	__isl_take struct dmd_job *job, int classes);
+void dmd_session_summary(struct dmd_session *s);
+void dmd_session_free(struct dmd_session *s);
+
+#endif
