@@ -180,6 +180,63 @@ static int dmd_poly_domain(struct dmd_poly_build *b)
 	return p->domain ? 0 : -1;
 }
 
+/* The first use of variable "name" in "e" (depth first), or NULL. */
+static const struct dmd_expr *dmd_poly_var_use(const struct dmd_expr *e,
+	const char *name)
+{
+	const struct dmd_expr *r;
+	int i;
+
+	if (e->type == DMD_EXPR_VAR && !strcmp(e->name, name))
+		return e;
+	for (i = 0; i < e->n_arg; ++i)
+		if ((r = dmd_poly_var_use(e->args[i], name)))
+			return r;
+	return NULL;
+}
+
+/* Check that every index variable takes finitely many values: the
+ * shapes bound it through the indices it appears in.  In B[i] = A[i - z
+ * - w], z and w are not bounded (z - w = 5 for every z), nor is k in
+ * A[i + 0 * k].  Reported at the variable's first use. */
+static int dmd_poly_check_bounded(struct dmd_poly_build *b)
+{
+	struct dmd_poly *p = b->p;
+	int v, a;
+
+	for (v = 0; v < p->n_vars; ++v) {
+		isl_val *lo, *hi;
+		int ok;
+
+		lo = isl_set_dim_min_val(isl_set_copy(p->domain), v);
+		hi = isl_set_dim_max_val(isl_set_copy(p->domain), v);
+		ok = lo && hi && (isl_val_is_int(lo) || isl_val_is_nan(lo)) &&
+			(isl_val_is_int(hi) || isl_val_is_nan(hi));
+		if (!lo || !hi) {
+			isl_val_free(lo);
+			isl_val_free(hi);
+			return -1;
+		}
+		isl_val_free(lo);
+		isl_val_free(hi);
+		if (ok)
+			continue;
+		for (a = 0; a < p->n_acc; ++a) {
+			const struct dmd_expr *u;
+
+			u = dmd_poly_var_use(p->acc[a].expr, p->vars[v]);
+			if (u)
+				return dmd_poly_error(b->job, u->loc,
+					"index variable '%s' takes unboundedly "
+					"many values: the indices it appears in "
+					"do not bound it", p->vars[v]);
+		}
+		return dmd_poly_error(b->job, b->p->st->loc, "index variable "
+			"'%s' takes unboundedly many values", p->vars[v]);
+	}
+	return 0;
+}
+
 /* The extent of index variable "v": the extent of a dimension it
  * indexes alone (the first such access, the output first), else the
  * largest value it takes plus one. */
@@ -1034,7 +1091,7 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 		goto error;
 	p->out = p->acc[0].tensor;
 	p->space = dmd_isl_set_space(mesh->space, "S", p->n_vars);
-	if (dmd_poly_domain(&b) < 0)
+	if (dmd_poly_domain(&b) < 0 || dmd_poly_check_bounded(&b) < 0)
 		goto error;
 	p->var_extent = calloc(p->n_vars + 1, sizeof(long));
 	if (!p->var_extent)
