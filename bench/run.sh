@@ -17,8 +17,8 @@
 # Every method is launched once per round, BENCH_REPS rounds, the methods
 # interleaved (and the order rotated each round); medians are reported.
 # Every launch runs under `timeout`.  The report goes to stdout and to
-# bench/results.md (+ bench/results.svg); exit status 1 if a result was
-# wrong or a step failed.
+# bench/results.md (+ bench/results.svg, and the raw records in
+# bench/results.jsonl); exit status 1 if a result was wrong or a step failed.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -570,6 +570,7 @@ fi
 # --------------------------------------------------------------------------
 mark "end"
 rec "{\"kind\": \"end\", \"loadavg\": $(jstr "$(cut -d' ' -f1-3 /proc/loadavg)"), \"elapsed_s\": $(($(date +%s) - t_start))}"
-[ "${BENCH_KEEP:-0}" = 1 ] && cp "$results" "$tmp/results.kept.jsonl"
+# The raw records beside the report (report.py can render them again).
+cp "$results" "${out_md%.md}.jsonl"
 echo >&2
 $py "$here/report.py" "$results" "$out_md" "${out_md%.md}.svg"
