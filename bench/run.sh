@@ -33,6 +33,9 @@ stn=${BENCH_STENCIL_N:-4096}
 sweeps=${BENCH_STENCIL_SWEEPS:-10}
 tmo=${BENCH_TIMEOUT:-300}
 out_md=${BENCH_OUT:-$here/results.md}
+# The generated job files, beside the report (bench/jobs by default).
+jobs_dir=$(cd "$(dirname "$out_md")" 2>/dev/null && pwd)/jobs ||
+	{ echo "bench: error: no directory for $out_md" >&2; exit 1; }
 # Always the MPICH names: installing ScaLAPACK pulls in Open MPI, which may
 # take over plain "mpicc" / "mpiexec".
 MPICC=mpicc.mpich
@@ -315,7 +318,7 @@ if has_part stencil; then
 		|| { stencil_ok=0; problem "build stencil_bench" "compilation failed"; }
 fi
 
-mkdir -p "$here/jobs"
+mkdir -p "$jobs_dir"
 
 # --------------------------------------------------------------------------
 # 1. Small jobs against the independent reference (uneven, non-square).
@@ -365,11 +368,11 @@ fi
 if has_part stencil; then
 	say "part stencil (N = $stn)"
 	mark "stencil: start"
-	rm -f "$here"/jobs/stencil_*.yaml
+	rm -f "$jobs_dir"/stencil_*.yaml
 	declare -A sjob=()
 	for lay in rows cols; do
 		for s in 1 "$sweeps"; do
-			src=$(gen_stencil $lay "$stn" "$stn" "$s" "$here/jobs")
+			src=$(gen_stencil $lay "$stn" "$stn" "$s" "$jobs_dir")
 			name=$(basename "$src" .yaml)
 			[ "$s" = 1 ] && key=$lay || key=${lay}_x
 			if job=$(build_job "$src" "$tmp/stencil/$name"); then
@@ -468,11 +471,11 @@ gemm_part() {
 	local p=$1 q=$2 sizes=$3 grid=$1x$2 nranks=$(($1 * $2))
 	local n alg src name job methods nm r i meth ld stats v line o nb th d
 	declare -A gjob=()
-	rm -f "$here"/jobs/{summa,pumma,cannon}_${grid}_*.yaml
+	rm -f "$jobs_dir"/{summa,pumma,cannon}_${grid}_*.yaml
 	for n in $sizes; do
 		[ $((n % 2)) = 0 ] || die "size $n is not even"
 		for alg in summa pumma cannon; do
-			src=$(gen_gemm $alg "$p" "$q" "$n" "$n" "$n" "$here/jobs")
+			src=$(gen_gemm $alg "$p" "$q" "$n" "$n" "$n" "$jobs_dir")
 			name=$(basename "$src" .yaml)
 			if job=$(build_job "$src" "$tmp/$grid/$name"); then
 				gjob[$alg$n]=$job
