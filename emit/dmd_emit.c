@@ -633,6 +633,8 @@ static int dmd_emit_sizes(struct dmd_emit_ctx *ctx)
 	for (t = 0; t < m->job->n_tensors; ++t) {
 		long n = 1;
 
+		if (!m->lay[t])
+			continue;	/* no step accesses it */
 		for (d = 0; d < m->lay[t]->ndim; ++d) {
 			long e = dmd_spec_max(ctx->spec,
 				plan->home[t].ext[d]);

@@ -295,6 +295,34 @@ __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 	return lay;
 }
 
+/* Check the dist entries of tensor "ti" of "job" over "mesh" as
+ * dmd_layout_build does, without building the layout: for a tensor no
+ * step accesses.  Returns 0, or -1 after reporting an error. */
+int dmd_layout_check(const struct dmd_mesh *mesh, const struct dmd_job *job,
+	int ti)
+{
+	const struct dmd_tensor *t = &job->tensors[ti];
+	struct dmd_layout_vars vars = { mesh, job };
+	int d;
+
+	for (d = 0; d < t->ndim; ++d) {
+		isl_pw_aff *b;
+		long B;
+
+		if (!t->dist[d])
+			continue;
+		b = dmd_isl_expr(mesh->space, t->dist[d], &dmd_layout_var,
+			&vars);
+		if (!b)
+			return -1;
+		B = dmd_layout_nblocks(mesh, job, ti, d, b);
+		isl_pw_aff_free(b);
+		if (B < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Release "lay"; returns NULL. */
 __isl_null struct dmd_layout *dmd_layout_free(
 	__isl_take struct dmd_layout *lay)

@@ -48,6 +48,41 @@ static void dmd_model_reads(struct dmd_model_walk *w,
 		dmd_model_reads(w, e->args[i]);
 }
 
+/* Mark every tensor that "e" accesses as used. */
+static void dmd_model_accessed_expr(const struct dmd_job *job,
+	const struct dmd_expr *e, struct dmd_tensor_use *use)
+{
+	int i, t;
+
+	if (e->type == DMD_EXPR_ACCESS) {
+		t = dmd_job_find_tensor(job, e->name);
+		if (t >= 0)
+			use[t].used = 1;
+		return;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		dmd_model_accessed_expr(job, e->args[i], use);
+}
+
+/* Mark every tensor that a step of "steps" (n of them, nested steps too)
+ * accesses as used: only those get a layout (the others are only
+ * checked), so that unused tensors cost next to nothing. */
+static void dmd_model_accessed(const struct dmd_job *job,
+	const struct dmd_step *steps, int n, struct dmd_tensor_use *use)
+{
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		if (steps[i].type != DMD_STEP_COMPUTE) {
+			dmd_model_accessed(job, steps[i].steps,
+				steps[i].n_steps, use);
+			continue;
+		}
+		dmd_model_accessed_expr(job, steps[i].lhs, use);
+		dmd_model_accessed_expr(job, steps[i].rhs, use);
+	}
+}
+
 /* Build the model of compute step "st" into node "node". */
 static int dmd_model_step(struct dmd_model_walk *w,
 	const struct dmd_step *st, struct dmd_node *node)
@@ -190,7 +225,13 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 	w.written = calloc(job->n_tensors + 1, 1);
 	if (!m->mesh || !m->lay || !m->use || !w.written)
 		goto error;
+	dmd_model_accessed(job, job->steps, job->n_steps, m->use);
 	for (t = 0; t < job->n_tensors; ++t) {
+		if (!m->use[t].used) {
+			if (dmd_layout_check(m->mesh, job, t) < 0)
+				goto error;
+			continue;
+		}
 		m->lay[t] = dmd_layout_build(m->mesh, job, t);
 		if (!m->lay[t])
 			goto error;

@@ -161,7 +161,8 @@ struct dmd_model {
 	isl_ctx *ctx;
 	const struct dmd_job *job;	/* not owned */
 	struct dmd_mesh *mesh;
-	struct dmd_layout **lay;	/* per tensor */
+	struct dmd_layout **lay;	/* per tensor; NULL for a tensor no
+					 * step accesses (only checked) */
 	struct dmd_tensor_use *use;	/* per tensor */
 	int n_poly;
 	struct dmd_poly **poly;
@@ -198,6 +199,8 @@ __isl_give isl_set *dmd_mesh_ranks(const struct dmd_mesh *mesh);
 /* ir/dmd_layout.c */
 __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 	const struct dmd_job *job, int tensor);
+int dmd_layout_check(const struct dmd_mesh *mesh, const struct dmd_job *job,
+	int ti);
 __isl_null struct dmd_layout *dmd_layout_free(
 	__isl_take struct dmd_layout *lay);
 

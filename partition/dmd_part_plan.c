@@ -299,7 +299,7 @@ static int dmd_plan_on_partials(const struct dmd_model *m,
 			return 0;
 	}
 	for (i = 0; i < m->job->n_tensors; ++i)
-		if (i != t && m->lay[i]->n_partial &&
+		if (i != t && m->lay[i] && m->lay[i]->n_partial &&
 		    dmd_plan_reads(p->st->rhs, m->job->tensors[i].name))
 			return 0;
 	return dmd_plan_linear(p->st->rhs, m->job->tensors[t].name);
@@ -608,6 +608,9 @@ static int dmd_plan_homes(struct dmd_plan *plan)
 		const struct dmd_layout *lay = m->lay[t];
 		struct dmd_box *home = &plan->home[t];
 		isl_set *all;
+
+		if (!lay)
+			continue;	/* no step accesses it */
 
 		if (dmd_box_init(home, lay->ndim) < 0)
 			return -1;

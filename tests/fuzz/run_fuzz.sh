@@ -28,7 +28,7 @@ touch .start
 status=0
 "$fuzzer" corpus seeds "$corpus" "$regress" -dict="$dict" \
 	-max_total_time="$seconds" -jobs=1 -workers=1 -rss_limit_mb=2048 \
-	-timeout=5 -max_len=16384 -artifact_prefix=artifacts/ \
+	-timeout=20 -max_len=16384 -artifact_prefix=artifacts/ \
 	-print_final_stats=1 "$@" || status=$?
 tail -n 25 fuzz-0.log 2>/dev/null || true
 find artifacts -type f -newer .start | sed 's|^|fuzz: found |'
