@@ -8,11 +8,15 @@
  * flight on this rank, dmd_gemm cuts C into panels of rows and calls
  * MPI_Testall on the requests in flight before, between and after them.
  * How many: one progress point per 256 KiB sent or received in flight
- * (at least 4 panels, at most 64), but no panel under 4 Mflop.  Measured
- * on 2 ranks of one host, 8 MB each way during an 800^3 dgemm (70 ms):
- * with 1, 3 or 8 progress points the wait after the product still took
- * the whole transfer (6-14 ms); with 32 it took 1 us, and the product
- * was no slower.
+ * (at least 4 panels, at most 64), but no panel under 4 Mflop nor under
+ * 384 rows.  Measured on 2 ranks of one host, 8 MB each way during an
+ * 800^3 dgemm (70 ms): with 1, 3 or 8 progress points the wait after
+ * the product still took the whole transfer (6-14 ms); with 32 it took
+ * 1 us.  But each call packs all of op(B) again, which costs about as
+ * much as 8 rows of the product: a 2048x1024x1024 dgemm in 48-row panels
+ * took 17% longer than one call, in 96-row panels 8%, in 384-row panels
+ * 2.6% (bench/, one thread); and at 64 MB in flight 43 panels did not
+ * shorten the wait.  Hence the floor of 384 rows.
  *
  * Panels are rows, never columns, and their heights are multiples of 48,
  * so that every element of C is bitwise the one a single call gives.
@@ -42,13 +46,14 @@
 
 /* Panels: multiples of DMD_RT_PANEL_ROWS rows; one per DMD_RT_PANEL_BYTES
  * in flight, between DMD_RT_PANEL_MIN and DMD_RT_PANEL_MAX of them; no
- * panel under DMD_RT_PANEL_FLOPS.
+ * panel under DMD_RT_PANEL_FLOPS nor under DMD_RT_PANEL_MIN_ROWS rows.
  */
 #define DMD_RT_PANEL_ROWS 48
 #define DMD_RT_PANEL_BYTES (256 * 1024)
 #define DMD_RT_PANEL_MIN 4
 #define DMD_RT_PANEL_MAX 64
 #define DMD_RT_PANEL_FLOPS (4 * 1024 * 1024)
+#define DMD_RT_PANEL_MIN_ROWS 384
 
 /* The name of the kernels OpenBLAS runs ("Haswell", "Prescott", ...). */
 const char *dmd_rt_blas_core(void)
@@ -153,6 +158,8 @@ static int64_t dmd_rt_panel_rows(int64_t m, int64_t n, int64_t k,
 	hmin = DMD_RT_PANEL_FLOPS / 2 / n / k + 1;
 	if (h < hmin)
 		h = hmin;
+	if (h < DMD_RT_PANEL_MIN_ROWS)
+		h = DMD_RT_PANEL_MIN_ROWS;
 	h = (h + DMD_RT_PANEL_ROWS - 1) / DMD_RT_PANEL_ROWS *
 		DMD_RT_PANEL_ROWS;
 	return h < m ? h : m;

@@ -841,7 +841,7 @@ static void naive(int ta, int tb, int64_t M, int64_t N, int64_t K,
 /* The number of panels dmd_gemm should cut an M x N x K product into
  * while "bytes" are in flight (0: one call), by the rule of
  * runtime/dmd_rt_blas.c: one panel per 256 KiB in flight, 4 to 64 of
- * them, none under 4 Mflop, heights multiples of 48 rows.
+ * them, none under 4 Mflop nor 384 rows, heights multiples of 48 rows.
  */
 static int64_t expected_panels(int64_t M, int64_t N, int64_t K,
 	int64_t bytes)
@@ -852,6 +852,7 @@ static int64_t expected_panels(int64_t M, int64_t N, int64_t K,
 	h = (M + np - 1) / np;
 	hmin = 4 * 1024 * 1024 / 2 / N / K + 1;
 	h = h < hmin ? hmin : h;
+	h = h < 384 ? 384 : h;
 	h = (h + 47) / 48 * 48;
 	return h >= M ? 0 : (M + h - 1) / h;
 }
@@ -934,8 +935,9 @@ static void gemm_case(dmd_rt *rt, dmd_req *q, int ta, int tb, int64_t M,
 }
 
 /* dmd_gemm in the job's dtype: the 4 transpose cases with many row
- * panels (M = 600, 13 panels in f64, 7 in f32), 2 (M = 1000, but N x K is
- * small) and none (M = 70 is too small to cut); extents of 0 are no-ops
+ * panels (M = 2000: 6 panels of 384 rows; M = 600: 2), 2 (M = 1000, but
+ * N x K is small: 4 Mflop per panel) and none (M = 70 is too small to
+ * cut); extents of 0 are no-ops
  * (even with leading dimensions of 0).
  */
 static void test_gemm(dmd_rt *rt)
@@ -946,7 +948,8 @@ static void test_gemm(dmd_rt *rt)
 
 	for (int ta = 0; ta < 2; ++ta)
 		for (int tb = 0; tb < 2; ++tb) {
-			gemm_case(rt, q, ta, tb, 600, 300, 200, 7, big, bigr);
+			gemm_case(rt, q, ta, tb, 2000, 200, 100, 6, big, bigr);
+			gemm_case(rt, q, ta, tb, 600, 300, 200, 2, big, bigr);
 			gemm_case(rt, q, ta, tb, 1000, 77, 33, 2, big, bigr);
 			gemm_case(rt, q, ta, tb, 70, 600, 50, 0, big, bigr);
 		}
