@@ -106,7 +106,10 @@ struct dmd_gemm_plan {
  *         before the step (written by the step with '=', when it sums or
  *         its results are returned), or NULL
  *   part: the step writes into a buffer of its own ("part"), returned
- *         by "ret" */
+ *         by "ret"
+ *   late: [c] -> { S[i] } the iterations that must wait for the halo,
+ *         the others run while it is in flight; NULL: no overlap (all
+ *         wait) */
 struct dmd_step_plan {
 	int step;
 	int n_xfer;
@@ -117,6 +120,7 @@ struct dmd_step_plan {
 	int part;
 	isl_set *comp;			/* [c] -> { : computes something } */
 	isl_set *time;			/* [c] -> { L[t] : time points } */
+	isl_set *late;
 	struct dmd_gemm_plan *gemm;
 };
 

@@ -651,6 +651,62 @@ static int dmd_plan_homes(struct dmd_plan *plan)
 	return 0;
 }
 
+/* The iterations of step "s" that must wait for its halo, for overlap:
+ * when every transfer of the step before its loops lands in ghost cells
+ * (an input fetched point to point, of a tensor the step does not
+ * write) and the step has no GEMM leaf, the rank can
+ * compute every output element that reads none of the ghost cells while
+ * the halo is in flight.  sp->late is then the iterations that write an
+ * element some of whose iterations read a ghost cell (whole output
+ * elements, so that each element is summed in the same order), e.g. for
+ * B[i] = A[i - 1] + A[i + 1] over blocks of 4 on x
+ *   [c_x] -> { S[i] : i = 4c_x or i = 4c_x + 3 }
+ * (less on the edge ranks); else NULL.
+ */
+static int dmd_plan_late(struct dmd_plan *plan, int s)
+{
+	const struct dmd_model *m = plan->m;
+	const struct dmd_poly *p = m->poly[s];
+	struct dmd_step_plan *sp = &plan->steps[s];
+	isl_set *reads, *out;
+	int i, a, any = 0;
+
+	if (sp->gemm)
+		return 0;
+	for (i = 0; i < sp->n_xfer; ++i) {
+		struct dmd_xfer *x = sp->xfer[i];
+
+		if (x == sp->ret || x->kind == DMD_XFER_LOCAL)
+			continue;
+		if (x->level >= 0 || !x->ghost || x->tensor == p->out)
+			return 0;
+		any = 1;
+	}
+	if (!any)
+		return 0;
+	reads = isl_set_empty(isl_space_copy(p->space));
+	for (a = 1; a < p->n_acc; ++a) {
+		struct dmd_xfer *x;
+		isl_set *ghost;
+
+		if (sp->provider[a] < 0)
+			continue;
+		x = plan->xfer[sp->provider[a]];
+		if (x->kind == DMD_XFER_LOCAL)
+			continue;
+		ghost = isl_set_subtract(isl_map_range(isl_map_copy(x->need)),
+			isl_set_copy(m->lay[x->tensor]->held));
+		reads = isl_set_union(reads, isl_map_domain(
+			isl_map_intersect_range(isl_map_copy(p->acc[a].map),
+			ghost)));
+	}
+	out = isl_set_apply(reads, isl_map_copy(p->acc[0].map));
+	sp->late = isl_set_apply(out, isl_map_reverse(isl_map_copy(
+		p->acc[0].map)));
+	sp->late = isl_set_coalesce(sp->late);
+	return sp->late ? 0 : -1;
+}
+
 /* Make the transfer plan of "m".  Errors are reported against the job
  * file (a distribution that cannot be served) or not at all (an internal
  * error); NULL is returned. */
@@ -672,6 +728,9 @@ __isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m)
 			return dmd_part_plan_free(plan);
 	if (dmd_plan_homes(plan) < 0)
 		return dmd_part_plan_free(plan);
+	for (s = 0; s < m->n_poly; ++s)
+		if (dmd_plan_late(plan, s) < 0)
+			return dmd_part_plan_free(plan);
 	return plan;
 }
 
@@ -693,6 +752,7 @@ __isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *plan)
 		isl_set_free(sp->zero);
 		isl_set_free(sp->comp);
 		isl_set_free(sp->time);
+		isl_set_free(sp->late);
 		if (sp->gemm) {
 			isl_set_free(sp->gemm->dom);
 			for (d = 0; d < 3; ++d) {

@@ -403,8 +403,43 @@ static void dmd_spec_wait(struct dmd_spec_build *b, struct dmd_xfer *x,
 		slot);
 }
 
+/* Place the instances "rs" ([c] -> { S[i] -> L[t] }, a part of the
+ * per-rank schedule) of compute statement "s" in a loop nest at "slot"
+ * of level 0 (DMD_SPEC_NEST: the nest the transfers are placed around):
+ * the loop points L[t] are placed like a statement in the nest, then
+ * composed, and b_0 is set to "slot". */
+static void dmd_spec_place_comp(struct dmd_spec_build *b,
+	struct dmd_spec_stmt *s, __isl_take isl_map *rs, long slot)
+{
+	struct dmd_spec_stmt tmp = *s;
+	isl_union_map *saved = b->sched;
+	isl_map *pl;
+
+	if (isl_map_is_empty(rs) != isl_bool_false) {
+		isl_map_free(rs);
+		return;
+	}
+	rs = isl_map_set_tuple_name(rs, isl_dim_in, s->name);
+	tmp.name = "L";
+	b->sched = isl_union_map_empty(isl_union_map_get_space(saved));
+	dmd_spec_place(b, &tmp, isl_map_range(isl_map_copy(rs)), b->K, 0,
+		b->K, DMD_SPEC_NEST);
+	pl = isl_map_from_union_map(b->sched);
+	b->sched = saved;
+	rs = isl_map_apply_range(rs, pl);
+	if (slot != DMD_SPEC_NEST) {
+		rs = isl_map_project_out(rs, isl_dim_out, 0, 1);
+		rs = isl_map_insert_dims(rs, isl_dim_out, 0, 1);
+		rs = isl_map_fix_si(rs, isl_dim_out, 0, slot);
+	}
+	b->sched = isl_union_map_union(b->sched, isl_union_map_from_map(rs));
+	if (!b->sched)
+		b->err = 1;
+}
+
 /* The zero marker, the part buffer's clearing and the compute statement
- * (or GEMM leaf) of the step. */
+ * (or GEMM leaf) of the step; with sp->late, the iterations that need
+ * no ghost cell before the waits of the halo and the others after. */
 static void dmd_spec_compute(struct dmd_spec_build *b)
 {
 	const struct dmd_model *m = b->m;
@@ -412,7 +447,7 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 	const struct dmd_step_plan *sp = b->sp;
 	struct dmd_spec_stmt *s;
 	isl_space *space;
-	isl_map *rs, *pl;
+	isl_map *rs;
 	int d;
 
 	if (sp->zero) {
@@ -444,27 +479,28 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 	s = dmd_spec_add(b, DMD_SPEC_COMP, NULL, 0);
 	if (!s)
 		return;
-	rs = isl_map_set_tuple_name(isl_map_copy(p->rsched), isl_dim_in,
-		s->name);
+	rs = isl_map_copy(p->rsched);
 	rs = isl_map_intersect_params(rs, isl_set_copy(b->spec->cell));
 	if (isl_map_is_empty(rs) != isl_bool_false) {
 		isl_map_free(rs);
 		return;
 	}
-	{
-		struct dmd_spec_stmt tmp = *s;
-		isl_union_map *saved = b->sched;
+	if (sp->late) {
+		/* overlap: what needs no ghost cell before the waits, as a
+		 * statement of its own (one statement spread over two places
+		 * would make isl loop over the places) */
+		isl_map *early = isl_map_subtract_domain(isl_map_copy(rs),
+			isl_set_copy(sp->late));
 
-		/* place the loop points L[t] like a statement, then compose */
-		tmp.name = "L";
-		b->sched = isl_union_map_empty(isl_union_map_get_space(saved));
-		dmd_spec_place(b, &tmp, isl_map_range(isl_map_copy(rs)), b->K,
-			0, b->K, DMD_SPEC_NEST);
-		pl = isl_map_from_union_map(b->sched);
-		b->sched = saved;
+		rs = isl_map_intersect_domain(rs, isl_set_copy(sp->late));
+		dmd_spec_place_comp(b, s, early, dmd_spec_slot(b, 0));
+		s = dmd_spec_add(b, DMD_SPEC_COMP, NULL, 0);
+		if (!s) {
+			isl_map_free(rs);
+			return;
+		}
 	}
-	rs = isl_map_apply_range(rs, pl);
-	b->sched = isl_union_map_union(b->sched, isl_union_map_from_map(rs));
+	dmd_spec_place_comp(b, s, rs, DMD_SPEC_NEST);
 }
 
 /* The statements of every transfer of the step, level by level (see

@@ -55,8 +55,11 @@ int main(int argc, char **argv)
           (const int64_t[]){ 16 - ho0_I }, (const int64_t[]){ 3 });
       dmd_isend(rt, q0, (const int64_t[]){ 1 }, buf_I, 1, (const int64_t[]){ hx0_I },
           (const int64_t[]){ 15 - ho0_I }, (const int64_t[]){ 1 });
+      for (int64_t i_hi = 0; i_hi <= 11; i_hi += 1)
+        for (int64_t i_kh = 0; i_kh <= 4; i_kh += 1)
+          w_O[(i_hi - wo0_O)] += v_I[(i_hi + i_kh - vo0_I)] * v_W[(i_kh - vo0_W)];
       dmd_wait(rt, q0);
-      for (int64_t i_hi = 0; i_hi <= 14; i_hi += 1)
+      for (int64_t i_hi = 12; i_hi <= 14; i_hi += 1)
         for (int64_t i_kh = 0; i_kh <= 4; i_kh += 1)
           w_O[(i_hi - wo0_O)] += v_I[(i_hi + i_kh - vo0_I)] * v_W[(i_kh - vo0_W)];
     }

@@ -57,10 +57,12 @@ int main(int argc, char **argv)
       for (int64_t p_b = 0; p_b <= 1; p_b += 1)
         dmd_isend(rt, q0, (const int64_t[]){ p_b, p_b }, buf_asm, 2, (const int64_t[]){ hx0_asm, hx1_asm },
             (const int64_t[]){ (p_b == 0 ? 1 : 4) - ho0_asm, 4 - ho1_asm }, (const int64_t[]){ p_b == 1 ? 1 : 4, p_b == 0 ? 1 : 4 });
+      for (int64_t i_argc = 1; i_argc <= 4; i_argc += 1)
+        for (int64_t i_dmd_zero = 0; i_dmd_zero <= 2; i_dmd_zero += 1)
+          w_typeof[(i_argc - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)] = v_asm[(i_argc - 1 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)] + v_asm[(i_argc - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)] - v_asm[(i_argc - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
       dmd_wait(rt, q0);
       for (int64_t i_argc = 1; i_argc <= 4; i_argc += 1)
-        for (int64_t i_dmd_zero = 0; i_dmd_zero <= 3; i_dmd_zero += 1)
-          w_typeof[(i_argc - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)] = v_asm[(i_argc - 1 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)] + v_asm[(i_argc - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)] - v_asm[(i_argc - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
+        w_typeof[(i_argc - wo0_typeof) * wx1_typeof + (7 - wo1_typeof)] = v_asm[(i_argc - 1 - vo0_asm) * vx1_asm + (7 - vo1_asm)] + v_asm[(i_argc - vo0_asm) * vx1_asm + (8 - vo1_asm)] - v_asm[(i_argc - vo0_asm) * vx1_asm + (7 - vo1_asm)];
     }
   }
   dmd_step_end(rt, 0);

@@ -56,10 +56,12 @@ int main(int argc, char **argv)
           (const int64_t[]){ 4 - ho0_asm, 8 - ho1_asm }, (const int64_t[]){ 1, 2 });
       dmd_isend(rt, q0, (const int64_t[]){ 1, 1 }, buf_asm, 2, (const int64_t[]){ hx0_asm, hx1_asm },
           (const int64_t[]){ 5 - ho0_asm, 8 - ho1_asm }, (const int64_t[]){ 4, 1 });
-      dmd_wait(rt, q0);
-      for (int64_t i_argc = 0; i_argc <= 3; i_argc += 1)
+      for (int64_t i_argc = 1; i_argc <= 3; i_argc += 1)
         for (int64_t i_dmd_zero = 0; i_dmd_zero <= 1; i_dmd_zero += 1)
           w_typeof[(i_argc + 5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 8 - wo1_typeof)] = v_asm[(i_argc + 4 - vo0_asm) * vx1_asm + (i_dmd_zero + 8 - vo1_asm)] + v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 9 - vo1_asm)] - v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 8 - vo1_asm)];
+      dmd_wait(rt, q0);
+      for (int64_t i_dmd_zero = 0; i_dmd_zero <= 1; i_dmd_zero += 1)
+        w_typeof[(5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 8 - wo1_typeof)] = v_asm[(4 - vo0_asm) * vx1_asm + (i_dmd_zero + 8 - vo1_asm)] + v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 9 - vo1_asm)] - v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 8 - vo1_asm)];
     }
   }
   dmd_step_end(rt, 0);
