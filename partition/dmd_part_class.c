@@ -110,9 +110,18 @@ static __isl_give isl_set *dmd_class_shadow(const struct dmd_model *m,
 	return isl_set_coalesce(s);
 }
 
+/* An axis fact of at most this many intervals of coordinates is
+ * refined by in that form (cheaper than its existentially quantified
+ * form, e.g. the ranks on a k-block edge of a SUMMA); one of more keeps
+ * its form (e.g. the even coordinates). */
+#define DMD_CLASS_FACT_INTERVALS 16
+
+static __isl_give isl_set *dmd_class_simplify(const struct dmd_model *m,
+	__isl_take isl_set *cell, int axis, int max);
+
 /* Sort the facts: a fact that is the product of its shadows goes to the
- * axes (each shadow that is not the whole mesh), the others to
- * "coupled". */
+ * axes (each shadow that is not the whole mesh, in a simple form), the
+ * others to "coupled". */
 static int dmd_class_sort_facts(const struct dmd_model *m,
 	const struct dmd_facts *facts, struct dmd_sets *axis,
 	struct dmd_sets *coupled)
@@ -139,7 +148,9 @@ static int dmd_class_sort_facts(const struct dmd_model *m,
 				full = dmd_isl_bool(isl_set_is_equal(sh[a],
 					m->mesh->set));
 			if (r == 1 && full == 0 &&
-			    dmd_sets_add(&axis[a], isl_set_copy(sh[a])) < 0)
+			    dmd_sets_add(&axis[a], dmd_class_simplify(m,
+				isl_set_copy(sh[a]), a,
+				DMD_CLASS_FACT_INTERVALS)) < 0)
 				r = -1;
 			if (full < 0)
 				r = -1;
@@ -193,9 +204,10 @@ static isl_stat dmd_class_interval(__isl_take isl_point *pnt, void *user)
 /* A simple form of "cell", a set of ranks that only constrains mesh
  * axis "axis": the union of the intervals of coordinates it contains
  * (refining by facts with existentially quantified variables leaves
- * cells whose constraints are costly in every later operation). */
+ * cells whose constraints are costly in every later operation), if
+ * there are at most "max" intervals (0: any number). */
 static __isl_give isl_set *dmd_class_simplify(const struct dmd_model *m,
-	__isl_take isl_set *cell, int axis)
+	__isl_take isl_set *cell, int axis, int max)
 {
 	struct dmd_class_intervals d = { axis, NULL, 0, 0 };
 	isl_set *pts, *simple;
@@ -214,6 +226,10 @@ static __isl_give isl_set *dmd_class_simplify(const struct dmd_model *m,
 		return cell;
 	}
 	isl_set_free(pts);
+	if (max > 0 && d.n > max) {
+		free(d.iv);
+		return cell;
+	}
 	simple = isl_set_empty(isl_set_get_space(m->mesh->set));
 	for (i = 0; i < d.n; ++i) {
 		isl_set *iv = isl_set_copy(m->mesh->set);
@@ -260,7 +276,7 @@ __isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
 			goto error;
 		}
 		for (j = 0; j < ac.n; ++j)
-			ac.set[j] = dmd_class_simplify(m, ac.set[j], a);
+			ac.set[j] = dmd_class_simplify(m, ac.set[j], a, 0);
 		for (i = 0; i < cells.n; ++i)
 			for (j = 0; j < ac.n; ++j)
 				if (dmd_sets_add(&prod, isl_set_intersect(
