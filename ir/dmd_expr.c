@@ -829,8 +829,9 @@ static void dmd_expr_unexpected(struct dmd_expr_parser *p)
 static int dmd_expr_enter(struct dmd_expr_parser *p)
 {
 	if (++p->depth > DMD_EXPR_MAX_NEST) {
-		dmd_expr_tok_error(p, "expression nested too deeply in %s",
-			p->src->what);
+		dmd_expr_tok_error(p, "expression nested too deeply in %s "
+			"(at most %d levels)", p->src->what,
+			DMD_EXPR_MAX_NEST);
 		return -1;
 	}
 	return 0;
@@ -848,8 +849,9 @@ static struct dmd_expr *dmd_expr_alloc(struct dmd_expr_parser *p,
 	struct dmd_expr *e;
 
 	if (++p->n_nodes > DMD_EXPR_MAX_NODES) {
-		dmd_expr_error(p, loc, "expression too large in %s",
-			p->src->what);
+		dmd_expr_error(p, loc, "expression too large in %s (at "
+			"most %d nodes: accesses, numbers, operators)",
+			p->src->what, DMD_EXPR_MAX_NODES);
 		return NULL;
 	}
 	e = calloc(1, sizeof(*e));
