@@ -113,9 +113,10 @@ uninstall:
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
 	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
 
-# The libFuzzer harness of the job reader (tests/fuzz/fuzz_job.c), with
-# ASan and UBSan, into obj-fuzz/; "make fuzz" builds it and runs it for
-# FUZZ_SECONDS on the seed corpus (README.md, "Fuzzing the job reader").
+# The libFuzzer harness of the job reader and the analysis
+# (tests/fuzz/fuzz_job.c), with ASan and UBSan, into obj-fuzz/; "make
+# fuzz" builds it and runs it for FUZZ_SECONDS on the seed corpus
+# (README.md, "Fuzzing the job reader and the analysis").
 # Needs clang and libclang-rt-14-dev.  Not part of "make test".
 FUZZ_SECONDS ?= 600
 FUZZ_CC ?= clang

@@ -16,9 +16,10 @@
  * must print exactly one message, an internal error is a finding.
  * Any violation aborts, which libFuzzer reports as a crash.
  *
- * Build and run: "make fuzz" (see README.md, "Fuzzing the job reader"),
- * which compiles this file with the compiler's sources but
- * cmd/distmpmd.c, -fsanitize=fuzzer,address,undefined.
+ * Build and run: "make fuzz" (see README.md, "Fuzzing the job reader and
+ * the analysis"), which compiles this file with the sources of ir/,
+ * partition/, specialize/, emit/ and cmd/dmd_session.c,
+ * -fsanitize=fuzzer,address,undefined.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
