@@ -620,6 +620,44 @@ static __isl_give isl_printer *dmd_emit_peer(struct dmd_emit_ctx *ctx,
 	return dmd_emit_arr(ctx, p, e, ctx->m->mesh->n, NULL, NULL);
 }
 
+/* "buf_A, nd, (home extents)," then, on a continuation line indented by
+ * 4, "(home origins of lo)": the home buffer of the tensor of "x" and a
+ * box in it, for dmd_irecv, dmd_isend and the like.  The caller undoes
+ * the indentation. */
+static __isl_give isl_printer *dmd_emit_home_box(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x, isl_ast_expr **lo)
+{
+	const char *user = ctx->m->job->tensors[x->tensor].name;
+	int nd = ctx->m->lay[x->tensor]->ndim;
+
+	p = dmd_emit_use(ctx, p, user, "buf");
+	p = dmd_emit_printf(p, ", %d, ", nd);
+	p = dmd_emit_home_arr(ctx, p, x->tensor);
+	p = isl_printer_print_str(p, ",");
+	p = isl_printer_end_line(p);
+	p = isl_printer_indent(p, 4);
+	p = isl_printer_start_line(p);
+	return dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+}
+
+/* "(const int64_t[]){ lo[0] - blo[0], ... }" ("NULL" if nd is 0): a box
+ * origin relative to a buffer's origin. */
+static __isl_give isl_printer *dmd_emit_rel_arr(__isl_take isl_printer *p,
+	isl_ast_expr **lo, isl_ast_expr **blo, int nd)
+{
+	int d;
+
+	if (nd == 0)
+		return isl_printer_print_str(p, "NULL");
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < nd; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		p = dmd_emit_diff(p, lo[d], blo[d]);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
 /* The post of a receive: into the transfer's buffer (relative to its
  * origin blo), the home buffer (ghost cells, or a returned sum), adding
  * for sums.  expr: parity, peer[np], lo[nd], ext[nd], blo[nd]. */
@@ -639,17 +677,9 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_peer(ctx, p, pl->expr + 1);
 	p = isl_printer_print_str(p, ", ");
 	if (home) {
-		p = dmd_emit_use(ctx, p, user, "buf");
-		p = dmd_emit_printf(p, ", %d, ", nd);
-		p = dmd_emit_home_arr(ctx, p, x->tensor);
-		p = isl_printer_print_str(p, ",");
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, 4);
-		p = isl_printer_start_line(p);
-		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+		p = dmd_emit_home_box(ctx, p, x, lo);
 	} else {
 		isl_ast_expr **blo = ext + nd;
-		int d;
 
 		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
 		p = dmd_emit_printf(p, ", %d, ", nd);
@@ -658,17 +688,7 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 4);
 		p = isl_printer_start_line(p);
-		if (nd == 0)
-			p = isl_printer_print_str(p, "NULL");
-		else
-			p = isl_printer_print_str(p, "(const int64_t[]){ ");
-		for (d = 0; d < nd; ++d) {
-			if (d)
-				p = isl_printer_print_str(p, ", ");
-			p = dmd_emit_diff(p, lo[d], blo[d]);
-		}
-		if (nd)
-			p = isl_printer_print_str(p, " }");
+		p = dmd_emit_rel_arr(p, lo, blo, nd);
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
@@ -701,14 +721,7 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 		p = isl_printer_start_line(p);
 		p = dmd_emit_arr(ctx, p, lo, nd, user, "wo%d");
 	} else {
-		p = dmd_emit_use(ctx, p, user, "buf");
-		p = dmd_emit_printf(p, ", %d, ", nd);
-		p = dmd_emit_home_arr(ctx, p, x->tensor);
-		p = isl_printer_print_str(p, ",");
-		p = isl_printer_end_line(p);
-		p = isl_printer_indent(p, 4);
-		p = isl_printer_start_line(p);
-		p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
+		p = dmd_emit_home_box(ctx, p, x, lo);
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
@@ -725,7 +738,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
-	int nd = ctx->m->lay[x->tensor]->ndim, d;
+	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = pl->expr + 1, **ext = lo + nd, **blo = ext + nd;
 
 	p = isl_printer_start_line(p);
@@ -752,17 +765,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
 		p = isl_printer_print_str(p, ", ");
-		if (nd == 0)
-			p = isl_printer_print_str(p, "NULL");
-		else
-			p = isl_printer_print_str(p, "(const int64_t[]){ ");
-		for (d = 0; d < nd; ++d) {
-			if (d)
-				p = isl_printer_print_str(p, ", ");
-			p = dmd_emit_diff(p, lo[d], blo[d]);
-		}
-		if (nd)
-			p = isl_printer_print_str(p, " }");
+		p = dmd_emit_rel_arr(p, lo, blo, nd);
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 4);
