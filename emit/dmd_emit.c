@@ -184,6 +184,30 @@ static __isl_give isl_printer *dmd_emit_block_arr(struct dmd_emit_ctx *ctx,
 	return isl_printer_print_str(p, " }");
 }
 
+/* "c_y == ROOT ? ": whether the rank is the root of broadcast "x" (one
+ * before the step's loops, whose root is a function of the mesh
+ * coordinates only): the root reads its own home buffer, the others the
+ * buffer the broadcast fills. */
+static __isl_give isl_printer *dmd_emit_root_test(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x)
+{
+	isl_ast_expr *e = dmd_spec_param_expr(ctx->spec, x->root);
+	enum isl_ast_expr_type type;
+
+	if (!e)
+		return isl_printer_free(p);
+	type = isl_ast_expr_get_type(e);
+	p = dmd_emit_name(p, "c", ctx->m->job->axes[x->axis]);
+	p = isl_printer_print_str(p, " == ");
+	if (type != isl_ast_expr_int && type != isl_ast_expr_id)
+		p = isl_printer_print_str(p, "(");
+	p = isl_printer_print_ast_expr(p, e);
+	if (type != isl_ast_expr_int && type != isl_ast_expr_id)
+		p = isl_printer_print_str(p, ")");
+	isl_ast_expr_free(e);
+	return isl_printer_print_str(p, " ? ");
+}
+
 /* The view declarations of the step being printed: for each tensor it
  * reads, v_A (pointer), vo<d>_A (origins), vx<d>_A (extents) of the
  * components the step reads, constant where the view is (home buffer,
@@ -201,7 +225,7 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 	for (a = 0; a < p0->n_acc; ++a) {
 		const struct dmd_xfer *x = NULL;
 		const char *user, *cst;
-		int restrict_ok = 1, mut;
+		int restrict_ok = 1, mut, root;
 
 		t = p0->acc[a].tensor;
 		user = ctx->m->job->tensors[t].name;
@@ -270,11 +294,17 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 		if (x && x->ghost)
 			restrict_ok = 0;
 		cst = mut ? "" : "const ";
+		root = x && !mut && x->kind == DMD_XFER_BCAST;
 		p = isl_printer_start_line(p);
 		p = dmd_emit_printf(p, "const %s *%s%s", ctx->real,
 			restrict_ok ? "restrict " : "", cst);
 		p = dmd_emit_name(p, "v", user);
 		p = isl_printer_print_str(p, " = ");
+		if (root) {
+			p = dmd_emit_root_test(ctx, p, x);
+			p = dmd_emit_use(ctx, p, user, "buf");
+			p = isl_printer_print_str(p, " : ");
+		}
 		if (!x || x->ghost || mut)
 			p = dmd_emit_use(ctx, p, user, "buf");
 		else
@@ -291,6 +321,12 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 			p = dmd_emit_printf(p, "%sint64_t ", cst);
 			p = dmd_emit_namef(p, user, "%s%d", k, dd);
 			p = isl_printer_print_str(p, " = ");
+			if (root) {
+				p = dmd_emit_root_test(ctx, p, x);
+				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
+					dmd_emit_home_x(ctx, p, t, dd);
+				p = isl_printer_print_str(p, " : ");
+			}
 			if (!x || x->ghost || mut)
 				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
 					dmd_emit_home_x(ctx, p, t, dd);

@@ -162,7 +162,8 @@ __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
  * rank c; holder h receives what r wrote and h holds (with the same
  * coordinates along the output's partial axes). */
 __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
-	const struct dmd_xfer *x, __isl_keep isl_set *written);
+	const struct dmd_xfer *x, __isl_keep isl_set *done,
+	__isl_keep isl_map *acc);
 __isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p);
 
 /* partition/dmd_part_verify.c: proofs that the transfers match up. */

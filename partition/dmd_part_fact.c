@@ -238,9 +238,20 @@ static int dmd_fact_peers(struct dmd_fact_build *b, const char *what,
 	all = isl_set_project_out_all_params(isl_set_copy(data.off));
 	if (isl_set_is_bounded(all) == isl_bool_true)
 		cnt = isl_set_count_val(all);
-	if (cnt && isl_val_is_int(cnt) && isl_val_get_num_si(cnt) <= 8 &&
-	    isl_set_foreach_point(all, &dmd_fact_offset, &data) < 0)
-		data.r = -1;
+	/* in lexicographic order of the offsets, whatever isl's */
+	if (cnt && isl_val_is_int(cnt) && isl_val_get_num_si(cnt) <= 8) {
+		isl_bool empty;
+
+		while ((empty = isl_set_is_empty(all)) == isl_bool_false) {
+			isl_set *first = isl_set_lexmin(isl_set_copy(all));
+
+			dmd_fact_offset(isl_set_sample_point(
+				isl_set_copy(first)), &data);
+			all = isl_set_subtract(all, first);
+		}
+		if (empty < 0)
+			data.r = -1;
+	}
 	isl_val_free(cnt);
 	isl_set_free(all);
 	isl_set_free(data.off);

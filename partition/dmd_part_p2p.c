@@ -273,31 +273,85 @@ __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
 	return dmd_p2p_split(m, x, pieces, partial);
 }
 
-/* The return of a step's results "written" ([c] -> { T[e] } written by
- * rank c): holder h receives from r the elements r wrote that h holds,
- * with h and r at the same coordinates along the output's partial axes
- * (the partial sums there stay where they are):
- *   { [[R[h] -> X[]] -> R[r]] -> T[e] } */
-__isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
-	const struct dmd_xfer *x, __isl_keep isl_set *written)
+/* { [R[h] -> S[i]] -> R[r] } <-> { [R[h] -> R[r]] -> S[i] } (either way) */
+static __isl_give isl_map *dmd_part_by_holder(__isl_take isl_map *c)
 {
-	const struct dmd_layout *lay = m->lay[x->tensor];
-	isl_map *w, *pieces, *same;
-	isl_space *xs;
+	return isl_map_uncurry(isl_map_range_reverse(isl_map_curry(c)));
+}
+
+/* The senders of the return of step "s" to each holder, iteration by
+ * iteration, from "run" ({ R[r] -> S[i] : rank r runs i }):
+ *   { [R[h] -> S[i]] -> R[r] }
+ * h holds the element i writes, r runs i, and h and r are at the same
+ * coordinates along the output's partial axes (the partial sums there
+ * stay where they are). */
+static __isl_give isl_map *dmd_part_senders(const struct dmd_layout *lay,
+	__isl_keep isl_map *acc, __isl_keep isl_map *run)
+{
+	isl_map *hi, *c;
 	int i;
 
-	w = isl_set_unbind_params_insert_domain(isl_set_copy(written),
-		isl_multi_id_copy(m->mesh->ids));
-	/* { [R[h] -> R[r]] -> T[e] } */
-	pieces = isl_map_range_product(isl_map_reverse(isl_map_copy(
-		lay->holds)), isl_map_reverse(w));
-	pieces = isl_map_reverse(pieces);
-	same = isl_map_universe(isl_space_unwrap(isl_space_domain(
-		isl_map_get_space(pieces))));
+	hi = isl_map_apply_range(isl_map_copy(lay->holds),
+		isl_map_reverse(isl_map_copy(acc)));
+	c = isl_map_apply_range(isl_map_range_map(hi),
+		isl_map_reverse(isl_map_copy(run)));
 	for (i = 0; i < lay->n_partial; ++i)
-		same = isl_map_equate(same, isl_dim_in, lay->partial[i],
+		c = isl_map_equate(c, isl_dim_in, lay->partial[i],
 			isl_dim_out, lay->partial[i]);
-	pieces = isl_map_intersect_domain(pieces, isl_map_wrap(same));
+	return c;
+}
+
+
+/* The return of step "x->step"'s results: "done" ([c] -> { S[i] } run by
+ * rank c) and "acc" ({ S[i] -> T[e] }, the access written).  Holder h
+ * receives from r the sums r computed of the elements h holds, with r
+ * chosen among the ranks that run an iteration by dmd_p2p_prefer (h
+ * itself, else a rank in one of h's lines, else the first):
+ *   { [[R[h] -> X[]] -> R[r]] -> T[e] }
+ * Holders sum what they receive, and r sends the sum over every
+ * iteration it ran of an element: so every iteration that writes an
+ * element of h must reach h from exactly one chosen r.  When it does not
+ * (an element summed over iterations whose copies run on ranks that
+ * overlap differently), the job is refused, never summed twice. */
+__isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
+	const struct dmd_xfer *x, __isl_keep isl_set *done,
+	__isl_keep isl_map *acc)
+{
+	isl_map *run, *c0, *c, *k, *pieces;
+	isl_set *d, *d0;
+	isl_space *xs;
+	isl_bool ok, ok2;
+
+	run = isl_set_unbind_params_insert_domain(isl_set_copy(done),
+		isl_multi_id_copy(m->mesh->ids));
+	run = isl_map_intersect_domain(run, isl_set_unbind_params(
+		isl_set_copy(m->mesh->set), isl_multi_id_copy(m->mesh->ids)));
+	c0 = dmd_part_senders(m->lay[x->tensor], acc, run);
+	isl_map_free(run);
+	c = dmd_p2p_prefer(m, isl_map_copy(c0));
+	/* { [R[h] -> R[r]] -> T[e] } */
+	pieces = isl_map_apply_range(dmd_part_by_holder(c),
+		isl_map_copy(acc));
+	/* what h receives, iteration by iteration: every one, once */
+	k = dmd_part_by_holder(isl_map_apply_range(isl_map_copy(pieces),
+		isl_map_reverse(isl_map_copy(acc))));
+	k = isl_map_intersect(k, isl_map_copy(c0));
+	ok = isl_map_is_single_valued(k);
+	d = isl_map_domain(k);
+	d0 = isl_map_domain(c0);
+	ok2 = isl_set_is_equal(d, d0);
+	isl_set_free(d);
+	isl_set_free(d0);
+	if (ok < 0 || ok2 < 0)
+		goto error;
+	if (!ok || !ok2) {
+		dmd_job_error(m->job, m->poly[x->step]->st->compute_loc,
+			"tensor '%s' is computed away from its holders, "
+			"and copies of one iteration run on several ranks "
+			"would be summed into it; this schedule is not "
+			"supported", m->job->tensors[x->tensor].name);
+		goto error;
+	}
 	/* insert the (empty) time tuple after the holder */
 	xs = isl_space_set_alloc(m->ctx, 0, 0);
 	xs = isl_space_set_tuple_name(xs, isl_dim_set, x->name);
@@ -311,6 +365,9 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	if (!pieces)
 		return NULL;
 	return dmd_p2p_split(m, x, pieces, 1);
+error:
+	isl_map_free(pieces);
+	return NULL;
 }
 
 /* Release "p"; returns NULL. */

@@ -393,16 +393,19 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 		isl_map_copy(p->acc[0].map)));
 	local = dmd_isl_bool(isl_set_is_subset(written, lay->held));
 	if (local == 1) {
+		isl_set *some = isl_set_copy(done);
+
 		for (i = 0; i < lay->n_partial; ++i)
-			done = isl_set_eliminate(done, isl_dim_param,
+			some = isl_set_eliminate(some, isl_dim_param,
 				lay->partial[i], 1);
 		mine = isl_set_apply(isl_set_copy(lay->held),
 			isl_map_reverse(isl_map_copy(p->acc[0].map)));
-		local = dmd_isl_bool(isl_set_is_subset(mine, done));
+		local = dmd_isl_bool(isl_set_is_subset(mine, some));
 		isl_set_free(mine);
+		isl_set_free(some);
 	}
-	isl_set_free(done);
 	if (local != 0) {
+		isl_set_free(done);
 		isl_set_free(written);
 		return local < 0 ? -1 : 0;
 	}
@@ -415,7 +418,8 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 		isl_set_get_space(x->dom)), isl_set_copy(written));
 	if (!x->dom || !x->need || dmd_plan_box(x) < 0)
 		goto error;
-	x->p2p = dmd_part_return(m, x, written);
+	x->p2p = dmd_part_return(m, x, done, p->acc[0].map);
+	isl_set_free(done);
 	isl_set_free(written);
 	if (!x->p2p)
 		return -1;
@@ -423,6 +427,7 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 	sp->part = 1;
 	return 0;
 error:
+	isl_set_free(done);
 	isl_set_free(written);
 	return -1;
 }
