@@ -108,7 +108,7 @@ for part in $PARTS; do
             examples/jacobi.yaml
         ;;
     fuzz)
-        run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:40} \
+        run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:100} \
             bin/distmpmd tests/ref/dmd_ref.py
         ;;
     cli)
