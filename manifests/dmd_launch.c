@@ -524,7 +524,9 @@ static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
 	memset(c, 0, sizeof(*c));
 	for (line = appfile; *line; ++line)
 		n_lines += *line == '\n';
-	c->argv = malloc((n_extra + 5 * n_lines + 10) * sizeof(*c->argv));
+	/* mpiexec, extra, -genv DMD_STATS 1 or -configfile appfile,
+	 * six per line (": -n COUNT -wdir DIR PATH"), NULL */
+	c->argv = malloc((n_extra + 6 * n_lines + 6) * sizeof(*c->argv));
 	c->own = calloc(2 * n_lines + 1, sizeof(*c->own));
 	if (!c->argv || !c->own)
 		goto error;
@@ -547,7 +549,7 @@ static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
 		const char *end = strchr(line, '\n');
 		char *name;
 
-		if (c->n > n_extra + 4)
+		if (line != appfile)
 			c->argv[c->n++] = ":";
 		c->argv[c->n++] = "-n";
 		c->own[c->n_own] = strndup(count, binary - count);

@@ -599,6 +599,23 @@ same "multiprog.conf: one line per class, Slurm's ranges" \
     "0-1,3-4 ./class0|2,5 ./class1|6-7 ./class2|8 ./class3" \
     "$(tr '\n' '|' <pu/multiprog.conf | sed 's/|$//')"
 
+# nine appfile lines (a 2-D halo on 3x3: a class per position) and
+# MPICH options: the colon form has six words per line (found by
+# fuzz.py seed 2285: a heap overflow from eight lines on)
+cat >halo9.yaml <<'EOF2'
+name: halo9
+mesh: {axes: [x, y], shape: [3, 3]}
+tensors:
+  A: {shape: [9, 9], dtype: f64, dist: [x, y], init: random, seed: 1}
+  B: {shape: [9, 9], dtype: f64, dist: [x, y], file: B.npy}
+compute: B[i, j] = A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1]
+EOF2
+fake_build "" build halo9.yaml -o h9
+run_dmd run h9 --dry-run --stats -- -genv A 1 -genv B 2
+same "nine appfile lines: the colon form has nine sections" \
+    "0 9 9" "$rc $(wc -l <h9/appfile) $(printf '%s\n' "$out" | sed -n 3p |
+        grep -o ' -wdir ' | wc -l)"
+
 cd "$J"
 run_dmd run build/tail --dry-run --stats -- -genv DMD_TEST 1
 abs=$(cd build/tail && pwd -P)
