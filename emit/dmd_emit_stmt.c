@@ -519,6 +519,17 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	return isl_printer_end_line(p);
 }
 
+/* "rx0_A", the extents of the buffer of transfer "x" (NULL for a
+ * scalar, which has none). */
+static __isl_give isl_printer *dmd_emit_rx(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_xfer *x)
+{
+	if (ctx->m->lay[x->tensor]->ndim == 0)
+		return isl_printer_print_str(p, "NULL");
+	return dmd_emit_use(ctx, p, ctx->m->job->tensors[x->tensor].name,
+		"rx%d", x->id);
+}
+
 /* The post of a broadcast: from the root's home buffer, into the
  * buffer of the time point elsewhere.  expr: parity, root, lo, ext. */
 static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
@@ -566,7 +577,7 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 		x->axis);
 	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
 	p = dmd_emit_printf(p, ", %d, ", nd);
-	p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
 	p = dmd_emit_arr(ctx, p, pl->expr + 2 + nd, nd, user, NULL);
 	p = isl_printer_print_str(p, ");");
@@ -605,7 +616,7 @@ static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
 	p = isl_printer_print_str(p, ", ");
-	p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
 	p = dmd_emit_arr(ctx, p, pl->expr + 1 + nd, nd, user, NULL);
 	p = isl_printer_print_str(p, ");");
@@ -683,7 +694,7 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 
 		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
 		p = dmd_emit_printf(p, ", %d, ", nd);
-		p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 4);
@@ -763,7 +774,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 			"dmd_copy_sum(rt, " : "dmd_copy(rt, ");
 		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
 		p = dmd_emit_printf(p, ", %d, ", nd);
-		p = dmd_emit_use(ctx, p, user, "rx%d", x->id);
+		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ", ");
 		p = dmd_emit_rel_arr(p, lo, blo, nd);
 		p = isl_printer_print_str(p, ",");

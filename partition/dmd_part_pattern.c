@@ -67,7 +67,8 @@ static __isl_give isl_map *dmd_pattern_root(const struct dmd_model *m,
  * ranks that need part of it need all of it; ranks with empty shards
  * receive it and ignore it), and one rank of the group, the root, holds
  * all of it, at a coordinate along the axis that does not depend on the
- * receiver's.  Sets the kind, the root and the (group's) box. */
+ * receiver's.  Sets the kind, the root, the (group's) box, and restricts
+ * the time points to those where the group needs something. */
 int dmd_part_try_bcast(const struct dmd_model *m, struct dmd_xfer *x,
 	int axis)
 {
@@ -115,10 +116,17 @@ int dmd_part_try_bcast(const struct dmd_model *m, struct dmd_xfer *x,
 	gd = isl_map_domain(isl_map_copy(group));
 	rd = isl_map_domain(isl_map_copy(root));
 	ok = dmd_isl_bool(isl_set_is_subset(gd, rd));
-	isl_set_free(gd);
 	isl_set_free(rd);
-	if (ok != 1)
+	if (ok != 1) {
+		isl_set_free(gd);
 		goto done;
+	}
+	/* the group broadcasts at the time points where one of its ranks
+	 * needs something: the box and the root are defined there only
+	 * (a tail block has fewer time points than the others) */
+	x->dom = isl_set_coalesce(isl_set_intersect(x->dom, gd));
+	if (!x->dom)
+		goto error;
 	pma = isl_pw_multi_aff_from_map(isl_map_copy(root));
 	pa = isl_pw_multi_aff_get_pw_aff(pma, axis);
 	isl_pw_multi_aff_free(pma);

@@ -8,7 +8,9 @@
  * local (held), a broadcast along an axis, a ring shift, or point to
  * point.  A read of the step's own output is a snapshot (the values
  * before the step); a read of a partial tensor is its sum over the
- * partial axes, unless the step may work on the partials.  After the
+ * partial axes (also when the step writes partial sums: the steps run on
+ * one rank of each line along the partial axes, see ir/dmd_poly.c, so
+ * they never work on the partials themselves).  After the
  * step, results computed away from their holders (or split over ranks)
  * are summed onto them.  A point-to-point input whose need contains the
  * rank's block lands in the tensor's home buffer around the block: ghost
@@ -238,71 +240,21 @@ static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
 	return x->p2p ? 0 : -1;
 }
 
-/* Is the right side of step "p" linear in tensor "t": a sum of terms,
- * each a product with exactly one factor reading t (outside any
- * function)?  Then summing the step's results over ranks equals the step
- * on the summed values. */
-static int dmd_plan_linear(const struct dmd_expr *e, const char *t)
+/* Do the ranks that run each iteration of step "p" hold the element of
+ * the output it writes?  1, 0, or -1 on error. */
+static int dmd_plan_runs_on_holders(const struct dmd_model *m,
+	const struct dmd_poly *p)
 {
-	int i, n;
+	isl_set *written;
+	int r;
 
-	switch (e->type) {
-	case DMD_EXPR_ACCESS:
-		return !strcmp(e->name, t);
-	case DMD_EXPR_ADD:
-	case DMD_EXPR_SUB:
-		return dmd_plan_linear(e->args[0], t) &&
-			dmd_plan_linear(e->args[1], t);
-	case DMD_EXPR_NEG:
-		return dmd_plan_linear(e->args[0], t);
-	case DMD_EXPR_MUL:
-		n = 0;
-		for (i = 0; i < 2; ++i)
-			n += dmd_plan_linear(e->args[i], t);
-		return n == 1;
-	case DMD_EXPR_DIV:
-		return dmd_plan_linear(e->args[0], t);
-	default:
-		return 0;
-	}
-}
-
-/* Does "e" read tensor "t" anywhere? */
-static int dmd_plan_reads(const struct dmd_expr *e, const char *t)
-{
-	int i;
-
-	if (e->type == DMD_EXPR_ACCESS && !strcmp(e->name, t))
-		return 1;
-	for (i = 0; i < e->n_arg; ++i)
-		if (dmd_plan_reads(e->args[i], t))
-			return 1;
-	return 0;
-}
-
-/* May step "p" read partial tensor "t" as its partial sums?  When the
- * step's output is partial along the same axes, the right side is linear
- * in t, and t is its only partial input. */
-static int dmd_plan_on_partials(const struct dmd_model *m,
-	const struct dmd_poly *p, int t)
-{
-	const struct dmd_layout *lt = m->lay[t], *lo = m->lay[p->out];
-	int i, a;
-
-	if (t == p->out || lo->n_partial != lt->n_partial)
-		return 0;
-	for (i = 0; i < lt->n_partial; ++i) {
-		for (a = 0; a < lo->n_partial; ++a)
-			if (lo->partial[a] == lt->partial[i])
-				break;
-		if (a == lo->n_partial)
-			return 0;
-	}
-	for (i = 0; i < m->job->n_tensors; ++i)
-		if (i != t && m->lay[i] && m->lay[i]->n_partial &&
-		    dmd_plan_reads(p->st->rhs, m->job->tensors[i].name))
-			return 0;
-	return dmd_plan_linear(p->st->rhs, m->job->tensors[t].name);
+	written = isl_set_apply(isl_map_domain(isl_map_copy(p->rsched)),
+		isl_map_copy(p->acc[0].map));
+	written = isl_set_align_params(written,
+		isl_space_copy(m->mesh->space));
+	r = dmd_isl_bool(isl_set_is_subset(written, m->lay[p->out]->held));
+	isl_set_free(written);
+	return r;
 }
 
 /* The time level of communicate(t, v) in step "p", or -1. */
@@ -337,7 +289,15 @@ static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
 				p->acc[0].idx))
 			in_place = 0;
 	}
-	if (t == p->out) {
+	if (t == p->out && m->lay[t]->n_partial) {
+		/* its values are the sums of the partials */
+		use = DMD_USE_REDUCE;
+	} else if (t == p->out) {
+		/* read where it is written: from the home buffer, when the
+		 * ranks that run an iteration hold its element */
+		if (in_place && !p->reduce &&
+		    (in_place = dmd_plan_runs_on_holders(m, p)) < 0)
+			goto error;
 		if (in_place && !p->reduce) {
 			for (a = 1; a < p->n_acc; ++a)
 				if (which[a])
@@ -348,7 +308,7 @@ static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
 		use = DMD_USE_SNAPSHOT;
 	} else {
 		level = dmd_plan_comm_level(p, t);
-		if (m->lay[t]->n_partial && !dmd_plan_on_partials(m, p, t))
+		if (m->lay[t]->n_partial)
 			use = DMD_USE_REDUCE;
 	}
 	x = dmd_plan_add(plan, s, t, level, use);

@@ -168,8 +168,8 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 
 	dom = isl_set_gist_params(isl_set_copy(x->dom),
 		isl_set_copy(m->mesh->set));
-	r = dmd_isl_bool(isl_set_involves_dims(dom, isl_dim_param, 0,
-		m->mesh->n));
+	r = dmd_isl_bool(isl_set_involves_dims(dom, isl_dim_param, x->axis,
+		1));
 	isl_set_free(dom);
 	bad |= r != 0;
 	r = dmd_verify_involves(m, x->root, x->axis);
