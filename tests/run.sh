@@ -21,7 +21,9 @@
 #   e2e        generated programs run under mpiexec.mpich and match the
 #              reference, including uneven shapes
 #   fuzz       random jobs (uneven extents, random distributions and
-#              schedules; fixed seeds) match the reference
+#              schedules; fixed seeds FUZZ_SEEDS) and random programs
+#              (several steps, resharding, partial sums, repeat, self
+#              reads; FUZZ_PROG_SEEDS) match the reference
 #   cli        the command line and the build directory: no shell, hostile
 #              names, concurrent builds, run DIR's checks (SHA-256,
 #              launcher files), cancelling, messages, -j, launchers,
@@ -110,6 +112,8 @@ for part in $PARTS; do
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:100} \
             bin/distmpmd tests/ref/dmd_ref.py
+        run fuzz/programs /usr/bin/python3 tests/fuzz/fuzz_prog.py \
+            --seeds ${FUZZ_PROG_SEEDS:-0:40} bin/distmpmd tests/ref/dmd_ref.py
         ;;
     cli)
         run cli bash tests/cli/run.sh

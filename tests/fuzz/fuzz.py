@@ -3,7 +3,7 @@
 
     fuzz.py [--seeds A:B] [--keep] DISTMPMD REF
 
-For each seed, generate a small job (mesh of at most 6 ranks, uneven
+For each seed, generate a small job (mesh of at most 8 ranks, uneven
 extents, random distributions, a random but valid schedule), run it with
 `distmpmd run --stats`, and compare the output with the independent
 reference (tests/ref/dmd_ref.py).  A job the compiler refuses with exit 2
@@ -16,14 +16,23 @@ import argparse
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def mesh(rng):
     if rng.random() < 0.4:
         return ["x"], [rng.randint(2, 4)]
+    if rng.random() < 0.3:
+        # three axes, at most 8 ranks (some axes of extent 1)
+        shape = [rng.randint(1, 2), rng.randint(1, 2), rng.randint(2, 3)]
+        rng.shuffle(shape)
+        while shape[0] * shape[1] * shape[2] > 8:
+            shape[shape.index(max(shape))] -= 1
+        return ["x", "y", "z"], shape
     shape = [rng.randint(1, 3), rng.randint(2, 3)]
     while shape[0] * shape[1] > 6:
         shape = [rng.randint(1, 3), rng.randint(2, 3)]
@@ -87,19 +96,12 @@ def tensor(rng, name, dims, axes, shape, dtype, role, seed):
     return s
 
 
-def matmul_job(rng, axes, shape, dtype):
-    M, N, K = rng.randint(3, 23), rng.randint(3, 19), rng.randint(4, 29)
-    ta, tb = rng.random() < 0.3, rng.random() < 0.3
-    a = "A[k, m]" if ta else "A[m, k]"
-    b = "B[n, k]" if tb else "B[k, n]"
-    acc = rng.random() < 0.2
-    ts = [tensor(rng, "A", [K, M] if ta else [M, K], axes, shape, dtype,
-                 "in", 1),
-          tensor(rng, "B", [N, K] if tb else [K, N], axes, shape, dtype,
-                 "in", 2),
-          tensor(rng, "C", [M, N], axes, shape, dtype, "out", 3)]
-    stmt = "C[m, n] %s %s * %s" % ("+=" if acc else "=", a, b)
-    # schedule
+def matmul_schedule(rng, axes, p_divide=0.6, names=("A", "B")):
+    """A random valid schedule of C[m, n] = A * B on a mesh with "axes":
+    distribute some of m, n, k, divide or split k (balanced or not),
+    reorder, maybe rotate, communicate at a time or space loop, maybe
+    tensorize.  Returns the commands and the axis k is distributed over
+    (or None).  Also used by fuzz_prog.py."""
     sched = []
     loops = ["m", "n", "k"]
     used = list(axes)
@@ -107,6 +109,7 @@ def matmul_job(rng, axes, shape, dtype):
     dvars = [v for v in ["m", "n", "k"] if rng.random() < 0.6][:len(used)]
     if not (dvars and rng.random() < 0.85):
         dvars = []
+    kaxis = None
     if dvars:
         outs = [v + "o" for v in dvars]
         ins = [v + "i" for v in dvars]
@@ -115,9 +118,11 @@ def matmul_job(rng, axes, shape, dtype):
             ", ".join(used[:len(dvars)])))
         loops = outs + [(v + "i" if v in dvars else v) for v in
                         ["m", "n", "k"]]
+        if "k" in dvars:
+            kaxis = used[dvars.index("k")]
     kname = "ki" if "k" in dvars else "k"
     time_outer = []
-    if rng.random() < 0.6:
+    if rng.random() < p_divide:
         how = rng.choice(["divide", "split", "balanced"])
         if how == "split":
             sched.append("split(%s, kt, kk, %d)" % (kname, rng.randint(2, 7)))
@@ -142,16 +147,33 @@ def matmul_job(rng, axes, shape, dtype):
     comm_at = rng.choice(time_outer + [l for l in loops if l.endswith("o")]
                          + [None])
     if comm_at:
+        a, b = names
         sched.append("communicate([%s], %s)" % (
-            rng.choice(["A", "B", "A, B", "A, B"]), comm_at))
+            rng.choice([a, b, a + ", " + b, a + ", " + b]), comm_at))
     inner = [l for l in loops if not l.endswith("o") and l not in time_outer]
     if len(inner) == 3 and rng.random() < 0.6:
         sched.append("tensorize([%s], gemm)" % ", ".join(inner))
+    return sched, kaxis
+
+
+def matmul_job(rng, axes, shape, dtype):
+    M, N, K = rng.randint(3, 23), rng.randint(3, 19), rng.randint(4, 29)
+    ta, tb = rng.random() < 0.3, rng.random() < 0.3
+    a = "A[k, m]" if ta else "A[m, k]"
+    b = "B[n, k]" if tb else "B[k, n]"
+    acc = rng.random() < 0.2
+    ts = [tensor(rng, "A", [K, M] if ta else [M, K], axes, shape, dtype,
+                 "in", 1),
+          tensor(rng, "B", [N, K] if tb else [K, N], axes, shape, dtype,
+                 "in", 2),
+          tensor(rng, "C", [M, N], axes, shape, dtype, "out", 3)]
+    stmt = "C[m, n] %s %s * %s" % ("+=" if acc else "=", a, b)
+    sched, _ = matmul_schedule(rng, axes)
     return ts, stmt, sched
 
 
 def stencil_job(rng, axes, shape, dtype):
-    if len(axes) == 2 and rng.random() < 0.5:
+    if len(axes) >= 2 and rng.random() < 0.5:
         E0, E1 = rng.randint(5, 17), rng.randint(5, 17)
         ts = [tensor(rng, "A", [E0, E1], axes, shape, dtype, "in", 1),
               tensor(rng, "B", [E0, E1], axes, shape, dtype, "out", 2)]
@@ -200,6 +222,57 @@ def job(seed):
     return "\n".join(text) + "\n"
 
 
+def run(cmd, cwd, env, timeout):
+    """subprocess.run in its own process group, killed whole on timeout
+    (mpiexec's ranks busy-poll)."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def check_job(distmpmd, ref, path, d, env, timeout):
+    """Write the inputs of job "path" (in directory "d"), run it with
+    `distmpmd run --stats` and check every output with the reference.
+    Returns (ok, refusal, why): refusal is the message of a job refused
+    as not supported (exit 2), which counts as ok; anything else that is
+    not a right result (a crash, an internal error, a hang, a wrong
+    value) is not ok."""
+    r = subprocess.run([sys.executable, ref, "inputs", path],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return False, None, "reference inputs: " + r.stderr.strip()
+    for attempt in range(3):
+        try:
+            r = run([distmpmd, "run", path, "--stats"], d, env, timeout)
+        except subprocess.TimeoutExpired:
+            return False, None, "timeout"
+        # the compiler replaced while it runs (a rebuild): try again
+        if "cannot find the distmpmd executable" not in r.stderr:
+            break
+        time.sleep(5)
+    if r.returncode == 2 and "not supported" in r.stderr:
+        line = r.stderr.strip().splitlines()[-1]
+        return True, line, "refused: " + line
+    if r.returncode != 0:
+        return False, None, "run exit %d: %s" % (
+            r.returncode, (r.stderr.strip().splitlines() or [""])[-1])
+    c = subprocess.run([sys.executable, ref, "check", path],
+                       capture_output=True, text=True)
+    lines = (c.stdout + c.stderr).strip().splitlines()
+    bad = [l for l in lines if l.startswith("FAIL")]
+    return c.returncode == 0, None, (bad or lines or [""])[-1]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="0:20")
@@ -217,28 +290,7 @@ def main():
         path = os.path.join(d, "fuzz%d.yaml" % seed)
         with open(path, "w") as f:
             f.write(job(seed))
-        ok, why = True, ""
-        r = subprocess.run([sys.executable, args.ref, "inputs", path],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            ok, why = False, "reference inputs: " + r.stderr.strip()
-        if ok:
-            try:
-                r = subprocess.run([args.distmpmd, "run", path, "--stats"],
-                                   cwd=d, capture_output=True, text=True,
-                                   timeout=300, env=env)
-            except subprocess.TimeoutExpired:
-                ok, why = False, "timeout"
-        if ok and r.returncode == 2 and "not supported" in r.stderr:
-            why = "refused: " + r.stderr.strip().splitlines()[-1]
-        elif ok and r.returncode != 0:
-            ok, why = False, "run exit %d: %s" % (
-                r.returncode, (r.stderr.strip().splitlines() or [""])[-1])
-        elif ok:
-            c = subprocess.run([sys.executable, args.ref, "check", path],
-                               capture_output=True, text=True)
-            ok = c.returncode == 0
-            why = (c.stdout + c.stderr).strip().splitlines()[-1]
+        ok, _, why = check_job(args.distmpmd, args.ref, path, d, env, 300)
         if ok:
             passed += 1
             print("ok %d %s" % (seed, why))
