@@ -126,6 +126,11 @@ struct dmd_poly {
 	int out;			/* the tensor written */
 	int reduce;			/* an element is written by several
 					 * iterations: the statement sums */
+	int on_partials;		/* the output is partial and every
+					 * rank of a line along its partial
+					 * axes runs the step on its own
+					 * partials (linear in its only
+					 * partial input) */
 	int n_loops;
 	struct dmd_loop *loops;
 	isl_map *sched;

@@ -821,10 +821,99 @@ static __isl_give isl_map *dmd_poly_one_executor(const struct dmd_mesh *mesh,
 	return isl_map_reverse(isl_map_lexmin(ei));
 }
 
+/* Does "e" read tensor "t" anywhere? */
+static int dmd_poly_reads(const struct dmd_expr *e, const char *t)
+{
+	int i;
+
+	if (e->type == DMD_EXPR_ACCESS && !strcmp(e->name, t))
+		return 1;
+	for (i = 0; i < e->n_arg; ++i)
+		if (dmd_poly_reads(e->args[i], t))
+			return 1;
+	return 0;
+}
+
+/* Is "e" linear in tensor "t": a sum of terms, each a product with
+ * exactly one factor linear in t and the others free of t (divisions by
+ * expressions free of t)?  Then summing the step over the partials of t
+ * equals the step on their sum.  A constant term is not linear. */
+static int dmd_poly_linear(const struct dmd_expr *e, const char *t)
+{
+	int i, n;
+
+	switch (e->type) {
+	case DMD_EXPR_ACCESS:
+		return !strcmp(e->name, t);
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+		return dmd_poly_linear(e->args[0], t) &&
+			dmd_poly_linear(e->args[1], t);
+	case DMD_EXPR_NEG:
+		return dmd_poly_linear(e->args[0], t);
+	case DMD_EXPR_MUL:
+		n = 0;
+		for (i = 0; i < 2; ++i) {
+			if (dmd_poly_linear(e->args[i], t))
+				n++;
+			else if (dmd_poly_reads(e->args[i], t))
+				return 0;
+		}
+		return n == 1;
+	case DMD_EXPR_DIV:
+		return dmd_poly_linear(e->args[0], t) &&
+			!dmd_poly_reads(e->args[1], t);
+	default:
+		return 0;
+	}
+}
+
+/* May step "p" run on the partials of its output?  Its output is
+ * partial, no loop distributes a partial axis ("dist"), and the right
+ * side reads exactly one partial tensor (possibly the output), partial
+ * along the same axes, and is linear in it. */
+static int dmd_poly_may_run_on_partials(struct dmd_poly_build *b,
+	const int *dist)
+{
+	const struct dmd_poly *p = b->p;
+	const struct dmd_layout *out = b->lay[p->out], *lt;
+	int i, a, t = -1;
+
+	if (!out->n_partial)
+		return 0;
+	for (i = 0; i < out->n_partial; ++i)
+		if (dist[out->partial[i]])
+			return 0;
+	for (i = 0; i < b->job->n_tensors; ++i) {
+		if (!b->lay[i] || !b->lay[i]->n_partial ||
+		    !dmd_poly_reads(p->st->rhs, b->job->tensors[i].name))
+			continue;
+		if (t >= 0)
+			return 0;
+		t = i;
+	}
+	if (t < 0)
+		return 0;
+	lt = b->lay[t];
+	if (lt->n_partial != out->n_partial)
+		return 0;
+	for (i = 0; i < lt->n_partial; ++i) {
+		for (a = 0; a < out->n_partial; ++a)
+			if (out->partial[a] == lt->partial[i])
+				break;
+		if (a == out->n_partial)
+			return 0;
+	}
+	return dmd_poly_linear(p->st->rhs, b->job->tensors[t].name);
+}
+
 /* Which ranks execute which iterations ("owner computes").  The loops a
- * schedule distributes fix the coordinates along their axes; along the
- * output's partial axes that no loop distributes, only coordinate 0
- * executes (the partial sums must count each contribution once).  Of
+ * schedule distributes fix the coordinates along their axes.  A step
+ * that may run on the partials of its output, and whose holders can run
+ * every iteration, runs there, every rank on its own partials.  Else,
+ * along the output's partial axes that no loop distributes, only
+ * coordinate 0 executes (the partial sums must count each contribution
+ * once).  Of
  * the ranks left, those that hold the element an iteration writes all
  * execute it (every replica of the output computes its own elements:
  * nothing is sent back); an iteration that no such holder executes runs
@@ -851,6 +940,33 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	e = isl_set_unbind_params_insert_domain(dom,
 		isl_multi_id_copy(mesh->ids));
 	e = isl_map_intersect_domain(e, dmd_mesh_ranks(mesh));
+	/* on the partials: the holders run every iteration, each on its
+	 * own partials (nothing returned) */
+	if (dmd_poly_may_run_on_partials(b, dist)) {
+		hold = isl_map_apply_range(isl_map_copy(out->holds),
+			isl_map_reverse(isl_map_copy(p->acc[0].map)));
+		hold = isl_map_intersect(isl_map_copy(e), hold);
+		rest = isl_map_subtract_range(isl_map_copy(e),
+			isl_map_range(isl_map_copy(hold)));
+		rest = isl_map_intersect_params(rest,
+			isl_set_copy(mesh->set));
+		single = isl_map_is_empty(rest);
+		isl_map_free(rest);
+		if (single < 0) {
+			isl_map_free(hold);
+			isl_map_free(e);
+			free(dist);
+			return -1;
+		}
+		if (single) {
+			isl_map_free(e);
+			e = hold;
+			free(dist);
+			p->on_partials = 1;
+			goto done;
+		}
+		isl_map_free(hold);
+	}
 	for (i = 0; i < out->n_partial; ++i)
 		if (!dist[out->partial[i]]) {
 			e = isl_map_fix_si(e, isl_dim_in, out->partial[i], 0);

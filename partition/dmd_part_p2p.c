@@ -251,9 +251,15 @@ __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
 {
 	const struct dmd_layout *lay = m->lay[x->tensor];
 	isl_map *c, *pieces;
+	int i;
 
 	c = isl_map_range_map(dmd_p2p_ranks(m, need));
 	c = isl_map_apply_range(c, isl_map_reverse(isl_map_copy(lay->holds)));
+	/* partials themselves (a step on the partials): from the holder
+	 * at the same coordinates along the partial axes */
+	for (i = 0; !partial && i < lay->n_partial; ++i)
+		c = isl_map_equate(c, isl_dim_in, lay->partial[i],
+			isl_dim_out, lay->partial[i]);
 	if (partial) {
 		isl_map *q = dmd_p2p_partial_coords(m, lay);
 

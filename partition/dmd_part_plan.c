@@ -8,9 +8,10 @@
  * local (held), a broadcast along an axis, a ring shift, or point to
  * point.  A read of the step's own output is a snapshot (the values
  * before the step); a read of a partial tensor is its sum over the
- * partial axes (also when the step writes partial sums: the steps run on
- * one rank of each line along the partial axes, see ir/dmd_poly.c, so
- * they never work on the partials themselves).  After the
+ * partial axes, unless the step runs on the partials (ir/dmd_poly.c:
+ * every rank of a line along them runs it on its own): then each rank
+ * reads the partials at its own coordinates along the partial axes.
+ * After the
  * step, results computed away from their holders (or split over ranks)
  * are summed onto them.  A point-to-point input whose need contains the
  * rank's block lands in the tensor's home buffer around the block: ghost
@@ -202,6 +203,17 @@ static int dmd_plan_shift_first(const struct dmd_model *m,
 	return x->first ? 0 : -1;
 }
 
+/* Is mesh axis "a" one of the partial axes of layout "lay"? */
+static int dmd_plan_partial_axis(const struct dmd_layout *lay, int a)
+{
+	int i;
+
+	for (i = 0; i < lay->n_partial; ++i)
+		if (lay->partial[i] == a)
+			return 1;
+	return 0;
+}
+
 /* Find how transfer "x" (with its need) brings its data. */
 static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
 {
@@ -222,10 +234,15 @@ static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
 			x->kind = DMD_XFER_LOCAL;
 			return 0;
 		}
+		/* partials travel along other axes only (the same
+		 * coordinates along theirs: dmd_part_p2p) */
 		for (a = 0; a < m->mesh->n; ++a)
-			if ((r = dmd_part_try_bcast(m, x, a)) != 0)
+			if (!dmd_plan_partial_axis(lay, a) &&
+			    (r = dmd_part_try_bcast(m, x, a)) != 0)
 				return r < 0 ? -1 : 0;
 		for (a = 0; a < m->mesh->n; ++a) {
+			if (dmd_plan_partial_axis(lay, a))
+				continue;
 			if ((r = dmd_part_try_shift(m, x, a, 1)) == 0)
 				r = dmd_part_try_shift(m, x, a, -1);
 			if (r < 0)
@@ -289,7 +306,7 @@ static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
 				p->acc[0].idx))
 			in_place = 0;
 	}
-	if (t == p->out && m->lay[t]->n_partial) {
+	if (t == p->out && m->lay[t]->n_partial && !p->on_partials) {
 		/* its values are the sums of the partials */
 		use = DMD_USE_REDUCE;
 	} else if (t == p->out) {
@@ -308,7 +325,7 @@ static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
 		use = DMD_USE_SNAPSHOT;
 	} else {
 		level = dmd_plan_comm_level(p, t);
-		if (m->lay[t]->n_partial)
+		if (m->lay[t]->n_partial && !p->on_partials)
 			use = DMD_USE_REDUCE;
 	}
 	x = dmd_plan_add(plan, s, t, level, use);
@@ -406,7 +423,7 @@ static int dmd_plan_zero(struct dmd_plan *plan, int s)
 	isl_bool empty;
 
 	if (p->st->accumulate ||
-	    !(p->reduce || sp->ret || lay->n_partial))
+	    !(p->reduce || sp->ret || (lay->n_partial && !p->on_partials)))
 		return 0;
 	/* nothing to clear in a buffer that is still all zeros: not an
 	 * input, not written before, not in a repeat */
