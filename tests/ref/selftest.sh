@@ -1134,6 +1134,16 @@ PROGRAMS = {
     "chain_funcs_2x3": chain,
     "intermediate_layouts_2": lambda v: {
         "O": (2 * v["A"] + 1) ** 2 - v["A"]},
+    # found by tests/fuzz/fuzz_prog.py
+    "partial_scalar_read_2": lambda v: {"E": np.array(v["A"].sum())},
+    "partial_self_scale_2": lambda v: {"O": np.full(2, 2.0)},
+    "partial_self_add_2": lambda v: {"O": 2 * v["A"].sum(axis=1)},
+    "partial_copy_2": lambda v: {"O": v["A"].sum(axis=1)},
+    "partial_linear_2x2": lambda v: {
+        "F": (v["X"] @ v["W"]) * v["c"] + ((v["X"] @ v["W"]) * v["c"]).T},
+    "self_read_returned_2": lambda v: {"B": 2 * v["B"]},
+    "bcast_tail_balanced_2x3": lambda v: {"C": v["B"]},
+    "bcast_tail_2x2": lambda v: {"D": v["A"]},
 }
 
 
@@ -1175,6 +1185,10 @@ def v1_counterpart(job, vals):
         a = vals["asm"]
         want = np.zeros_like(a)
         want[1:, :-1] = a[:-1, :-1] + a[1:, 1:] - a[1:, :-1]
+        return want
+    if stmt == "B[i]=relu(A[i+2]-A[i])":
+        want = vals["B"].copy()
+        want[:-2] = np.maximum(vals["A"][2:] - vals["A"][:-2], 0)
         return want
     if stmt == "B[i]+=0.5*(A[i-2]+A[i+1])":
         want = vals["B"].copy()
