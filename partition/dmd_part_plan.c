@@ -257,21 +257,40 @@ static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
 	return x->p2p ? 0 : -1;
 }
 
-/* Do the ranks that run each iteration of step "p" hold the element of
- * the output it writes?  1, 0, or -1 on error. */
-static int dmd_plan_runs_on_holders(const struct dmd_model *m,
-	const struct dmd_poly *p)
+/* Does every rank that runs an iteration of step "p" hold the element it
+ * writes, and does every holder (up to the output's partial axes) run
+ * every iteration that writes its elements?  Then the step computes in
+ * place and returns nothing.  1, 0, or -1 on error; "written" (if not
+ * NULL) gets [c] -> { T[e] : rank c writes e }. */
+static int dmd_plan_in_place(const struct dmd_model *m,
+	const struct dmd_poly *p, isl_set **written)
 {
-	isl_set *written;
-	int r;
+	const struct dmd_layout *lay = m->lay[p->out];
+	isl_set *done, *w, *some, *mine;
+	int local, i;
 
-	written = isl_set_apply(isl_map_domain(isl_map_copy(p->rsched)),
-		isl_map_copy(p->acc[0].map));
-	written = isl_set_align_params(written,
-		isl_space_copy(m->mesh->space));
-	r = dmd_isl_bool(isl_set_is_subset(written, m->lay[p->out]->held));
-	isl_set_free(written);
-	return r;
+	done = isl_map_domain(isl_map_copy(p->rsched));
+	done = isl_set_align_params(done, isl_space_copy(m->mesh->space));
+	w = isl_set_coalesce(isl_set_apply(isl_set_copy(done),
+		isl_map_copy(p->acc[0].map)));
+	local = dmd_isl_bool(isl_set_is_subset(w, lay->held));
+	if (local == 1) {
+		some = done;
+		for (i = 0; i < lay->n_partial; ++i)
+			some = isl_set_eliminate(some, isl_dim_param,
+				lay->partial[i], 1);
+		mine = isl_set_apply(isl_set_copy(lay->held),
+			isl_map_reverse(isl_map_copy(p->acc[0].map)));
+		local = dmd_isl_bool(isl_set_is_subset(mine, some));
+		isl_set_free(mine);
+		isl_set_free(some);
+	} else
+		isl_set_free(done);
+	if (written)
+		*written = w;
+	else
+		isl_set_free(w);
+	return local;
 }
 
 /* The time level of communicate(t, v) in step "p", or -1. */
@@ -313,7 +332,7 @@ static int dmd_plan_input(struct dmd_plan *plan, int s, int t)
 		/* read where it is written: from the home buffer, when the
 		 * ranks that run an iteration hold its element */
 		if (in_place && !p->reduce &&
-		    (in_place = dmd_plan_runs_on_holders(m, p)) < 0)
+		    (in_place = dmd_plan_in_place(m, p, NULL)) < 0)
 			goto error;
 		if (in_place && !p->reduce) {
 			for (a = 1; a < p->n_acc; ++a)
@@ -358,34 +377,18 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 {
 	const struct dmd_model *m = plan->m;
 	const struct dmd_poly *p = m->poly[s];
-	const struct dmd_layout *lay = m->lay[p->out];
 	struct dmd_step_plan *sp = &plan->steps[s];
 	struct dmd_xfer *x;
-	isl_set *written, *done, *mine;
-	int local, i;
+	isl_set *written = NULL, *done;
+	int local;
 
-	done = isl_map_domain(isl_map_copy(p->rsched));
-	done = isl_set_align_params(done, isl_space_copy(m->mesh->space));
-	written = isl_set_coalesce(isl_set_apply(isl_set_copy(done),
-		isl_map_copy(p->acc[0].map)));
-	local = dmd_isl_bool(isl_set_is_subset(written, lay->held));
-	if (local == 1) {
-		isl_set *some = isl_set_copy(done);
-
-		for (i = 0; i < lay->n_partial; ++i)
-			some = isl_set_eliminate(some, isl_dim_param,
-				lay->partial[i], 1);
-		mine = isl_set_apply(isl_set_copy(lay->held),
-			isl_map_reverse(isl_map_copy(p->acc[0].map)));
-		local = dmd_isl_bool(isl_set_is_subset(mine, some));
-		isl_set_free(mine);
-		isl_set_free(some);
-	}
+	local = dmd_plan_in_place(m, p, &written);
 	if (local != 0) {
-		isl_set_free(done);
 		isl_set_free(written);
 		return local < 0 ? -1 : 0;
 	}
+	done = isl_map_domain(isl_map_copy(p->rsched));
+	done = isl_set_align_params(done, isl_space_copy(m->mesh->space));
 	x = dmd_plan_add(plan, s, p->out, -1, DMD_USE_RETURN);
 	if (!x)
 		goto error;

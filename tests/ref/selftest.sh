@@ -1144,6 +1144,8 @@ PROGRAMS = {
     "self_read_returned_2": lambda v: {"B": 2 * v["B"]},
     "bcast_tail_balanced_2x3": lambda v: {"C": v["B"]},
     "bcast_tail_2x2": lambda v: {"D": v["A"]},
+    "self_read_replicated_2": lambda v: {
+        "A": v["A"] + np.maximum(v["A"], v["B"]) + 0.5},
 }
 
 
