@@ -273,6 +273,34 @@ def check_job(distmpmd, ref, path, d, env, timeout):
     return c.returncode == 0, None, (bad or lines or [""])[-1]
 
 
+def run_seeds(job, prefix, lo, hi, distmpmd, ref, timeout, keep):
+    """Generate job(seed) for each seed in [lo, hi) into a fresh directory
+    (PREFIX-SEED-*/PREFIXSEED.yaml), check it (check_job) and print
+    "ok SEED ..." or "FAIL SEED ... (kept in DIR)".  Returns the numbers
+    passed and failed, and the refusal messages."""
+    passed = failed = 0
+    refusals = []
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    for seed in range(lo, hi):
+        d = tempfile.mkdtemp(prefix="dmd-%s-%d-" % (prefix, seed))
+        path = os.path.join(d, "%s%d.yaml" % (prefix, seed))
+        with open(path, "w") as f:
+            f.write(job(seed))
+        ok, line, why = check_job(distmpmd, ref, path, d, env, timeout)
+        if line:
+            refusals.append(line)
+        if ok:
+            passed += 1
+            print("ok %d %s" % (seed, why))
+            if not keep:
+                shutil.rmtree(d)
+        else:
+            failed += 1
+            print("FAIL %d %s (kept in %s)" % (seed, why, d))
+        sys.stdout.flush()
+    return passed, failed, refusals
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", default="0:20")
@@ -283,23 +311,8 @@ def main():
     args.distmpmd = os.path.abspath(args.distmpmd)
     args.ref = os.path.abspath(args.ref)
     lo, hi = (int(v) for v in args.seeds.split(":"))
-    passed = failed = 0
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    for seed in range(lo, hi):
-        d = tempfile.mkdtemp(prefix="dmd-fuzz-%d-" % seed)
-        path = os.path.join(d, "fuzz%d.yaml" % seed)
-        with open(path, "w") as f:
-            f.write(job(seed))
-        ok, _, why = check_job(args.distmpmd, args.ref, path, d, env, 300)
-        if ok:
-            passed += 1
-            print("ok %d %s" % (seed, why))
-            if not args.keep:
-                shutil.rmtree(d)
-        else:
-            failed += 1
-            print("FAIL %d %s (kept in %s)" % (seed, why, d))
-        sys.stdout.flush()
+    passed, failed, _ = run_seeds(job, "fuzz", lo, hi, args.distmpmd,
+                                  args.ref, 300, args.keep)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

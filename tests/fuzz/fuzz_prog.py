@@ -20,12 +20,10 @@ import collections
 import os
 import random
 import re
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz  # noqa: E402  (matmul_schedule, check_job)
+import fuzz  # noqa: E402  (matmul_schedule, run_seeds)
 
 
 # ----------------------------------------------------------------------------
@@ -782,28 +780,11 @@ def main():
         ap.error("DISTMPMD and REF are required")
     args.distmpmd = os.path.abspath(args.distmpmd)
     args.ref = os.path.abspath(args.ref)
-    passed = failed = refused = 0
-    refusals = collections.Counter()
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    for seed in range(lo, hi):
-        d = tempfile.mkdtemp(prefix="dmd-fuzzprog-%d-" % seed)
-        path = os.path.join(d, "fuzzprog%d.yaml" % seed)
-        with open(path, "w") as f:
-            f.write(job(seed))
-        ok, line, why = fuzz.check_job(args.distmpmd, args.ref, path, d,
-                                       env, args.timeout)
-        if line:
-            refused += 1
-            refusals[refusal_kind(line)] += 1
-        if ok:
-            passed += 1
-            print("ok %d %s" % (seed, why))
-            if not args.keep:
-                shutil.rmtree(d)
-        else:
-            failed += 1
-            print("FAIL %d %s (kept in %s)" % (seed, why, d))
-        sys.stdout.flush()
+    passed, failed, lines = fuzz.run_seeds(job, "fuzzprog", lo, hi,
+                                           args.distmpmd, args.ref,
+                                           args.timeout, args.keep)
+    refusals = collections.Counter(refusal_kind(line) for line in lines)
+    refused = len(lines)
     if refusals:
         print("refusals (%d):" % refused)
         for m, n in refusals.most_common():
