@@ -832,6 +832,14 @@ class Piece:
         """The right side summed over the reduction variables: an array over
         lhs_free."""
         reduction = [v for v in self.order if v not in lhs_free]
+        if not reduction:
+            # nothing summed: the expression tree as written, so that NaN,
+            # infinities and signed zeros come out as C evaluates it
+            a, names = self.value(stmt.rhs)
+            a = np.asarray(a, dtype=np.float64)
+            a = a[tuple(slice(None) if v in names else None
+                        for v in lhs_free)] if lhs_free else a
+            return np.broadcast_to(a, [self.size(v) for v in lhs_free])
         total = np.zeros([self.size(v) for v in lhs_free])
         for coef, flist in product_terms(stmt.rhs):
             scale = np.float64(coef)
@@ -859,6 +867,18 @@ class Piece:
                 r = scale
             total = total + r
         return total
+
+
+def writes_once(stmt):
+    """Does every point of the step write its own element, with nothing
+    summed (no variable only on the right, the left side one-to-one)?
+    Then an element's new value is the right side itself (with '=') or
+    its old value plus the right side ('+='): no sum starting from zero,
+    which would turn -0.0 into 0.0."""
+    lhs_vars = stmt.lhs_variables()
+    return (all(v in lhs_vars for v in stmt.variables()) and
+            injective(stmt.lhs, [v for v in stmt.variables()
+                                 if v in lhs_vars]))
 
 
 def injective(lhs, free_lhs):
@@ -915,6 +935,21 @@ def evaluate_fast(stmt, state):
     pieces = cut_pieces(stmt, constraints, variables)
     ids = {v: k for k, v in enumerate(variables)}
     lhs_vars = stmt.lhs_variables()
+    if writes_once(stmt):
+        new = old.copy()
+        with np.errstate(all="ignore"):
+            for fixed, box in pieces:
+                order = [v for v in variables if v not in fixed]
+                piece = Piece(state, fixed, box, order)
+                lhs_free = [v for v in order if v in lhs_vars]
+                value = piece.rhs(stmt, lhs_free, ids)
+                view, _ = strided_view(new, stmt.lhs, fixed, box, order,
+                                       True)
+                if stmt.op == "=":
+                    view[...] = value
+                else:
+                    view += value
+        return new
     acc = np.zeros(old.shape)
     written = np.zeros(old.shape, dtype=bool)
     with np.errstate(all="ignore"):
@@ -980,6 +1015,10 @@ def evaluate_pointwise(stmt, state):
     size = old.size
     sums = np.zeros(size)
     counts = np.zeros(size)
+    # every element written at most once: assigned (or added to) directly
+    once = writes_once(stmt)
+    new = old.copy()
+    flat = new.reshape(-1)
     with np.errstate(all="ignore"):
         for begin in range(0, total, CHUNK):
             n = min(CHUNK, total - begin)
@@ -1003,10 +1042,16 @@ def evaluate_pointwise(stmt, state):
                 pos = np.ravel_multi_index(
                     tuple(eval_affine(a, values, n)
                           for a in stmt.lhs.indices), old.shape)
+            if once:
+                if stmt.op == "=":
+                    flat[pos] = vals
+                else:
+                    flat[pos] += vals
+                continue
             sums += np.bincount(pos, weights=vals, minlength=size)
             counts += np.bincount(pos, minlength=size)
-        new = old.copy()
-        flat = new.reshape(-1)
+        if once:
+            return new
         if stmt.op == "=":
             hit = counts > 0
             flat[hit] = sums[hit]

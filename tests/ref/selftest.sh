@@ -1146,6 +1146,11 @@ PROGRAMS = {
     "bcast_tail_2x2": lambda v: {"D": v["A"]},
     "self_read_replicated_2": lambda v: {
         "A": v["A"] + np.maximum(v["A"], v["B"]) + 0.5},
+    # issue 15: unary minus chains
+    "unary_minus_2": lambda v: {
+        "B": v["B"], "C": v["A"], "D": v["A"] - v["B"], "T": 3 * v["T"],
+        "E": v["A"] + 2, "F": -v["A"] * v["B"] + (v["A"] - v["B"]) / 2 + 3,
+        "G": np.maximum(-v["A"], v["B"]) * v["A"] + 1.5},
 }
 
 
