@@ -18,6 +18,7 @@ void dmd_session_free(struct dmd_session *s)
 {
 	free(s->cls);
 	dmd_emit_classes_free(s->classes);
+	dmd_specs_free(s->specs);
 	dmd_part_cells_free(s->cells);
 	dmd_part_facts_free(s->facts);
 	dmd_part_proofs_clear(&s->proofs);
@@ -26,6 +27,23 @@ void dmd_session_free(struct dmd_session *s)
 	dmd_job_free(s->job);
 	if (s->ctx)
 		isl_ctx_free(s->ctx);
+}
+
+/* Report the proofs of "s" that failed (or that they could not be
+ * made) as internal errors; returns 1, the exit status. */
+static int session_proofs_failed(struct dmd_session *s, const char *path)
+{
+	int i;
+
+	for (i = 0; i < s->proofs.n; ++i)
+		if (!strncmp(s->proofs.line[i], "NOT", 3))
+			fprintf(stderr, "%s: error: internal error: %s (please "
+				"report it)\n", path, s->proofs.line[i]);
+	if (!s->proofs.failed)
+		fprintf(stderr, "%s: error: internal error: cannot prove that "
+			"the transfers of this job match up (please report "
+			"it)\n", path);
+	return 1;
 }
 
 /* The core's result as struct dmd_build_input: the job's fields, the
@@ -115,34 +133,33 @@ int dmd_session_analyse_job(struct dmd_session *s,
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
-	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed) {
-		int i;
-
-		for (i = 0; i < s->proofs.n; ++i)
-			if (!strncmp(s->proofs.line[i], "NOT", 3))
-				fprintf(stderr, "%s: error: internal error: %s "
-					"(please report it)\n", path,
-					s->proofs.line[i]);
-		if (!s->proofs.failed)
-			fprintf(stderr, "%s: error: internal error: cannot "
-				"prove that the transfers of this job match up "
-				"(please report it)\n", path);
+	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed)
+		return session_proofs_failed(s, path);
+	stage_time("proofs");
+	s->facts = dmd_part_facts(s->plan);
+	stage_time("facts");
+	if (s->facts)
+		s->cells = dmd_part_cells(s->m, s->facts);
+	stage_time("cells");
+	if (s->cells)
+		s->specs = dmd_spec_cells(s->plan, s->cells);
+	stage_time("specialize");
+	if (!s->specs) {
+		fprintf(stderr, "%s: error: internal error: cannot find the "
+			"rank classes (please report it)\n", path);
 		return 1;
 	}
-	stage_time("proofs");
+	if (dmd_spec_prove(s->plan, s->specs, &s->proofs) < 0 ||
+	    s->proofs.failed)
+		return session_proofs_failed(s, path);
+	stage_time("proofs as emitted");
 	if (classes) {
-		s->facts = dmd_part_facts(s->plan);
-		stage_time("facts");
-		if (s->facts)
-			s->cells = dmd_part_cells(s->m, s->facts);
-		stage_time("cells");
-		if (s->cells)
-			s->classes = dmd_emit_classes(s->plan, s->facts,
-				s->cells);
+		s->classes = dmd_emit_classes(s->plan, s->facts, s->cells,
+			s->specs);
 		stage_time("classes");
 		if (!s->classes) {
 			fprintf(stderr, "%s: error: internal error: cannot "
-				"find the rank classes (please report it)\n",
+				"print the rank classes (please report it)\n",
 				path);
 			return 1;
 		}

@@ -14,8 +14,8 @@
 
 /* The analysed job: every stage of the compiler, each made and freed by
  * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
- * and cells (partition) -> classes with their code (specialize, emit;
- * cells with identical code merged).  "in" is what the rest of cmd/
+ * and cells (partition) -> each cell's program (specialize), proved ->
+ * classes with their code (emit; cells with identical code merged).  "in" is what the rest of cmd/
  * uses. */
 struct dmd_session {
 	isl_ctx *ctx;
@@ -25,6 +25,7 @@ struct dmd_session {
 	struct dmd_proofs proofs;
 	struct dmd_facts *facts;
 	struct dmd_cells *cells;
+	struct dmd_specs *specs;
 	struct dmd_classes *classes;
 	struct dmd_build_input in;
 	struct dmd_build_class *cls;	/* in.cls, owned */

@@ -42,10 +42,9 @@ char *dmd_emit_body(const struct dmd_spec *spec);
 /* The whole file of class "c" (number "id" of "n") around "body". */
 char *dmd_emit_file(const struct dmd_model *m, const struct dmd_class *c,
 	int id, int n, const char *body);
-/* The body of every cell's program (specialize, then print): a new
- * array of cells->n strings; dmd_emit_bodies_free releases it. */
-char **dmd_emit_cells(const struct dmd_plan *plan,
-	const struct dmd_cells *cells);
+/* The body of every cell's program "specs" (printed): a new array of
+ * specs->n strings; dmd_emit_bodies_free releases it. */
+char **dmd_emit_cells(const struct dmd_specs *specs);
 char **dmd_emit_bodies_free(char **body, int n);
 /* The merge, a step of its own after printing: cells whose bodies are
  * identical form one class; classes numbered by their first rank,
@@ -55,7 +54,8 @@ __isl_give struct dmd_classes *dmd_emit_merge(const struct dmd_plan *plan,
 	char **body);
 /* dmd_emit_cells, then dmd_emit_merge. */
 __isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
-	const struct dmd_facts *facts, const struct dmd_cells *cells);
+	const struct dmd_facts *facts, const struct dmd_cells *cells,
+	const struct dmd_specs *specs);
 __isl_null struct dmd_classes *dmd_emit_classes_free(
 	__isl_take struct dmd_classes *c);
 

@@ -266,25 +266,20 @@ static int dmd_file_cmp(const void *a, const void *b)
 		x->ranges[0][0] > y->ranges[0][0];
 }
 
-/* The body of the program of every cell of "cells" (specialize, then
- * print), as a new array of cells->n strings. */
-char **dmd_emit_cells(const struct dmd_plan *plan,
-	const struct dmd_cells *cells)
+/* The body of the program of every cell, printed from its program in
+ * "specs", as a new array of specs->n strings. */
+char **dmd_emit_cells(const struct dmd_specs *specs)
 {
 	char **body;
 	int i;
 
-	body = calloc(cells->n + 1, sizeof(*body));
+	body = calloc(specs->n + 1, sizeof(*body));
 	if (!body)
 		return NULL;
-	for (i = 0; i < cells->n; ++i) {
-		struct dmd_spec *spec = dmd_spec_cell(plan,
-			cells->cell[i].set);
-
-		body[i] = spec ? dmd_emit_body(spec) : NULL;
-		dmd_spec_free(spec);
+	for (i = 0; i < specs->n; ++i) {
+		body[i] = dmd_emit_body(specs->spec[i]);
 		if (!body[i])
-			return dmd_emit_bodies_free(body, cells->n);
+			return dmd_emit_bodies_free(body, specs->n);
 	}
 	return body;
 }
@@ -367,12 +362,13 @@ error:
 	return dmd_emit_classes_free(res);
 }
 
-/* Emit every cell and merge them (dmd_emit_cells, then dmd_emit_merge). */
+/* Print every cell's program and merge them (dmd_emit_cells, then
+ * dmd_emit_merge). */
 __isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
-	const struct dmd_facts *facts, const struct dmd_cells *cells)
+	const struct dmd_facts *facts, const struct dmd_cells *cells,
+	const struct dmd_specs *specs)
 {
-	return dmd_emit_merge(plan, facts, cells,
-		dmd_emit_cells(plan, cells));
+	return dmd_emit_merge(plan, facts, cells, dmd_emit_cells(specs));
 }
 
 /* Release "c"; returns NULL. */

@@ -474,7 +474,9 @@ static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	return isl_printer_indent(p, -4);
 }
 
-/* The output's home buffer element e := 0 (in the zero loop nest). */
+/* The output's home buffer element e := -0.0 (in the zero loop nest):
+ * the additive identity, so that results added into it keep their sign
+ * (0.0 + -0.0 would be 0.0). */
 static __isl_give isl_printer *dmd_emit_zero_elem(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -486,7 +488,7 @@ static __isl_give isl_printer *dmd_emit_zero_elem(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, "[");
 	p = dmd_emit_index(ctx, p, pl->expr, ctx->m->lay[t]->ndim, user,
 		"home", "home", t);
-	p = isl_printer_print_str(p, "] = 0;");
+	p = isl_printer_print_str(p, "] = -0.0;");
 	return isl_printer_end_line(p);
 }
 
@@ -515,7 +517,7 @@ static __isl_give isl_printer *dmd_emit_zero(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, "/* ");
 	p = dmd_emit_ctext(p, ctx->m->job->tensors[ctx->p->out].name);
 	p = isl_printer_print_str(p, ": the elements this step writes start "
-		"at 0 */");
+		"at -0.0, to which results are added */");
 	p = isl_printer_end_line(p);
 	p = dmd_emit_ast(ctx, p, ctx->ss->zero);
 	p = isl_printer_indent(p, -2);

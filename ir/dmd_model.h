@@ -84,7 +84,10 @@ struct dmd_loop {
 	int origin;			/* index variable it cuts */
 	enum dmd_loop_kind kind;
 	int axis;			/* mesh axis, for DMD_LOOP_SPACE */
-	long extent;			/* number of values it may take */
+	long lo;			/* its least value: 0, or below 0 for
+					 * an index that runs below 0 */
+	long extent;			/* number of values it may take:
+					 * lo .. lo + extent - 1 */
 	int tensorized;
 };
 

@@ -440,6 +440,7 @@ static __isl_give isl_set *dmd_poly_same(__isl_take isl_set *rel,
 }
 
 /* Replace loop "li" (extent E) by io, ii:
+ * (with i counted from the loop's least value, 0 or below):
  *   block (P parts, balanced == 0; or split(S): s = S):
  *      i = s io + ii, 0 <= ii < s
  *   balanced: i in [io q + min(io, r), (io + 1) q + min(io + 1, r)):
@@ -461,7 +462,7 @@ static __isl_give isl_set *dmd_poly_cut_rel(struct dmd_poly *p, int li,
 			rel = dmd_poly_same(rel, n, j, j);
 		else if (j > li + 1)
 			rel = dmd_poly_same(rel, n, j, j - 1);
-	i = dmd_isl_dim(space, li);
+	i = dmd_isl_add(dmd_isl_dim(space, li), -p->loops[li].lo);
 	io = dmd_isl_dim(space, n + li);
 	ii = dmd_isl_dim(space, n + li + 1);
 	if (!balanced) {
@@ -529,8 +530,10 @@ static int dmd_poly_cut(struct dmd_poly *p, int li, const char *io,
 	p->n_loops++;
 	free(p->loops[li].name);
 	p->loops[li].name = no;
+	p->loops[li].lo = 0;
 	p->loops[li].extent = eo;
 	p->loops[li + 1].name = ni;
+	p->loops[li + 1].lo = 0;
 	p->loops[li + 1].extent = ei;
 	return dmd_poly_apply(p, rel);
 }
@@ -696,7 +699,8 @@ static int dmd_poly_distribute(struct dmd_poly_build *b,
 }
 
 /* rotate(t, [v..], r): loop t is replaced by r with
- * t = (r + sum(v)) mod extent(t), that is r = (t - sum(v)) mod extent(t). */
+ * t = lo + (r + sum(v)) mod extent(t), that is r = (t - lo - sum(v)) mod
+ * extent(t), lo the least value of t (0, or below 0). */
 static int dmd_poly_rotate(struct dmd_poly_build *b,
 	const struct dmd_sched_cmd *c)
 {
@@ -724,7 +728,7 @@ static int dmd_poly_rotate(struct dmd_poly_build *b,
 	for (i = 0; i < n; ++i)
 		if (i != li)
 			rel = dmd_poly_same(rel, n, i, i);
-	v = dmd_isl_dim(space, li);
+	v = dmd_isl_add(dmd_isl_dim(space, li), -p->loops[li].lo);
 	for (i = 0; i < c->args[1].n; ++i)
 		v = isl_pw_aff_sub(v, dmd_isl_dim(space,
 			dmd_poly_find_loop(p, c->args[1].ids[i])));
@@ -735,6 +739,7 @@ static int dmd_poly_rotate(struct dmd_poly_build *b,
 	isl_space_free(space);
 	free(p->loops[li].name);
 	p->loops[li].name = name;
+	p->loops[li].lo = 0;
 	return dmd_poly_apply(p, rel);
 }
 
@@ -769,6 +774,27 @@ static int dmd_poly_communicate(struct dmd_poly_build *b,
 	return 0;
 }
 
+/* The values loop "i" of index variable i runs over before any
+ * command: 0 .. extent - 1 with the variable's extent (that of a
+ * dimension it indexes alone, so that divided loops follow the blocks
+ * of that tensor), widened to the values the variable takes where they
+ * lie beyond (C[i + 1] = A[i + 1] runs i over -1 .. 2: that loop starts
+ * at -1, and divide and distribute cut -1 .. 2, losing nothing). */
+static void dmd_poly_loop_range(struct dmd_poly *p, int i)
+{
+	const struct dmd_var_range *r = &p->range[i];
+	long hi = p->var_extent[i] - 1;
+
+	p->loops[i].lo = 0;
+	if (!r->empty) {
+		if (r->lo < 0)
+			p->loops[i].lo = r->lo;
+		if (r->hi > hi)
+			hi = r->hi;
+	}
+	p->loops[i].extent = hi - p->loops[i].lo + 1;
+}
+
 /* Apply the schedule commands in order, starting from the loops of the
  * index variables: { S[i, j, k] -> L[i, j, k] }. */
 static int dmd_poly_commands(struct dmd_poly_build *b, int *gemm_cmd)
@@ -787,7 +813,7 @@ static int dmd_poly_commands(struct dmd_poly_build *b, int *gemm_cmd)
 			return -1;
 		p->loops[i].origin = i;
 		p->loops[i].kind = DMD_LOOP_TIME;
-		p->loops[i].extent = p->var_extent[i];
+		dmd_poly_loop_range(p, i);
 	}
 	p->n_loops = p->n_vars;
 	ls = dmd_isl_set_space(p->space, "L", p->n_vars);

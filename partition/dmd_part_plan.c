@@ -413,8 +413,8 @@ error:
 }
 
 /* The elements of the output's home buffer that step "s" sets to zero
- * before it computes: with '=', the elements it writes that the rank
- * holds, when the step sums into them (several iterations write one
+ * (-0.0) before it computes: with '=', the elements it writes that the
+ * rank holds, when the step sums into them (several iterations write one
  * element, results are returned, or the output holds partial sums). */
 static int dmd_plan_zero(struct dmd_plan *plan, int s)
 {
@@ -429,8 +429,11 @@ static int dmd_plan_zero(struct dmd_plan *plan, int s)
 	    !(p->reduce || sp->ret || (lay->n_partial && !p->on_partials)))
 		return 0;
 	/* nothing to clear in a buffer that is still all zeros: not an
-	 * input, not written before, not in a repeat */
-	if (!m->use[p->out].input && dmd_model_step_count(m, s) == 1) {
+	 * input, not written before, not in a repeat; except where results
+	 * come back one per element: cleared to -0.0, the additive
+	 * identity, so that a returned -0.0 stays -0.0 (0.0 + -0.0 is 0.0) */
+	if (!m->use[p->out].input && dmd_model_step_count(m, s) == 1 &&
+	    !(sp->ret && !p->reduce)) {
 		int k;
 
 		for (k = 0; k < s; ++k)

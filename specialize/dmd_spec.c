@@ -144,6 +144,8 @@ static void dmd_spec_place(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
 		isl_map_free(map);
 		return;
 	}
+	s->dom = s->dom ? isl_set_union(s->dom, isl_map_domain(
+		isl_map_copy(map))) : isl_map_domain(isl_map_copy(map));
 	b->sched = isl_union_map_union(b->sched,
 		isl_union_map_from_map(map));
 	if (!b->sched)
@@ -426,6 +428,8 @@ static void dmd_spec_place_comp(struct dmd_spec_build *b,
 		b->K, DMD_SPEC_NEST);
 	pl = isl_map_from_union_map(b->sched);
 	b->sched = saved;
+	isl_set_free(tmp.dom);
+	s->dom = isl_map_domain(isl_map_copy(rs));
 	rs = isl_map_apply_range(rs, pl);
 	if (slot != DMD_SPEC_NEST) {
 		rs = isl_map_project_out(rs, isl_dim_out, 0, 1);
@@ -881,6 +885,42 @@ __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	return spec;
 }
 
+/* The programs of every cell of "cells" (dmd_spec_cell each). */
+__isl_give struct dmd_specs *dmd_spec_cells(const struct dmd_plan *plan,
+	const struct dmd_cells *cells)
+{
+	struct dmd_specs *s;
+	int i;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->spec = calloc(cells->n + 1, sizeof(*s->spec));
+	if (!s->spec)
+		return dmd_specs_free(s);
+	for (i = 0; i < cells->n; ++i) {
+		s->spec[i] = dmd_spec_cell(plan, cells->cell[i].set);
+		if (!s->spec[i])
+			return dmd_specs_free(s);
+		s->n++;
+	}
+	return s;
+}
+
+/* Release "s"; returns NULL. */
+__isl_null struct dmd_specs *dmd_specs_free(__isl_take struct dmd_specs *s)
+{
+	int i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < s->n; ++i)
+		dmd_spec_free(s->spec[i]);
+	free(s->spec);
+	free(s);
+	return NULL;
+}
+
 /* Release "spec"; returns NULL. */
 __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 {
@@ -898,6 +938,7 @@ __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 			for (j = 0; j < ss->stmt[i].n_pa; ++j)
 				isl_pw_aff_free(ss->stmt[i].pa[j]);
 			free(ss->stmt[i].pa);
+			isl_set_free(ss->stmt[i].dom);
 		}
 		free(ss->stmt);
 		free(ss->data);

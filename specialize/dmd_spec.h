@@ -49,6 +49,9 @@ struct dmd_spec_stmt {
 	int pipe;
 	int n_pa;
 	isl_pw_aff **pa;
+	isl_set *dom;			/* the instances the cell runs, over
+					 * the cell (COMP: its iterations
+					 * S[i]); NULL if none */
 };
 
 /* What at_each_domain computed for one AST node: the statement and the
@@ -83,6 +86,24 @@ struct dmd_spec {
 __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	__isl_keep isl_set *cell);
 __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *s);
+
+/* The programs of every cell of a plan, in the order of the cells. */
+struct dmd_specs {
+	int n;
+	struct dmd_spec **spec;
+};
+
+__isl_give struct dmd_specs *dmd_spec_cells(const struct dmd_plan *plan,
+	const struct dmd_cells *cells);
+__isl_null struct dmd_specs *dmd_specs_free(__isl_take struct dmd_specs *s);
+
+/* specialize/dmd_spec_proof.c: on the programs as emitted, that the
+ * transfers match up and bring every element a rank reads, and that
+ * every holder of an output gets each iteration's result exactly once.
+ * Lines are added to "rep" (rep->failed: a proof failed, with a
+ * witness); -1 on an error of the analysis. */
+int dmd_spec_prove(const struct dmd_plan *plan,
+	const struct dmd_specs *specs, struct dmd_proofs *rep);
 /* The expression of parameter-only "pa" (or of a pw_aff over a 0-dim
  * tuple) on the cell; 0 where "pa" is not defined on the cell. */
 __isl_give isl_ast_expr *dmd_spec_param_expr(const struct dmd_spec *s,

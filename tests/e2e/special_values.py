@@ -7,7 +7,9 @@ For f32 and f64, one program on two ranks applies every function of spec
 1.3 and 1.5 (max and min with two and three arguments in both orders,
 relu, exp, sqrt, tanh, sigmoid, erf, gelu, abs, log, unary minus) to inputs
 holding NaN, +inf, -inf, -0.0, +0.0 and ordinary values, each step writing
-its own output file.  The expected values come from the independent
+its own output file; once computed where the outputs lie, once computed
+the other way round and returned (added onto the holders, which must
+keep -0.0).  The expected values come from the independent
 reference (dmd_ref.py expect, numpy in float64), rounded to the dtype.
 Compared element by element: NaN where the reference has NaN and nowhere
 else, the same infinity, zeros of the same sign (max(-0.0, 0.0) is numpy's
@@ -45,20 +47,26 @@ STEPS = [
 ]
 
 
-def job_text(dtype):
+def job_text(dtype, ret):
+    """The program; with "ret" every step runs its loop distributed over x
+    while its output lies the other way round ("(x + 1) % 2"), so that
+    every result travels back to its holder and is added there."""
     n = len(A)
-    lines = ["name: special_%s" % dtype,
+    lines = ["name: special_%s%s" % (dtype, "_ret" if ret else ""),
              "mesh: {axes: [x], shape: [2]}",
              "tensors:"]
     for t in "ABC":
         lines.append("  %s: {shape: [%d], dtype: %s, dist: [x], file: %s.npy}"
                      % (t, n, dtype, t))
+    odist = '["(x + 1) % 2"]' if ret else "[x]"
     for k in range(len(STEPS)):
-        lines.append("  O%d: {shape: [%d], dtype: %s, dist: [x], "
-                     "file: O%d.npy}" % (k, n, dtype, k))
+        lines.append("  O%d: {shape: [%d], dtype: %s, dist: %s, "
+                     "file: O%d.npy}" % (k, n, dtype, odist, k))
     lines.append("program:")
     for k, s in enumerate(STEPS):
         lines.append("  - compute: O%d[i] = %s" % (k, s))
+        if ret:
+            lines.append("    schedule: ['distribute([i], [io], [ii], [x])']")
     return "\n".join(lines) + "\n"
 
 
@@ -84,11 +92,11 @@ def compare(name, got, want, dtype):
     return None
 
 
-def run_one(dmd, ref, dtype, tmp):
+def run_one(dmd, ref, dtype, ret, tmp):
     np_dtype = np.float32 if dtype == "f32" else np.float64
-    job = os.path.join(tmp, "special_%s.yaml" % dtype)
+    job = os.path.join(tmp, "special.yaml")
     with open(job, "w") as f:
-        f.write(job_text(dtype))
+        f.write(job_text(dtype, ret))
     with np.errstate(over="ignore"):
         for t, vals in zip("ABC", (A, B, C)):
             np.save(os.path.join(tmp, t + ".npy"),
@@ -126,15 +134,18 @@ def main():
     dmd, ref = (os.path.abspath(a) for a in sys.argv[1:])
     passed = failed = 0
     for dtype in ("f32", "f64"):
-        with tempfile.TemporaryDirectory(prefix="special.") as tmp:
-            msg = run_one(dmd, ref, dtype, tmp)
-        if msg:
-            print("FAIL special_%s: %s" % (dtype, msg))
-            failed += 1
-        else:
-            print("ok special_%s (%d functions and operators, NaN, inf, "
-                  "-0.0)" % (dtype, len(STEPS)))
-            passed += 1
+        for ret in (0, 1):
+            name = "special_%s%s" % (dtype, "_ret" if ret else "")
+            with tempfile.TemporaryDirectory(prefix="special.") as tmp:
+                msg = run_one(dmd, ref, dtype, ret, tmp)
+            if msg:
+                print("FAIL %s: %s" % (name, msg))
+                failed += 1
+            else:
+                print("ok %s (%d functions and operators, NaN, inf, "
+                      "-0.0%s)" % (name, len(STEPS), ", results returned"
+                                   if ret else ""))
+                passed += 1
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

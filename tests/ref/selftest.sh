@@ -1153,6 +1153,8 @@ PROGRAMS = {
     "summa_cut_2x2": lambda v: {"C": v["A"][:10, :7] @ v["B"][:, :12]},
     "cut_owner_2x2": lambda v: {"B": np.pad(
         v["A"][:5, :6] * 2 + v["A"][3:8, :6], ((0, 0), (0, 3)))},
+    "negative_start_2": lambda v: {"C": v["A"]},
+    "rotate_negative_2x2": lambda v: {"C": v["A"] @ v["B"]},
     # issue 15: unary minus chains
     "unary_minus_2": lambda v: {
         "B": v["B"], "C": v["A"], "D": v["A"] - v["B"], "T": 3 * v["T"],

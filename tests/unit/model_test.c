@@ -175,6 +175,7 @@ struct sess {
 	struct dmd_plan *plan;
 	struct dmd_facts *facts;
 	struct dmd_cells *cells;
+	struct dmd_specs *specs;
 	struct dmd_classes *cls;
 };
 
@@ -201,7 +202,10 @@ static int sess_open(struct sess *s, const char *rel, int classes)
 		if (s->facts)
 			s->cells = dmd_part_cells(s->m, s->facts);
 		if (s->cells)
-			s->cls = dmd_emit_classes(s->plan, s->facts, s->cells);
+			s->specs = dmd_spec_cells(s->plan, s->cells);
+		if (s->specs)
+			s->cls = dmd_emit_classes(s->plan, s->facts, s->cells,
+				s->specs);
 	}
 	ok = s->plan && (!classes || s->cls);
 	check(ok, "%s: analysed%s", rel, classes ? " up to the classes" : "");
@@ -212,6 +216,7 @@ static int sess_open(struct sess *s, const char *rel, int classes)
 static void sess_close(struct sess *s)
 {
 	dmd_emit_classes_free(s->cls);
+	dmd_specs_free(s->specs);
 	dmd_part_cells_free(s->cells);
 	dmd_part_facts_free(s->facts);
 	dmd_part_plan_free(s->plan);
@@ -1227,6 +1232,142 @@ static void test_proofs(void)
 	sess_close(&s);
 }
 
+/* Prove the programs of "s" as emitted (dmd_spec_prove) and expect a
+ * line starting with "want" (the first that fails, or the last), and
+ * rep.failed == "fail". */
+static void spec_proofs_are(struct sess *s, const char *what,
+	const char *want, int fail)
+{
+	struct dmd_proofs rep = { 0 };
+	const char *line = NULL;
+	int r = dmd_spec_prove(s->plan, s->specs, &rep), i;
+
+	for (i = 0; i < rep.n && !line; ++i)
+		if (!strncmp(rep.line[i], "NOT", 3))
+			line = rep.line[i];
+	if (!line && rep.n)
+		line = rep.line[rep.n - 1];
+	check(r == 0 && rep.failed == fail && line &&
+		!strncmp(line, want, strlen(want)),
+		"%s: %s (got r %d, failed %d: %s)", what, want, r, rep.failed,
+		line ? line : "no line");
+	dmd_part_proofs_clear(&rep);
+}
+
+/* The statement of kind "kind" of transfer "x" in step "step" of cell
+ * "c" of "s" that runs somewhere, or NULL. */
+static struct dmd_spec_stmt *spec_stmt(struct sess *s, int c, int step,
+	enum dmd_spec_kind kind, const struct dmd_xfer *x)
+{
+	struct dmd_spec_step *ss = &s->specs->spec[c]->steps[step];
+	int i;
+
+	for (i = 0; i < ss->n_stmt; ++i)
+		if (ss->stmt[i].kind == kind && ss->stmt[i].xfer == x &&
+		    ss->stmt[i].dom)
+			return &ss->stmt[i];
+	return NULL;
+}
+
+/* The proofs on the programs as emitted hold for several jobs, and fail
+ * with a witness when a cell's program is corrupted the way a bug in the
+ * specializer would: a send to the next rank, a broadcast root one
+ * further, a receive box one element shorter, a shift's received origin
+ * moved, an iteration no rank runs. */
+static void test_spec_proofs(void)
+{
+	struct dmd_spec_stmt *st;
+	struct sess s;
+	int np;
+
+	if (sess_open(&s, "tests/e2e/jobs/jacobi_4.yaml", 1)) {
+		spec_proofs_are(&s, "jacobi_4", "covered: step", 0);
+		np = s.m->mesh->n;
+		st = spec_stmt(&s, 0, 0, DMD_SPEC_SEND, s.plan->xfer[0]);
+		if (check(st != NULL, "jacobi_4: a send in cell 0")) {
+			st->pa[np] = dmd_isl_add(st->pa[np], 1);
+			spec_proofs_are(&s, "jacobi_4 sending to the next rank",
+				"NOT proved as emitted: transfer X0", 1);
+		}
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 1)) {
+		st = spec_stmt(&s, 1, 0, DMD_SPEC_RECV, s.plan->xfer[0]);
+		if (check(st != NULL, "stencil3: a receive in cell 1")) {
+			int nd = s.plan->xfer[0]->box.n;
+
+			/* receives and sends both one shorter: they match,
+			 * but a ghost cell is missing */
+			st->pa[1 + 1 + nd] = dmd_isl_add(st->pa[1 + 1 + nd],
+				-1);
+			spec_proofs_are(&s, "stencil3 with a receive one "
+				"element short", "NOT proved as emitted", 1);
+		}
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/summa_2x2.yaml", 1)) {
+		int c;
+
+		spec_proofs_are(&s, "summa_2x2", "covered: step", 0);
+		for (c = 0; c < s.specs->n; ++c) {
+			st = spec_stmt(&s, c, 0, DMD_SPEC_BCAST,
+				s.plan->xfer[0]);
+			if (st)
+				st->pa[1] = dmd_isl_add(st->pa[1], 1);
+		}
+		spec_proofs_are(&s, "summa_2x2 with every root one further",
+			"NOT covered: transfer X0 (A in step 1: broadcast): a "
+			"root broadcasts a box it does not hold", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/pumma_2x2.yaml", 1)) {
+		int c, nd = s.plan->xfer[0]->box.n;
+
+		spec_proofs_are(&s, "pumma_2x2", "covered: step", 0);
+		for (c = 0; c < s.specs->n; ++c) {
+			st = spec_stmt(&s, c, 0, DMD_SPEC_SHIFT,
+				s.plan->xfer[0]);
+			if (st)
+				st->pa[1 + nd - 1] = dmd_isl_add(
+					st->pa[1 + nd - 1], 1);
+		}
+		spec_proofs_are(&s, "pumma_2x2 receiving a shifted box",
+			"NOT covered: transfer X0 (A in step 1: shift)", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/jacobi_4.yaml", 1)) {
+		struct dmd_spec_step *ss = &s.specs->spec[1]->steps[1];
+		int i;
+
+		for (i = 0; i < ss->n_stmt; ++i)
+			if (ss->stmt[i].kind == DMD_SPEC_COMP &&
+			    ss->stmt[i].dom)
+				ss->stmt[i].dom = isl_set_lexmin(
+					ss->stmt[i].dom);
+		spec_proofs_are(&s, "jacobi_4 with cell 1 running one "
+			"iteration of A = B", "NOT covered: step 2: some holder "
+			"of A gets the result of an iteration never", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/elem.yaml", 1)) {
+		struct dmd_spec_step *ss = &s.specs->spec[0]->steps[0];
+		int i;
+
+		spec_proofs_are(&s, "elem", "covered: step", 0);
+		for (i = 0; i < ss->n_stmt; ++i)
+			if (ss->stmt[i].kind == DMD_SPEC_COMP &&
+			    ss->stmt[i].dom)
+				ss->stmt[i].dom = isl_set_lexmin(
+					ss->stmt[i].dom);
+		/* its results are returned: what the return sends was not
+		 * computed */
+		spec_proofs_are(&s, "elem with cell 0 running one iteration",
+			"NOT covered: transfer X1 (C in step 1: returned to the "
+			"holders): rank", 1);
+	}
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1251,6 +1392,7 @@ int main(int argc, char **argv)
 	test_program();
 	test_classes();
 	test_proofs();
+	test_spec_proofs();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

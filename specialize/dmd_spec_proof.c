@@ -1,0 +1,1233 @@
+/* dmd_spec_proof.c: proofs on the programs as emitted.
+ *
+ * The transfers are read back from the statements of every cell's
+ * program (dmd_spec.c): their domains and the quantities the printer
+ * prints (peers, box origins and extents, roots), each a pw_aff over the
+ * statement's domain with the cell's constraints.  Put together over all
+ * cells they are relations over the mesh parameters, e.g. the receives
+ * of a point-to-point transfer
+ *	[c] -> { [t, s, lo, ext] : rank c receives the box lo, ext from s
+ *				    at time point t }
+ * and on them, for all ranks at once (nothing iterates over ranks):
+ *   matching: every send meets exactly one receive with the same box,
+ *     every receive one send;
+ *   coverage: every element a rank reads at a time point is one it holds
+ *     or one the pieces of that time point bring (a broadcast's box, a
+ *     shift's box, the pieces of a point-to-point transfer), and the view
+ *     it reads through starts where the pieces land;
+ *   sources: a sender holds what it sends (a broadcast's root its box; a
+ *     shift sends what it had at the previous time point; results are
+ *     returned by the ranks that computed them);
+ *   outputs: every holder of an output element gets the result of every
+ *     iteration that writes it exactly once (computed itself, or returned
+ *     by exactly one rank that ran it; partial sums counted once over the
+ *     partial axes).
+ * A failure names a witness: the rank, the time point and the element.
+ * The printer (emit/) prints these very quantities, so a bug in the
+ * plan or in the specializer shows here, before anything is emitted.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/constraint.h>
+#include <isl/local_space.h>
+
+#include "specialize/dmd_spec.h"
+#include "ir/dmd_isl.h"
+
+/* The state of the proofs of one plan over its cells' programs. */
+struct dmd_proof {
+	const struct dmd_plan *plan;
+	const struct dmd_model *m;
+	struct dmd_spec *const *spec;	/* per cell */
+	int n_spec;
+	struct dmd_proofs *rep;
+};
+
+/* Append a line to "rep" (printf-style). */
+static int dmd_proof_say(struct dmd_proofs *rep, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int dmd_proof_say(struct dmd_proofs *rep, const char *fmt, ...)
+{
+	va_list ap;
+	char **l, *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s)
+		return -1;
+	l = realloc(rep->line, (rep->n + 1) * sizeof(*l));
+	if (!l) {
+		free(s);
+		return -1;
+	}
+	rep->line = l;
+	rep->line[rep->n++] = s;
+	return 0;
+}
+
+/* The number of time dimensions of transfer "x". */
+static int dmd_proof_len(const struct dmd_xfer *x)
+{
+	return x->level + 1;
+}
+
+/* The image of the domain of statement "s" under its first "keep"
+ * dimensions followed by its quantities pa[first .. first + n):
+ *	[c] -> { [d_0, .., d_keep-1, pa_first, ..] : d in dom }
+ * (anonymous tuple), or an empty set if the cell does not run "s".
+ * Every quantity must be defined on the whole domain (else *undef is
+ * set: the printed expression would be arbitrary somewhere). */
+static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
+	const struct dmd_spec_stmt *s, int keep, int first, int n, int *undef)
+{
+	isl_space *space;
+	isl_pw_aff_list *list;
+	isl_multi_pw_aff *mpa;
+	isl_map *map;
+	int i;
+
+	if (!s->dom)
+		return isl_set_empty(dmd_isl_set_space(m->mesh->space, NULL,
+			keep + n));
+	space = isl_set_get_space(s->dom);
+	list = isl_pw_aff_list_alloc(m->ctx, keep + n);
+	for (i = 0; i < keep; ++i)
+		list = isl_pw_aff_list_add(list, dmd_isl_dim(space, i));
+	for (i = first; i < first + n; ++i) {
+		isl_pw_aff *pa = isl_pw_aff_align_params(
+			isl_pw_aff_copy(s->pa[i]), isl_space_copy(space));
+		isl_set *def = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+
+		if (dmd_isl_bool(isl_set_is_subset(s->dom, def)) != 1)
+			*undef = 1;
+		isl_set_free(def);
+		list = isl_pw_aff_list_add(list, pa);
+	}
+	mpa = isl_multi_pw_aff_from_pw_aff_list(
+		isl_space_map_from_domain_and_range(isl_space_copy(space),
+		dmd_isl_set_space(space, NULL, keep + n)), list);
+	isl_space_free(space);
+	map = isl_map_from_multi_pw_aff(mpa);
+	map = isl_map_intersect_domain(map, isl_set_copy(s->dom));
+	return isl_set_coalesce(isl_map_range(map));
+}
+
+/* The union over every cell of the images (dmd_proof_image) of the
+ * statements of kind "kind" that belong to transfer "x" (NULL: to no
+ * transfer, for COMP statements of step "step"). */
+static __isl_give isl_set *dmd_proof_collect(struct dmd_proof *pr,
+	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
+	int keep, int first, int n, int *undef)
+{
+	isl_set *all;
+	int c, i;
+
+	all = isl_set_empty(dmd_isl_set_space(pr->m->mesh->space, NULL,
+		keep + n));
+	for (c = 0; c < pr->n_spec; ++c) {
+		struct dmd_spec_step *ss = &pr->spec[c]->steps[step];
+
+		for (i = 0; i < ss->n_stmt; ++i) {
+			struct dmd_spec_stmt *s = &ss->stmt[i];
+
+			if (s->kind != kind || s->xfer != x)
+				continue;
+			all = isl_set_union(all, dmd_proof_image(pr->m, s,
+				keep, first, n, undef));
+		}
+	}
+	return isl_set_coalesce(all);
+}
+
+/* Add "n" dimensions to set "set" holding the elements of the boxes
+ * whose origins start at dimension "lo" and extents at "lo + nd":
+ *	{ [v..] } -> { [v.., e] : lo <= e < lo + ext }. */
+static __isl_give isl_set *dmd_proof_add_elements(__isl_take isl_set *set,
+	int lo, int nd)
+{
+	isl_local_space *ls;
+	int n = isl_set_dim(set, isl_dim_set), d;
+
+	set = isl_set_add_dims(set, isl_dim_set, nd);
+	ls = isl_local_space_from_space(isl_set_get_space(set));
+	for (d = 0; d < nd; ++d) {
+		isl_constraint *c;
+
+		c = isl_constraint_alloc_inequality(isl_local_space_copy(ls));
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set, n + d, 1);
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set, lo + d,
+			-1);
+		set = isl_set_add_constraint(set, c);
+		c = isl_constraint_alloc_inequality(isl_local_space_copy(ls));
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set, n + d,
+			-1);
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set, lo + d, 1);
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set,
+			lo + nd + d, 1);
+		c = isl_constraint_set_constant_si(c, -1);
+		set = isl_set_add_constraint(set, c);
+	}
+	isl_local_space_free(ls);
+	return set;
+}
+
+/* The elements of the boxes of "pieces" ([c] -> { [t(len), ..] } with
+ * the origins at "lo" and the extents after them) as a map like
+ * "like" ([c] -> { X[t] -> T[e] }). */
+static __isl_give isl_map *dmd_proof_elements(__isl_take isl_set *pieces,
+	int len, int lo, int nd, __isl_keep isl_map *like)
+{
+	int n = isl_set_dim(pieces, isl_dim_set);
+	isl_map *map;
+
+	pieces = dmd_proof_add_elements(pieces, lo, nd);
+	pieces = isl_set_project_out(pieces, isl_dim_set, len, n - len);
+	map = isl_map_from_range(pieces);
+	map = isl_map_move_dims(map, isl_dim_in, 0, isl_dim_out, 0, len);
+	map = isl_map_set_tuple_name(map, isl_dim_in,
+		isl_map_get_tuple_name(like, isl_dim_in));
+	map = isl_map_set_tuple_name(map, isl_dim_out,
+		isl_map_get_tuple_name(like, isl_dim_out));
+	map = isl_map_align_params(map, isl_map_get_space(like));
+	return isl_map_coalesce(map);
+}
+
+/* Print a witness point of "bad" ([c] -> { X[t] -> T[e] }, not empty):
+ * "rank R (x=.., y=..) at ko=.. reads|...  A[i, j]" into a malloc'ed
+ * string. */
+static char *dmd_proof_witness(struct dmd_proof *pr, const struct dmd_xfer *x,
+	__isl_take isl_map *bad, const char *verb)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_poly *p = m->poly[x->step];
+	int np = m->mesh->n, len = isl_map_dim(bad, isl_dim_in);
+	int nd = isl_map_dim(bad, isl_dim_out), i;
+	isl_point *pt;
+	char *s = NULL;
+	size_t size = 0;
+	FILE *f;
+	long rank = 0;
+
+	bad = isl_map_intersect_params(bad, isl_set_copy(m->mesh->set));
+	pt = isl_set_sample_point(isl_set_flatten(isl_map_wrap(
+		isl_set_unbind_params_insert_domain(isl_map_wrap(bad),
+		isl_multi_id_copy(m->mesh->ids)))));
+	f = open_memstream(&s, &size);
+	if (!f || !pt) {
+		if (f)
+			fclose(f);
+		isl_point_free(pt);
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < np; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+
+		rank = rank * m->mesh->shape[i] + isl_val_get_num_si(v);
+		isl_val_free(v);
+	}
+	fprintf(f, "rank %ld (", rank);
+	for (i = 0; i < np; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+
+		fprintf(f, "%s%s=%ld", i ? ", " : "", m->job->axes[i],
+			isl_val_get_num_si(v));
+		isl_val_free(v);
+	}
+	fprintf(f, ")");
+	for (i = 0; i < len; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set,
+			np + i);
+
+		fprintf(f, "%s%s=%ld", i ? ", " : " at ",
+			p->loops[p->time_loop[i]].name, isl_val_get_num_si(v));
+		isl_val_free(v);
+	}
+	fprintf(f, " %s %s", verb, m->job->tensors[x->tensor].name);
+	for (i = 0; i < nd; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set,
+			np + len + i);
+
+		fprintf(f, "%s%ld", i ? ", " : "[", isl_val_get_num_si(v));
+		isl_val_free(v);
+	}
+	fprintf(f, "%s", nd ? "]" : "");
+	isl_point_free(pt);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Report that "x" is not covered, with a witness of "bad" (taken). */
+static int dmd_proof_fail(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what, __isl_take isl_map *bad, const char *verb,
+	const char *why)
+{
+	char *w = dmd_proof_witness(pr, x, bad, verb);
+
+	pr->rep->failed = 1;
+	dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): %s%s%s",
+		x->name, what, w ? w : "", w ? ", " : "", why);
+	free(w);
+	return 0;
+}
+
+/* Is "sub" a subset of "super" (both taken)?  Otherwise report "x" as
+ * not covered with a point of the difference.  1 yes, 0 no, -1 error. */
+static int dmd_proof_within(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what, __isl_take isl_map *sub, __isl_take isl_map *super,
+	const char *verb, const char *why)
+{
+	isl_map *bad;
+	int empty;
+
+	bad = isl_map_subtract(sub, super);
+	bad = isl_map_intersect_params(bad, isl_set_copy(pr->m->mesh->set));
+	empty = dmd_isl_bool(isl_map_is_empty(bad));
+	if (empty != 0) {
+		isl_map_free(bad);
+		return empty;
+	}
+	dmd_proof_fail(pr, x, what, bad, verb, why);
+	return 0;
+}
+
+/* What rank c holds ("held": [c] -> { T[e] }) at every time point of
+ * "x": [c] -> { X[t] -> T[e] : c holds e } like x->need. */
+static __isl_give isl_map *dmd_proof_held(const struct dmd_xfer *x,
+	__isl_keep isl_set *held)
+{
+	return isl_map_from_domain_and_range(isl_set_universe(
+		isl_set_get_space(x->dom)), isl_set_copy(held));
+}
+
+/* [c] -> { S[i] } the iterations of step "step" that the programs run:
+ * the domains of the compute statements of every cell, or the per-rank
+ * schedule of a step whose leaf is a GEMM call (its boxes cover the
+ * iterations of its time points by construction). */
+static __isl_give isl_set *dmd_proof_exec(struct dmd_proof *pr, int step)
+{
+	const struct dmd_poly *p = pr->m->poly[step];
+	isl_set *all;
+	int c, i;
+
+	if (pr->plan->steps[step].gemm)
+		return isl_set_align_params(isl_map_domain(isl_map_copy(
+			p->rsched)), isl_space_copy(pr->m->mesh->space));
+	all = isl_set_empty(isl_space_copy(p->space));
+	for (c = 0; c < pr->n_spec; ++c) {
+		struct dmd_spec_step *ss = &pr->spec[c]->steps[step];
+
+		for (i = 0; i < ss->n_stmt; ++i) {
+			struct dmd_spec_stmt *s = &ss->stmt[i];
+			isl_set *d;
+
+			if (s->kind != DMD_SPEC_COMP || !s->dom)
+				continue;
+			d = isl_set_set_tuple_name(isl_set_copy(s->dom),
+				isl_space_get_tuple_name(p->space,
+				isl_dim_set));
+			all = isl_set_union(all, isl_set_align_params(d,
+				isl_space_copy(p->space)));
+		}
+	}
+	return isl_set_coalesce(all);
+}
+
+/* Make the mesh parameters of "set" its first dimensions, flattened:
+ * [c] -> { [v] } becomes { [c, v] }. */
+static __isl_give isl_set *dmd_proof_unbind(const struct dmd_model *m,
+	__isl_take isl_set *set)
+{
+	set = isl_set_intersect_params(set, isl_set_copy(m->mesh->set));
+	set = isl_set_set_tuple_name(set, NULL);
+	return isl_set_flatten(isl_map_wrap(
+		isl_set_unbind_params_insert_domain(set,
+		isl_multi_id_copy(m->mesh->ids))));
+}
+
+/* The map { [c(np), v(k)] -> [f(c, v)] } on an anonymous space of
+ * np + k dimensions whose output dimension i is input perm[i] (or,
+ * where perm[i] < 0, input -perm[i] - 1 shifted by "disp" modulo the
+ * mesh extent of axis i: a neighbour along a ring). */
+static __isl_give isl_multi_aff *dmd_proof_perm(const struct dmd_model *m,
+	int n, const int *perm, int disp)
+{
+	isl_space *space = isl_space_set_alloc(m->ctx, 0, n);
+	isl_local_space *ls = isl_local_space_from_space(
+		isl_space_copy(space));
+	isl_aff_list *list = isl_aff_list_alloc(m->ctx, n);
+	int i;
+
+	for (i = 0; i < n; ++i) {
+		int src = perm[i] >= 0 ? perm[i] : -perm[i] - 1;
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, src);
+
+		if (perm[i] < 0) {
+			a = isl_aff_add_constant_si(a, disp);
+			a = isl_aff_mod_val(a, isl_val_int_from_si(m->ctx,
+				m->mesh->shape[i]));
+		}
+		list = isl_aff_list_add(list, a);
+	}
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_set(space),
+		list);
+}
+
+/* The map from an anonymous space of "n" dimensions to one of "k" whose
+ * dimension i is input dimension idx[i]. */
+static __isl_give isl_multi_aff *dmd_proof_pick(const struct dmd_model *m,
+	int n, const int *idx, int k)
+{
+	isl_space *space = isl_space_set_alloc(m->ctx, 0, n);
+	isl_local_space *ls = isl_local_space_from_space(
+		isl_space_copy(space));
+	isl_aff_list *list = isl_aff_list_alloc(m->ctx, k);
+	int i;
+
+	for (i = 0; i < k; ++i)
+		list = isl_aff_list_add(list, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, idx[i]));
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(
+		space, isl_space_set_alloc(m->ctx, 0, k)), list);
+}
+
+/* The points of "set" (anonymous, "n" dimensions, no parameters beyond
+ * those it has) with their dimensions rearranged: dimension i of the
+ * result is dimension idx[i] of "set" (a permutation). */
+static __isl_give isl_set *dmd_proof_rearrange(const struct dmd_model *m,
+	__isl_take isl_set *set, const int *idx, int n)
+{
+	isl_map *map;
+
+	map = isl_map_from_multi_aff(dmd_proof_pick(m, n, idx, n));
+	map = isl_map_align_params(map, isl_set_get_space(set));
+	return isl_set_apply(set, map);
+}
+
+/* The preimage of "set" (anonymous, "k" dimensions) under picking the
+ * dimensions idx[0 .. k) of an anonymous space of "n" dimensions. */
+static __isl_give isl_set *dmd_proof_lift(const struct dmd_model *m,
+	__isl_take isl_set *set, int n, const int *idx, int k)
+{
+	return isl_set_preimage_multi_aff(set, dmd_proof_pick(m, n, idx, k));
+}
+
+/* The points of "set" (anonymous, no parameters) whose first dimensions
+ * are the coordinates of a rank of the mesh. */
+static __isl_give isl_set *dmd_proof_on_mesh(const struct dmd_model *m,
+	__isl_take isl_set *set)
+{
+	int np = m->mesh->n, n = isl_set_dim(set, isl_dim_set), i, *idx;
+	isl_set *ranks;
+
+	idx = malloc((np + 1) * sizeof(int));
+	if (!idx)
+		return isl_set_free(set);
+	for (i = 0; i < np; ++i)
+		idx[i] = i;
+	ranks = isl_set_set_tuple_name(dmd_mesh_ranks(m->mesh), NULL);
+	set = isl_set_intersect(set, dmd_proof_lift(m, ranks, n, idx, np));
+	free(idx);
+	return set;
+}
+
+/* The pieces of the point-to-point part "p2p" of "x" as emitted:
+ * [c] -> { [t, peer, lo, ext] } for the receives ("send" 0) or the
+ * sends, without the landing origins. */
+static __isl_give isl_set *dmd_proof_side(struct dmd_proof *pr,
+	const struct dmd_xfer *x, int send, int *undef)
+{
+	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+
+	return dmd_proof_collect(pr, x, x->step, send ? DMD_SPEC_SEND :
+		DMD_SPEC_RECV, len, 1, np + 2 * nd, undef);
+}
+
+/* Describe a point where the receives "recv" and the sends "send" (as
+ * received: { [c, t, s, lo, ext] }) of "x" differ: "rank C at T receives
+ * from rank S a box no send brings" or the other way round (malloc'ed). */
+static char *dmd_proof_mismatch(const struct dmd_model *m,
+	const struct dmd_xfer *x, __isl_keep isl_set *recv,
+	__isl_keep isl_set *send)
+{
+	int np = m->mesh->n, len = dmd_proof_len(x), nd = x->box.n, i, only;
+	isl_set *d;
+	isl_point *pt;
+	char *s = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	d = isl_set_subtract(isl_set_copy(recv), isl_set_copy(send));
+	only = dmd_isl_bool(isl_set_is_empty(d)) == 1;
+	if (only) {
+		isl_set_free(d);
+		d = isl_set_subtract(isl_set_copy(send), isl_set_copy(recv));
+	}
+	pt = isl_set_sample_point(d);
+	f = open_memstream(&s, &size);
+	if (!pt || !f) {
+		isl_point_free(pt);
+		if (f)
+			fclose(f);
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < 2 * np + len + 2 * nd; ++i) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
+		long val = isl_val_get_num_si(v);
+
+		isl_val_free(v);
+		if (i == 0)
+			fprintf(f, "rank at (");
+		else if (i == np + len)
+			fprintf(f, only ? ") is sent by (" : ") expects from (");
+		else if (i == 2 * np + len)
+			fprintf(f, ") the box with origin (");
+		else if (i == 2 * np + len + nd)
+			fprintf(f, ") and extents (");
+		else if (i == np)
+			fprintf(f, ") at (");
+		else
+			fprintf(f, ", ");
+		fprintf(f, "%ld", val);
+	}
+	fprintf(f, ")%s", only ? ", which it does not receive" :
+		", which that rank does not send");
+	isl_point_free(pt);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Matching, as emitted: the receives equal the sends with the two ranks
+ * swapped (dmd_part_verify.c proves the same of the plan). */
+static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what)
+{
+	const struct dmd_model *m = pr->m;
+	int np = m->mesh->n, len = dmd_proof_len(x), undef = 0;
+	int n = 2 * np + len + 2 * x->box.n, i, *perm, eq;
+	isl_set *recv, *send;
+
+	perm = malloc(n * sizeof(int));
+	if (!perm)
+		return -1;
+	for (i = 0; i < n; ++i)
+		perm[i] = i < np ? np + len + i :
+			i >= np + len && i < 2 * np + len ? i - np - len : i;
+	recv = dmd_proof_unbind(m, dmd_proof_side(pr, x, 0, &undef));
+	send = dmd_proof_unbind(m, dmd_proof_side(pr, x, 1, &undef));
+	send = isl_set_preimage_multi_aff(send, dmd_proof_perm(m, n, perm,
+		0));
+	free(perm);
+	eq = dmd_isl_bool(isl_set_is_equal(recv, send));
+	if (eq == 0) {
+		char *w = dmd_proof_mismatch(m, x, recv, send);
+
+		pr->rep->failed = 1;
+		dmd_proof_say(pr->rep, "NOT proved as emitted: transfer %s (%s): "
+			"%s", x->name, what, w ? w : "a send without a matching "
+			"receive, or a receive without a matching send");
+		free(w);
+	}
+	isl_set_free(recv);
+	isl_set_free(send);
+	if (eq <= 0)
+		return eq;
+	if (undef) {
+		pr->rep->failed = 1;
+		return dmd_proof_say(pr->rep, "NOT proved as emitted: transfer "
+			"%s (%s): a peer or a box is not defined everywhere its "
+			"statement runs", x->name, what);
+	}
+	return dmd_proof_say(pr->rep, "proved as emitted: transfer %s (%s): "
+		"every send has exactly one receive with the same box, and "
+		"every receive one send", x->name, what);
+}
+
+/* What the senders of "x" have to send, for each of its time points:
+ * their blocks (inputs, snapshots, partial sums), or the results of the
+ * iterations they ran (a return). */
+static __isl_give isl_map *dmd_proof_source(struct dmd_proof *pr,
+	const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_poly *p = m->poly[x->step];
+	isl_set *w;
+
+	if (x->use != DMD_USE_RETURN)
+		return dmd_proof_held(x, m->lay[x->tensor]->held);
+	w = isl_set_apply(dmd_proof_exec(pr, x->step),
+		isl_map_copy(p->acc[0].map));
+	w = isl_set_align_params(w, isl_space_copy(m->mesh->space));
+	return isl_map_from_domain_and_range(isl_set_universe(
+		isl_set_get_space(x->dom)), w);
+}
+
+/* The coverage of point-to-point "x" (or the first step of a shift):
+ * what each rank needs at each time point ("need") is brought by its
+ * receives and copies (or lies in its home buffer for a transfer into
+ * ghost cells); every piece lands where the wait's view starts; every
+ * sender has what it sends.  *got: the elements brought. */
+static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what, __isl_take isl_map *need, isl_map **got)
+{
+	const struct dmd_model *m = pr->m;
+	int np = m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int undef = 0, r;
+	isl_set *recv, *self, *send;
+	isl_map *have;
+
+	recv = dmd_proof_side(pr, x, 0, &undef);
+	self = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SELF, len, 1,
+		2 * nd, &undef);
+	send = dmd_proof_side(pr, x, 1, &undef);
+	have = isl_map_union(dmd_proof_elements(recv, len, len + np, nd, need),
+		dmd_proof_elements(self, len, len, nd, need));
+	if (got)
+		*got = isl_map_copy(have);
+	if (x->ghost)
+		have = isl_map_union(have, dmd_proof_held(x,
+			m->lay[x->tensor]->held));
+	r = dmd_proof_within(pr, x, what, need, have, "needs",
+		"which no piece brings");
+	if (r == 1)
+		r = dmd_proof_within(pr, x, what, dmd_proof_elements(send, len,
+			len + np, nd, x->need), dmd_proof_source(pr, x),
+			"sends", "which it does not have");
+	else
+		isl_set_free(send);
+	if (r == 1 && undef) {
+		pr->rep->failed = 1;
+		dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): a box "
+			"is not defined everywhere its statement runs",
+			x->name, what);
+		r = 0;
+	}
+	return r;
+}
+
+/* The landing origins of the pieces of "x" (receives: "blo"; copies
+ * from the rank's own block) against the view's origin its wait sets:
+ * the step reads element e of the buffer at e - origin. */
+static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what)
+{
+	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int undef = 0, ok;
+	isl_set *wait, *land;
+
+	if (x->ghost || nd == 0)
+		return 1;
+	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len, 1, nd,
+		&undef);
+	land = dmd_proof_collect(pr, x, x->step, DMD_SPEC_RECV, len,
+		1 + np + 2 * nd, nd, &undef);
+	land = isl_set_union(land, dmd_proof_collect(pr, x, x->step,
+		DMD_SPEC_SELF, len, 1 + 2 * nd, nd, &undef));
+	ok = dmd_isl_bool(isl_set_is_subset(land, wait));
+	isl_set_free(land);
+	isl_set_free(wait);
+	if (ok < 0)
+		return -1;
+	if (!ok || undef) {
+		pr->rep->failed = 1;
+		dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): a piece "
+			"lands at another origin than the view the step reads "
+			"through", x->name, what);
+		return 0;
+	}
+	return 1;
+}
+
+/* The group agreement of broadcast "x" as emitted ("bc": [c] -> { [t,
+ * root, lo, ext] }): every rank of a group along the axis enters it at
+ * the same time points with the same root and extents, so the
+ * collective is entered alike: the set { [c, t, root, ext] } does not
+ * depend on the coordinate along the axis. */
+static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what, __isl_keep isl_set *bc)
+{
+	const struct dmd_model *m = pr->m;
+	int nd = x->box.n, len = dmd_proof_len(x), ok;
+	isl_set *g, *any;
+
+	g = isl_set_project_out(isl_set_copy(bc), isl_dim_set, len + 1, nd);
+	g = dmd_proof_unbind(m, g);
+	any = dmd_proof_on_mesh(m, isl_set_eliminate(isl_set_copy(g),
+		isl_dim_set, x->axis, 1));
+	ok = dmd_isl_bool(isl_set_is_subset(any, g));
+	isl_set_free(any);
+	isl_set_free(g);
+	if (ok < 0)
+		return -1;
+	if (!ok) {
+		pr->rep->failed = 1;
+		return dmd_proof_say(pr->rep, "NOT proved as emitted: transfer "
+			"%s (%s): the ranks of a group along %s may disagree on "
+			"its time points, root or extents", x->name, what,
+			m->job->axes[x->axis]) < 0 ? -1 : 0;
+	}
+	return dmd_proof_say(pr->rep, "proved as emitted: transfer %s (%s): "
+		"every rank of each group along %s enters it at the same time "
+		"points, with the same root and box extents", x->name, what,
+		m->job->axes[x->axis]) < 0 ? -1 : 1;
+}
+
+/* The coverage of broadcast "x": what each rank needs lies in the box
+ * of the time point, which the root (the rank of the group at the root
+ * coordinate) holds, and the view starts at the box. */
+static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what)
+{
+	const struct dmd_model *m = pr->m;
+	int np = m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int undef = 0, r, i, n, *perm;
+	isl_set *bc, *rooted, *holds, *wait, *lo;
+	isl_map *have;
+
+	bc = dmd_proof_collect(pr, x, x->step, DMD_SPEC_BCAST, len, 1,
+		1 + 2 * nd, &undef);
+	r = dmd_proof_group(pr, x, what, bc);
+	have = dmd_proof_elements(isl_set_copy(bc), len, len + 1, nd,
+		x->need);
+	if (r == 1)
+		r = dmd_proof_within(pr, x, what, isl_map_copy(x->need), have,
+			"needs", "which the broadcast's box does not hold");
+	else
+		isl_map_free(have);
+	/* the root holds the box: [c, t, root, e] -> [c', e], c' = c with
+	 * the axis coordinate replaced by the root */
+	rooted = dmd_proof_add_elements(isl_set_copy(bc), len + 1, nd);
+	rooted = isl_set_project_out(rooted, isl_dim_set, len + 1, 2 * nd);
+	rooted = dmd_proof_unbind(m, rooted);
+	n = np + len + 1 + nd;
+	perm = malloc((np + nd) * sizeof(int));
+	if (!perm) {
+		isl_set_free(bc);
+		isl_set_free(rooted);
+		return -1;
+	}
+	for (i = 0; i < np + nd; ++i)
+		perm[i] = i == x->axis ? np + len : i < np ? i : i - np + n - nd;
+	holds = isl_set_flatten(isl_map_wrap(isl_map_copy(
+		m->lay[x->tensor]->holds)));
+	holds = isl_set_set_tuple_name(holds, NULL);
+	holds = isl_set_preimage_multi_aff(holds, dmd_proof_pick(m, n, perm,
+		np + nd));
+	free(perm);
+	if (r == 1) {
+		int ok = dmd_isl_bool(isl_set_is_subset(rooted, holds));
+
+		if (ok < 0)
+			r = -1;
+		else if (!ok) {
+			pr->rep->failed = 1;
+			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+				"a root broadcasts a box it does not hold",
+				x->name, what);
+			r = 0;
+		}
+	}
+	isl_set_free(rooted);
+	isl_set_free(holds);
+	/* the view starts at the box, and the root is the one it names */
+	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len, 1,
+		nd + 1, &undef);
+	lo = isl_set_project_out(bc, isl_dim_set, len + 1 + nd, nd);
+	perm = malloc((len + 1 + nd) * sizeof(int));
+	for (i = 0; perm && i < len + 1 + nd; ++i)
+		perm[i] = i < len ? i : i < len + nd ? i + 1 : len;
+	lo = perm ? dmd_proof_rearrange(m, lo, perm, len + 1 + nd) :
+		isl_set_free(lo);
+	free(perm);
+	if (r == 1) {
+		int ok = dmd_isl_bool(isl_set_is_subset(wait, lo));
+
+		if (ok < 0)
+			r = -1;
+		else if (!ok || undef) {
+			pr->rep->failed = 1;
+			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+				"the view does not start at the box the root "
+				"sends", x->name, what);
+			r = 0;
+		}
+	}
+	isl_set_free(wait);
+	isl_set_free(lo);
+	return r;
+}
+
+/* The time points of "x" that follow no other one along its level. */
+static __isl_give isl_set *dmd_proof_first_points(const struct dmd_xfer *x)
+{
+	isl_multi_aff *back;
+	isl_set *later;
+
+	back = isl_multi_aff_identity(isl_space_map_from_set(
+		isl_set_get_space(x->dom)));
+	back = isl_multi_aff_set_aff(back, x->level, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(back, x->level), -1));
+	later = isl_set_preimage_multi_aff(isl_set_copy(x->dom), back);
+	return isl_set_coalesce(isl_set_subtract(isl_set_copy(x->dom),
+		later));
+}
+
+/* The coverage of shift "x": at its first time point as a local view or
+ * a point-to-point transfer; then what each rank receives at t is what
+ * its neighbour along the ring sends at t, which is data that
+ * neighbour had at t - 1; what a rank needs lies in its box. */
+static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
+	const char *what)
+{
+	const struct dmd_model *m = pr->m;
+	int np = m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int undef = 0, r = 1, i, n, *perm, ok;
+	isl_set *sh, *recv, *sent, *first_pts;
+	isl_map *need_first, *have, *prev, *sent_el;
+	isl_multi_aff *back;
+
+	first_pts = dmd_proof_first_points(x);
+	need_first = isl_map_intersect_domain(isl_map_copy(x->need),
+		isl_set_copy(first_pts));
+	if (x->first_local) {
+		have = dmd_proof_held(x, m->lay[x->tensor]->held);
+		r = dmd_proof_within(pr, x, what, need_first, isl_map_copy(have),
+			"needs", "which it does not hold (first step)");
+	} else {
+		r = dmd_proof_p2p(pr, x, what, need_first, &have);
+		if (r == 1)
+			r = dmd_proof_origins(pr, x, what);
+	}
+	have = isl_map_intersect_domain(have, first_pts);
+	sh = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SHIFT, len, 1,
+		4 * nd, &undef);
+	/* what each rank has at each point after the first: its box */
+	have = isl_map_union(have, dmd_proof_elements(isl_set_copy(sh), len,
+		len, nd, x->need));
+	if (r == 1)
+		r = dmd_proof_within(pr, x, what, isl_map_copy(x->need),
+			isl_map_copy(have), "needs", "which is not in its box");
+	/* received (lo, ext) at (c, t) = sent (plo, pext) at (c + disp, t) */
+	recv = isl_set_project_out(isl_set_copy(sh), isl_dim_set,
+		len + 2 * nd, 2 * nd);
+	sent = isl_set_project_out(isl_set_copy(sh), isl_dim_set, len,
+		2 * nd);
+	recv = dmd_proof_unbind(m, recv);
+	sent = dmd_proof_unbind(m, sent);
+	n = np + len + 2 * nd;
+	perm = malloc(n * sizeof(int));
+	if (!perm)
+		r = -1;
+	for (i = 0; perm && i < n; ++i)
+		perm[i] = i == x->axis ? -i - 1 : i;
+	if (perm)
+		sent = isl_set_preimage_multi_aff(sent, dmd_proof_perm(m, n,
+			perm, x->disp));
+	free(perm);
+	/* the sender's coordinates on the ring, the receiver on the mesh */
+	sent = dmd_proof_on_mesh(m, sent);
+	ok = dmd_isl_bool(isl_set_is_equal(recv, sent));
+	isl_set_free(recv);
+	isl_set_free(sent);
+	if (r == 1 && (ok != 1 || undef)) {
+		if (ok < 0)
+			r = -1;
+		else {
+			pr->rep->failed = 1;
+			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+				"a rank may receive another box than its "
+				"neighbour along %s sends", x->name, what,
+				m->job->axes[x->axis]);
+			r = 0;
+		}
+	}
+	/* what a rank sends at t is what it had at t - 1 */
+	sent_el = dmd_proof_elements(isl_set_project_out(sh, isl_dim_set,
+		len, 2 * nd), len, len, nd, x->need);
+	back = isl_multi_aff_identity(isl_space_map_from_set(
+		isl_set_get_space(x->dom)));
+	back = isl_multi_aff_set_aff(back, x->level, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(back, x->level), -1));
+	prev = isl_map_preimage_domain_multi_aff(have, back);
+	if (r == 1)
+		r = dmd_proof_within(pr, x, what, sent_el, prev, "sends",
+			"which it did not have at the previous time point");
+	else {
+		isl_map_free(sent_el);
+		isl_map_free(prev);
+	}
+	return r;
+}
+
+/* Prove that what the step of "x" reads through "x" is there (see the
+ * top of this file), adding a "covered" line for "x". */
+static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = pr->m;
+	char *what;
+	int r = 1, undef = 0;
+
+	if (asprintf(&what, "%s in step %d: %s",
+			m->job->tensors[x->tensor].name, x->step + 1,
+			dmd_part_kind_name(x->kind)) < 0)
+		return -1;
+	switch (x->kind) {
+	case DMD_XFER_LOCAL:
+		break;
+	case DMD_XFER_BCAST:
+		r = dmd_proof_bcast(pr, x, what);
+		break;
+	case DMD_XFER_SHIFT:
+		if (!x->first_local && dmd_proof_match(pr, x, what) < 0)
+			r = -1;
+		if (r == 1)
+			r = dmd_proof_shift(pr, x, what);
+		break;
+	case DMD_XFER_P2P:
+		if (dmd_proof_match(pr, x, what) < 0)
+			r = -1;
+		if (r == 1)
+			r = dmd_proof_p2p(pr, x, what, isl_map_copy(x->need),
+				NULL);
+		if (r == 1)
+			r = dmd_proof_origins(pr, x, what);
+		break;
+	case DMD_XFER_RETURN:
+		if (dmd_proof_match(pr, x, what) < 0)
+			r = -1;
+		/* what is returned is the senders' results; what the
+		 * holders get is proved per step (dmd_proof_outputs) */
+		if (r == 1)
+			r = dmd_proof_within(pr, x, what, dmd_proof_elements(
+				dmd_proof_side(pr, x, 1, &undef),
+				dmd_proof_len(x), dmd_proof_len(x) + m->mesh->n,
+				x->box.n, x->need), dmd_proof_source(pr, x),
+				"sends", "which it did not compute");
+		break;
+	}
+	if (r == 1 && x->kind != DMD_XFER_LOCAL)
+		r = dmd_proof_say(pr->rep, "covered: transfer %s (%s): %s",
+			x->name, what, x->use == DMD_USE_RETURN ? "every rank "
+			"returns only results it computed" : "every element "
+			"a rank reads through it at a time point is one it "
+			"receives or holds, and every sender has what it "
+			"sends") < 0 ? -1 : 1;
+	free(what);
+	return r < 0 ? -1 : 0;
+}
+
+/* The reads of step "s" from home buffers (accesses with nothing to
+ * bring): every element a rank reads there is one it holds. */
+static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
+	__isl_keep isl_set *exec)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_poly *p = m->poly[s];
+	const struct dmd_step_plan *sp = &pr->plan->steps[s];
+	int a, ok;
+
+	for (a = 1; a < p->n_acc; ++a) {
+		isl_set *read;
+
+		if (sp->provider[a] != -1)
+			continue;
+		read = isl_set_apply(isl_set_copy(exec),
+			isl_map_copy(p->acc[a].map));
+		read = isl_set_intersect_params(read,
+			isl_set_copy(m->mesh->set));
+		ok = dmd_isl_bool(isl_set_is_subset(read,
+			m->lay[p->acc[a].tensor]->held));
+		isl_set_free(read);
+		if (ok < 0)
+			return -1;
+		if (!ok) {
+			char *txt = dmd_expr_to_msg(p->acc[a].expr);
+
+			pr->rep->failed = 1;
+			dmd_proof_say(pr->rep, "NOT covered: step %d: %s reads "
+				"an element its rank does not hold", s + 1,
+				txt ? txt : "?");
+			free(txt);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The ranks whose results the holders of step "s"'s output add up:
+ * { [h, e, src] : holder h adds what rank src computed of e } (anonymous,
+ * no parameters), from the return's receives and copies as emitted, or
+ * { [h, e, h] : h holds e } where the step computes in place.  NULL if a
+ * returned box is not defined everywhere its statement runs. */
+static __isl_give isl_set *dmd_proof_contrib(struct dmd_proof *pr, int s)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_xfer *x = pr->plan->steps[s].ret;
+	int np = m->mesh->n, nd = m->lay[m->poly[s]->out]->ndim, i;
+	int undef = 0, *idx;
+	isl_set *recv, *self;
+
+	if (!x) {
+		/* [c] -> { [e, c] } */
+		recv = isl_set_copy(m->lay[m->poly[s]->out]->held);
+		recv = isl_set_set_tuple_name(recv, NULL);
+		recv = isl_set_add_dims(recv, isl_dim_set, np);
+		for (i = 0; i < np; ++i)
+			recv = isl_set_equate(recv, isl_dim_set, nd + i,
+				isl_dim_param, i);
+		return dmd_proof_unbind(m, recv);
+	}
+	/* [c] -> { [peer, e] } from the receives (the return comes after
+	 * the loops: no time dimension), [c] -> { [c, e] } from the copies */
+	recv = dmd_proof_collect(pr, x, s, DMD_SPEC_RECV, 0, 1,
+		np + 2 * nd, &undef);
+	recv = dmd_proof_add_elements(recv, np, nd);
+	recv = isl_set_project_out(recv, isl_dim_set, np, 2 * nd);
+	self = dmd_proof_collect(pr, x, s, DMD_SPEC_SELF, 0, 1, 2 * nd,
+		&undef);
+	self = dmd_proof_add_elements(self, 0, nd);
+	self = isl_set_project_out(self, isl_dim_set, 0, 2 * nd);
+	self = isl_set_insert_dims(self, isl_dim_set, 0, np);
+	for (i = 0; i < np; ++i)
+		self = isl_set_equate(self, isl_dim_set, i, isl_dim_param, i);
+	recv = isl_set_union(recv, self);
+	if (undef) {
+		isl_set_free(recv);
+		return NULL;
+	}
+	/* [peer, e] -> [e, peer] */
+	idx = malloc((np + nd) * sizeof(int));
+	for (i = 0; idx && i < np + nd; ++i)
+		idx[i] = i < nd ? np + i : i - nd;
+	recv = idx ? dmd_proof_rearrange(m, recv, idx, np + nd) :
+		isl_set_free(recv);
+	free(idx);
+	return dmd_proof_unbind(m, recv);
+}
+
+/* The output of step "s": every holder h of an element e gets the
+ * result of every iteration i that writes e exactly once, from the ranks
+ * whose results it adds (dmd_proof_contrib).  With partial sums along
+ * axes P (and a step not run on the partials), the holders of e that
+ * differ from h only along P count each iteration once together.  On
+ * the space [h, e, i, h2, src]:
+ *	C = { [h, e, i] -> [h2, src] : h holds e, i writes e, h2 agrees
+ *	      with h off P and holds e, h2 adds src's results of e, src
+ *	      ran i }
+ * must be single-valued and defined on every [h, e, i] with h holding e
+ * and i writing e. */
+static int dmd_proof_outputs(struct dmd_proof *pr, int s,
+	__isl_keep isl_set *exec)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_poly *p = m->poly[s];
+	const struct dmd_layout *lay = m->lay[p->out];
+	int np = m->mesh->n, nd = lay->ndim, nv = p->n_vars, j, k;
+	int n = 3 * np + nd + nv, h = 0, e = np, it = np + nd;
+	int h2 = np + nd + nv, src = 2 * np + nd + nv, ok, sv, idx[64];
+	isl_set *contrib, *holds, *writes, *ran, *all, *want;
+	isl_map *w, *c;
+
+	if (n > 64)
+		return dmd_proof_say(pr->rep, "not checked: step %d: the "
+			"output proof has too many dimensions", s + 1) < 0 ?
+			-1 : 1;
+	contrib = dmd_proof_contrib(pr, s);
+	if (!contrib) {
+		pr->rep->failed = 1;
+		return dmd_proof_say(pr->rep, "NOT covered: step %d: a returned "
+			"box is not defined everywhere its statement runs",
+			s + 1) < 0 ? -1 : 0;
+	}
+	holds = isl_set_set_tuple_name(isl_set_flatten(isl_map_wrap(
+		isl_map_copy(lay->holds))), NULL);
+	w = isl_map_project_out_all_params(isl_map_copy(p->acc[0].map));
+	w = isl_map_set_tuple_name(w, isl_dim_in, NULL);
+	w = isl_map_set_tuple_name(w, isl_dim_out, NULL);
+	writes = isl_set_flatten(isl_map_wrap(w));	/* [i, e] */
+	ran = dmd_proof_unbind(m, isl_set_copy(exec));	/* [src, i] */
+	ran = isl_set_set_tuple_name(ran, NULL);
+	all = isl_set_universe(isl_space_set_alloc(m->ctx, 0, n));
+	for (k = 0; k < np; ++k)
+		idx[k] = h + k;
+	for (k = 0; k < nd; ++k)
+		idx[np + k] = e + k;
+	all = isl_set_intersect(all, dmd_proof_lift(m, isl_set_copy(holds),
+		n, idx, np + nd));
+	for (k = 0; k < nv; ++k)
+		idx[k] = it + k;
+	for (k = 0; k < nd; ++k)
+		idx[nv + k] = e + k;
+	all = isl_set_intersect(all, dmd_proof_lift(m, writes, n, idx,
+		nv + nd));
+	want = isl_set_project_out(isl_set_copy(all), isl_dim_set, h2,
+		2 * np);
+	for (k = 0; k < np; ++k)
+		idx[k] = h2 + k;
+	for (k = 0; k < nd; ++k)
+		idx[np + k] = e + k;
+	all = isl_set_intersect(all, dmd_proof_lift(m, holds, n, idx,
+		np + nd));
+	for (k = 0; k < np; ++k)
+		idx[np + nd + k] = src + k;
+	all = isl_set_intersect(all, dmd_proof_lift(m, contrib, n, idx,
+		2 * np + nd));
+	for (k = 0; k < np; ++k)
+		idx[k] = src + k;
+	for (k = 0; k < nv; ++k)
+		idx[np + k] = it + k;
+	all = isl_set_intersect(all, dmd_proof_lift(m, ran, n, idx, np + nv));
+	/* h2 = h off the partial axes (on all axes without partial sums
+	 * or for a step run on the partials) */
+	for (k = 0; k < np; ++k) {
+		int partial = 0;
+
+		for (j = 0; j < lay->n_partial; ++j)
+			partial |= lay->partial[j] == k;
+		if (!partial || p->on_partials)
+			all = isl_set_equate(all, isl_dim_set, h + k,
+				isl_dim_set, h2 + k);
+	}
+	c = isl_map_from_range(all);
+	c = isl_map_move_dims(c, isl_dim_in, 0, isl_dim_out, 0, h2);
+	sv = dmd_isl_bool(isl_map_is_single_valued(c));
+	all = isl_map_domain(c);
+	ok = dmd_isl_bool(isl_set_is_subset(want, all));
+	isl_set_free(all);
+	isl_set_free(want);
+	if (sv < 0 || ok < 0)
+		return -1;
+	if (!sv || !ok) {
+		pr->rep->failed = 1;
+		return dmd_proof_say(pr->rep, "NOT covered: step %d: some "
+			"holder of %s gets the result of an iteration %s", s + 1,
+			m->job->tensors[p->out].name, !ok ? "never" :
+			"more than once") < 0 ? -1 : 0;
+	}
+	return 1;
+}
+
+/* Is the home buffer of step "s"'s output still all zeros when the step
+ * runs: not an input, written by no earlier step, the step not in a
+ * repeat? */
+static int dmd_proof_fresh(const struct dmd_model *m, int s)
+{
+	int k, out = m->poly[s]->out;
+
+	if (m->use[out].input || dmd_model_step_count(m, s) != 1)
+		return 0;
+	for (k = 0; k < s; ++k)
+		if (m->poly[k]->out == out)
+			return 0;
+	return 1;
+}
+
+/* The clearing of step "s"'s output: with '=', a holder that adds
+ * results into its home buffer (the statement sums, results are
+ * returned and added, or it holds partial sums that other ranks
+ * compute) must first set the elements the step writes to -0.0, unless
+ * the buffer is still all zeros and the results are sums anyway; and
+ * nothing else may be cleared (an element no iteration writes keeps its
+ * value).  Each cell whose ranks clear something runs the clearing
+ * statement. */
+static int dmd_proof_zero(struct dmd_proof *pr, int s)
+{
+	const struct dmd_model *m = pr->m;
+	const struct dmd_poly *p = m->poly[s];
+	const struct dmd_step_plan *sp = &pr->plan->steps[s];
+	isl_set *w, *zero;
+	int adds, ret, ok, c, i, has, some;
+
+	w = isl_set_apply(isl_set_copy(p->domain), isl_map_copy(
+		p->acc[0].map));
+	w = isl_set_intersect(w, isl_set_copy(m->lay[p->out]->held));
+	zero = sp->zero ? isl_set_copy(sp->zero) :
+		isl_set_empty(isl_set_get_space(w));
+	ret = sp->ret && sp->ret->p2p && sp->ret->p2p->sum;
+	adds = !p->st->accumulate && (p->reduce || ret ||
+		(m->lay[p->out]->n_partial && !p->on_partials)) &&
+		(!dmd_proof_fresh(m, s) || (ret && !p->reduce));
+	ok = dmd_isl_bool(isl_set_is_subset(zero, w));
+	if (ok == 1 && adds)
+		ok = dmd_isl_bool(isl_set_is_subset(w, zero));
+	isl_set_free(w);
+	for (c = 0; ok == 1 && c < pr->n_spec; ++c) {
+		struct dmd_spec_step *ss = &pr->spec[c]->steps[s];
+
+		isl_set *z = isl_set_intersect_params(isl_set_copy(zero),
+			isl_set_copy(pr->spec[c]->cell));
+
+		some = dmd_isl_bool(isl_set_is_empty(z));
+		isl_set_free(z);
+		for (i = 0, has = 0; i < ss->n_stmt; ++i)
+			has |= ss->stmt[i].kind == DMD_SPEC_ZERO &&
+				ss->stmt[i].dom;
+		ok = some < 0 ? -1 : some || has;
+	}
+	isl_set_free(zero);
+	if (ok < 0)
+		return -1;
+	if (!ok) {
+		pr->rep->failed = 1;
+		return dmd_proof_say(pr->rep, "NOT covered: step %d: %s", s + 1,
+			adds ? "a rank adds results into elements of its home "
+			"buffer it does not clear first, or clears elements the "
+			"step does not write" : "a rank clears elements the step "
+			"does not write") < 0 ? -1 : 0;
+	}
+	return 1;
+}
+
+/* Prove, on the programs "spec" of every cell (n of them) of the plan
+ * "plan", that the transfers match up and cover what every rank reads,
+ * and that every output element is computed exactly once (see the top of
+ * this file).  "rep" gets a line per transfer and per step; rep->failed
+ * is set if a proof fails.  Returns -1 on an error of the analysis. */
+int dmd_spec_prove(const struct dmd_plan *plan,
+	const struct dmd_specs *specs, struct dmd_proofs *rep)
+{
+	struct dmd_proof pr = { plan, plan->m, specs->spec, specs->n, rep };
+	int i, s, r;
+
+	for (i = 0; i < plan->n_xfer; ++i)
+		if (dmd_proof_xfer(&pr, plan->xfer[i]) < 0)
+			return -1;
+	for (s = 0; s < plan->n_step; ++s) {
+		isl_set *exec = dmd_proof_exec(&pr, s);
+
+		r = dmd_proof_home_reads(&pr, s, exec);
+		if (r == 1)
+			r = dmd_proof_outputs(&pr, s, exec);
+		if (r == 1)
+			r = dmd_proof_zero(&pr, s);
+		isl_set_free(exec);
+		if (r < 0)
+			return -1;
+		if (r == 1 && dmd_proof_say(rep, "covered: step %d (%s): every "
+				"element it reads from a home buffer is held "
+				"there, and every holder of %s gets the result "
+				"of each iteration exactly once (cleared first "
+				"where it adds them)", s + 1,
+				plan->m->poly[s]->label,
+				plan->m->job->tensors[plan->m->poly[s]->out].
+				name) < 0)
+			return -1;
+	}
+	return 0;
+}
