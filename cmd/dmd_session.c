@@ -161,8 +161,47 @@ int dmd_session_analyse(struct dmd_session *s, const char *path,
 	return dmd_session_analyse_job(s, dmd_job_read(path), classes);
 }
 
+/* Print the range of index variable "v" of step "p" (spec 1.3: the
+ * values where every access is in bounds), the accesses that cut it and
+ * the range each access that indexes with "v" alone allows, e.g.
+ *   index i: 1 .. 198, cut by A[i - 1], A[i + 1] (in bounds: B[i]
+ *   0 .. 199, A[i - 1] 1 .. 200, A[i] 0 .. 199, A[i + 1] -1 .. 198)
+ * so that a typo in a shape shows. */
+static void session_print_range(const struct dmd_poly *p, int v)
+{
+	const struct dmd_var_range *r = &p->range[v];
+	const char *sep;
+	char *txt;
+	int a;
+
+	if (r->empty) {
+		printf("  index %s: no value (no iteration keeps every access "
+			"in bounds)\n", p->vars[v]);
+		return;
+	}
+	printf("  index %s: %ld .. %ld", p->vars[v], r->lo, r->hi);
+	for (a = 0, sep = ", cut by "; a < p->n_acc; ++a) {
+		if (!r->cut[a])
+			continue;
+		txt = dmd_expr_to_msg(p->acc[a].expr);
+		printf("%s%s", sep, txt ? txt : "?");
+		free(txt);
+		sep = ", ";
+	}
+	for (a = 0, sep = " (in bounds: "; a < p->n_acc; ++a) {
+		if (!r->own[a])
+			continue;
+		txt = dmd_expr_to_msg(p->acc[a].expr);
+		printf("%s%s %ld .. %ld", sep, txt ? txt : "?",
+			r->own_lo[a], r->own_hi[a]);
+		free(txt);
+		sep = ", ";
+	}
+	printf("%s\n", strcmp(sep, ", ") ? "" : ")");
+}
+
 /* Print what "check" says of the analysis beyond the job: per step the
- * loops, then every transfer of the plan. */
+ * loops and the range of each index, then every transfer of the plan. */
 void dmd_session_summary(struct dmd_session *s)
 {
 	struct dmd_model *m = s->m;
@@ -178,6 +217,8 @@ void dmd_session_summary(struct dmd_session *s)
 				"(space)" : p->loops[i].tensorized ?
 				"(gemm)" : "");
 		printf("\n");
+		for (i = 0; i < p->n_vars; ++i)
+			session_print_range(p, i);
 	}
 	for (i = 0; i < s->plan->n_xfer; ++i) {
 		struct dmd_xfer *x = s->plan->xfer[i];

@@ -299,6 +299,26 @@ static __isl_give isl_printer *dmd_emit_read(__isl_take isl_printer *p,
 	return isl_printer_print_str(p, "]");
 }
 
+/* Print unary minus "e" as "-X" where X is an access, a call or a
+ * number (never negative: the parser makes "-2" a NEG of 2), and as
+ * "-(X)" for anything else, so that two minus signs never meet ("- -a"
+ * is "-(-a)", not the decrement "--a") and "-(a * b)" keeps its
+ * grouping.  Correct by construction: no operator is printed right
+ * after "-" without a parenthesis between them. */
+static __isl_give isl_printer *dmd_emit_neg(__isl_take isl_printer *p,
+	struct dmd_emit_rhs *r, const struct dmd_expr *e)
+{
+	const struct dmd_expr *a = e->args[0];
+	int atom = a->type == DMD_EXPR_ACCESS || a->type == DMD_EXPR_CALL ||
+		a->type == DMD_EXPR_INT || a->type == DMD_EXPR_NUM;
+
+	p = isl_printer_print_str(p, atom ? "-" : "-(");
+	p = dmd_emit_rhs(p, r, a);
+	if (!atom)
+		p = isl_printer_print_str(p, ")");
+	return p;
+}
+
 /* Print the right side "e" (in double precision). */
 static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	struct dmd_emit_rhs *r, const struct dmd_expr *e)
@@ -306,7 +326,7 @@ static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	static const struct {
 		const char *name, *c;
 	} fn[] = {
-		{ "max", "fmax" }, { "min", "fmin" }, { "abs", "fabs" },
+		{ "max", "dmd_max" }, { "min", "dmd_min" }, { "abs", "fabs" },
 		{ "sigmoid", "dmd_sigmoid" }, { "gelu", "dmd_gelu" },
 		{ "exp", "exp" }, { "sqrt", "sqrt" }, { "tanh", "tanh" },
 		{ "erf", "erf" }, { "log", "log" }, { "relu", "dmd_relu" },
@@ -327,25 +347,27 @@ static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	case DMD_EXPR_ACCESS:
 		return dmd_emit_read(p, r, e);
 	case DMD_EXPR_NEG:
-		p = isl_printer_print_str(p, "-");
-		return dmd_emit_operand(p, r, e->args[0], 3, 0);
+		return dmd_emit_neg(p, r, e);
 	case DMD_EXPR_CALL:
 		for (i = 0; i < (int) (sizeof(fn) / sizeof(fn[0])); ++i)
 			if (!strcmp(e->name, fn[i].name))
 				break;
 		if (i == (int) (sizeof(fn) / sizeof(fn[0])))
 			return isl_printer_free(p);
-		/* fmax(a, fmax(b, c)) for max(a, b, c) */
-		for (j = 0; j + 1 < e->n_arg || j == 0; ++j) {
+		/* dmd_max(dmd_max(a, b), c) for max(a, b, c): numpy's
+		 * maximum.reduce folds from the left, and with signed
+		 * zeros the order shows */
+		for (j = 1; j < e->n_arg || j == 1; ++j) {
 			p = isl_printer_print_str(p, fn[i].c);
 			p = isl_printer_print_str(p, "(");
-			p = dmd_emit_rhs(p, r, e->args[j]);
-			if (j + 1 < e->n_arg)
-				p = isl_printer_print_str(p, ", ");
 		}
-		if (e->n_arg > 1)
-			p = dmd_emit_rhs(p, r, e->args[e->n_arg - 1]);
-		for (j = 0; j + 1 < e->n_arg || j == 0; ++j)
+		p = dmd_emit_rhs(p, r, e->args[0]);
+		for (j = 1; j < e->n_arg; ++j) {
+			p = isl_printer_print_str(p, ", ");
+			p = dmd_emit_rhs(p, r, e->args[j]);
+			p = isl_printer_print_str(p, ")");
+		}
+		if (e->n_arg == 1)
 			p = isl_printer_print_str(p, ")");
 		return p;
 	case DMD_EXPR_ADD:

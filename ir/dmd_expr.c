@@ -78,13 +78,6 @@ struct dmd_expr_parser {
 	int n_names;			/* names in the schedule command */
 };
 
-/* An index variable seen alone as an index, for the extent check. */
-struct dmd_expr_var {
-	const char *name;		/* not owned */
-	long extent;
-	const struct dmd_expr *access;	/* not owned */
-};
-
 /* A growing string, for the printers.  On allocation failure "failed" is
  * set and the string is dropped. */
 struct dmd_expr_buf {
@@ -1395,110 +1388,48 @@ static struct dmd_expr *dmd_expr_parse_rhs(struct dmd_expr_parser *p)
 	return e;
 }
 
-/* The state of the check of the statement's accesses. */
-struct dmd_expr_check {
-	struct dmd_expr_parser *p;	/* not owned */
-	int n_var;
-	int cap;
-	struct dmd_expr_var *var;	/* owned */
-	struct dmd_names *index;	/* owned: name -> index in "var" */
-};
-
-/* Record that index variable "var" appears alone as index "d" of
- * "access" of "tensor", or complain if an earlier such appearance gave it
- * another extent. */
-static int dmd_expr_check_extent(struct dmd_expr_check *c,
-	const struct dmd_expr *access, const struct dmd_tensor *tensor, int d)
-{
-	const struct dmd_expr *var = access->args[d];
-	struct dmd_expr_var *v;
-	long extent = tensor->shape[d];
-	int i;
-
-	if (!c->index && !(c->index = dmd_names_alloc()))
-		goto nomem;
-	i = dmd_names_find(c->index, var->name);
-	if (i >= 0) {
-		char *s1, *s2;
-
-		v = &c->var[i];
-		if (v->extent == extent)
-			return 0;
-		s1 = dmd_expr_to_msg(access);
-		s2 = dmd_expr_to_msg(v->access);
-		dmd_expr_error(c->p, var->loc,
-			"index '%s' has extent %ld in %s but %ld in %s",
-			var->name, extent, s1 ? s1 : "?", v->extent,
-			s2 ? s2 : "?");
-		free(s1);
-		free(s2);
-		return -1;
-	}
-	if (c->n_var >= c->cap) {
-		int cap = 2 * c->cap + 8;
-		struct dmd_expr_var *nv;
-
-		nv = realloc(c->var, cap * sizeof(*nv));
-		if (!nv)
-			goto nomem;
-		c->var = nv;
-		c->cap = cap;
-	}
-	if (dmd_names_add(c->index, var->name, c->n_var) < 0)
-		goto nomem;
-	v = &c->var[c->n_var++];
-	v->name = var->name;
-	v->extent = extent;
-	v->access = access;
-	return 0;
-nomem:
-	dmd_expr_error(c->p, var->loc, "out of memory");
-	return -1;
-}
-
-/* Check one access: a declared tensor, one index per dimension, affine
- * indices, consistent extents of lone index variables. */
-static int dmd_expr_check_access(struct dmd_expr_check *c,
+/* Check one access of the statement being parsed by "p": a declared
+ * tensor, one index per dimension, affine indices.  The extents of the
+ * dimensions an index variable indexes need not agree: it ranges over
+ * the values where every access is in bounds (spec 1.3; the iteration
+ * domain of ir/dmd_poly.c). */
+static int dmd_expr_check_access(struct dmd_expr_parser *p,
 	const struct dmd_expr *e)
 {
 	const struct dmd_tensor *tensor;
 	int t, d;
 	long val;
 
-	t = dmd_job_find_tensor(c->p->job, e->name);
+	t = dmd_job_find_tensor(p->job, e->name);
 	if (t < 0) {
-		dmd_expr_error(c->p, e->loc, "tensor '%s' is not declared",
+		dmd_expr_error(p, e->loc, "tensor '%s' is not declared",
 			e->name);
 		return -1;
 	}
-	tensor = &c->p->job->tensors[t];
+	tensor = &p->job->tensors[t];
 	if (e->n_arg != tensor->ndim) {
-		dmd_expr_error(c->p, e->loc, "tensor '%s' has %d dimension%s "
+		dmd_expr_error(p, e->loc, "tensor '%s' has %d dimension%s "
 			"but is accessed with %d ind%s", e->name, tensor->ndim,
 			tensor->ndim == 1 ? "" : "s", e->n_arg,
 			e->n_arg == 1 ? "ex" : "ices");
 		return -1;
 	}
-	for (d = 0; d < e->n_arg; ++d) {
-		if (dmd_expr_check_aff(c->p, e->args[d], &val) < 0)
+	for (d = 0; d < e->n_arg; ++d)
+		if (dmd_expr_check_aff(p, e->args[d], &val) < 0)
 			return -1;
-		if (e->args[d]->type == DMD_EXPR_VAR &&
-		    dmd_expr_check_extent(c, e, tensor, d) < 0)
-			return -1;
-	}
 	return 0;
 }
 
 /* Check every access in "e", left to right. */
-static int dmd_expr_check_rhs(struct dmd_expr_check *c,
+static int dmd_expr_check_rhs(struct dmd_expr_parser *p,
 	const struct dmd_expr *e)
 {
 	int i;
 
 	if (e->type == DMD_EXPR_ACCESS)
-		return dmd_expr_check_access(c, e);
+		return dmd_expr_check_access(p, e);
 	for (i = 0; i < e->n_arg; ++i)
-		if (dmd_expr_check_rhs(c, e->args[i]) < 0)
+		if (dmd_expr_check_rhs(p, e->args[i]) < 0)
 			return -1;
 	return 0;
 }
@@ -1510,7 +1441,6 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 	struct dmd_step *step)
 {
 	struct dmd_expr_parser p;
-	struct dmd_expr_check check = { &p, 0, 0, NULL, NULL };
 	struct dmd_expr *lhs = NULL, *rhs = NULL;
 	int accumulate;
 	char *name;
@@ -1549,18 +1479,14 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 		dmd_expr_unexpected(&p);
 		goto error;
 	}
-	if (dmd_expr_check_access(&check, lhs) < 0 ||
-	    dmd_expr_check_rhs(&check, rhs) < 0)
+	if (dmd_expr_check_access(&p, lhs) < 0 ||
+	    dmd_expr_check_rhs(&p, rhs) < 0)
 		goto error;
-	free(check.var);
-	dmd_names_free(check.index);
 	step->lhs = lhs;
 	step->rhs = rhs;
 	step->accumulate = accumulate;
 	return 0;
 error:
-	free(check.var);
-	dmd_names_free(check.index);
 	dmd_expr_free(lhs);
 	dmd_expr_free(rhs);
 	return -1;

@@ -118,6 +118,8 @@ struct dmd_tensor {
 	/* dist[d] == NULL means "-" (not split). */
 	struct dmd_expr *dist[DMD_MAX_DIMS];
 	struct dmd_loc dist_loc[DMD_MAX_DIMS];
+	struct dmd_loc layout_loc;	/* of the 'dist' key, else 'place',
+					 * else the tensor's key */
 	enum dmd_split split;
 	/* offsets[d] != NULL: explicit boundaries o0 = 0 < ... <= oB = shape[d],
 	 * n_offsets[d] = B + 1 entries. */

@@ -170,37 +170,146 @@ static __isl_give isl_set *dmd_layout_place(const struct dmd_mesh *mesh,
 	return set;
 }
 
+/* Check that every combination of block indices of tensor "ti" is held by
+ * some rank (spec 1.2), given the block index b[d] of each dimension as a
+ * pw_aff over the mesh parameters (NULL: not split, one block) and the
+ * number of blocks B[d].  Decided on sets, never by visiting ranks: the
+ * block indices the ranks on the tensor's place slice hold,
+ *	{ [b0, ..., bn-1] : exists c in the slice: b_d = b_d(c) },
+ * must be the whole box 0 <= b_d < B[d].  For dist [x, x] on a mesh [2],
+ * { [0, 0]; [1, 1] } misses [0, 1], reported as "block (0, 1)".  Returns
+ * 0, or -1 after reporting the lexicographically first missing block. */
+static int dmd_layout_check_held(const struct dmd_mesh *mesh,
+	const struct dmd_job *job, int ti, isl_pw_aff *const *b,
+	const long *B)
+{
+	const struct dmd_tensor *t = &job->tensors[ti];
+	isl_pw_aff *idx[DMD_MAX_DIMS], *one[DMD_MAX_DIMS];
+	isl_space *space;
+	isl_set *held, *all, *missing, *unplaced;
+	isl_point *pt;
+	char buf[DMD_MAX_DIMS * 24 + 4];
+	size_t len = 0;
+	int d, n = t->ndim, r = -1, empty, by_place;
+
+	if (n == 0)
+		return 0;
+	space = dmd_isl_set_space(mesh->space, "B", n);
+	for (d = 0; d < n; ++d) {
+		idx[d] = b[d] ? isl_pw_aff_copy(b[d]) :
+			dmd_isl_cst(mesh->space, 0);
+		one[d] = dmd_isl_cst(mesh->space, 1);
+	}
+	held = isl_map_range(dmd_isl_box_map(space, n, idx, one));
+	unplaced = isl_set_intersect_params(isl_set_copy(held),
+		isl_set_copy(mesh->set));
+	unplaced = isl_set_project_out_all_params(unplaced);
+	held = isl_set_intersect_params(held, dmd_layout_place(mesh, t));
+	held = isl_set_project_out_all_params(held);
+	all = isl_set_universe(isl_set_get_space(held));
+	for (d = 0; d < n; ++d) {
+		all = isl_set_lower_bound_si(all, isl_dim_set, d, 0);
+		all = isl_set_upper_bound_si(all, isl_dim_set, d,
+			b[d] ? B[d] - 1 : 0);
+	}
+	missing = isl_set_subtract(all, held);
+	empty = dmd_isl_bool(isl_set_is_empty(missing));
+	if (empty < 0)
+		goto done;
+	if (empty) {
+		r = 0;
+		goto done;
+	}
+	missing = isl_set_lexmin(missing);
+	by_place = dmd_isl_bool(isl_set_is_subset(missing, unplaced));
+	pt = isl_set_sample_point(isl_set_copy(missing));
+	for (d = 0; d < n && pt; ++d) {
+		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, d);
+
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%ld",
+			d ? ", " : "(", v ? isl_val_get_num_si(v) : -1L);
+		isl_val_free(v);
+	}
+	isl_point_free(pt);
+	snprintf(buf + len, sizeof(buf) - len, ")");
+	dmd_job_error(job, t->layout_loc, "no rank holds block %s of tensor "
+		"'%s'%s", buf, t->name, by_place == 1 ? " (its 'place' leaves "
+		"out the ranks that would hold it)" : "");
+done:
+	for (d = 0; d < n; ++d) {
+		isl_pw_aff_free(idx[d]);
+		isl_pw_aff_free(one[d]);
+	}
+	isl_space_free(space);
+	isl_set_free(missing);
+	isl_set_free(unplaced);
+	return r;
+}
+
+/* The block index of every dimension of tensor "ti" as a pw_aff over the
+ * mesh parameters (b[d], NULL for "-") and the number of blocks (B[d], 1
+ * for "-"), each dist entry checked (dmd_layout_nblocks), and then the
+ * whole: every combination of block indices held by some rank
+ * (dmd_layout_check_held).  Returns 0, or -1 after reporting an error
+ * (every b[d] NULL then). */
+static int dmd_layout_indices(const struct dmd_mesh *mesh,
+	const struct dmd_job *job, int ti, isl_pw_aff **b, long *B)
+{
+	const struct dmd_tensor *t = &job->tensors[ti];
+	struct dmd_layout_vars vars = { mesh, job };
+	int d;
+
+	for (d = 0; d < t->ndim; ++d) {
+		b[d] = NULL;
+		B[d] = 1;
+	}
+	for (d = 0; d < t->ndim; ++d) {
+		if (!t->dist[d])
+			continue;
+		b[d] = dmd_isl_expr(mesh->space, t->dist[d],
+			&dmd_layout_var, &vars);
+		if (!b[d])
+			goto error;
+		B[d] = dmd_layout_nblocks(mesh, job, ti, d, b[d]);
+		if (B[d] < 0)
+			goto error;
+	}
+	if (dmd_layout_check_held(mesh, job, ti, b, B) < 0)
+		goto error;
+	return 0;
+error:
+	for (d = 0; d < t->ndim; ++d)
+		b[d] = isl_pw_aff_free(b[d]);
+	return -1;
+}
+
 /* The blocks of every dimension: lo/ext on the place slice, an empty
  * block at the origin elsewhere. */
 static int dmd_layout_blocks(struct dmd_layout *lay,
 	const struct dmd_mesh *mesh, const struct dmd_job *job)
 {
 	const struct dmd_tensor *t = &job->tensors[lay->tensor];
-	struct dmd_layout_vars vars = { mesh, job };
 	isl_set *place = dmd_layout_place(mesh, t);
+	isl_pw_aff *b[DMD_MAX_DIMS];
+	long B[DMD_MAX_DIMS];
 	isl_set *off;
 	int d;
 
 	off = isl_set_subtract(isl_set_copy(mesh->set), isl_set_copy(place));
+	if (dmd_layout_indices(mesh, job, lay->tensor, b, B) < 0)
+		goto error;
 	for (d = 0; d < lay->ndim; ++d) {
-		isl_pw_aff *b, *zero;
-		long B;
+		isl_pw_aff *zero;
 
-		if (!t->dist[d]) {
+		if (!b[d]) {
 			lay->lo[d] = dmd_isl_cst(mesh->space, 0);
 			lay->ext[d] = dmd_isl_cst(mesh->space, t->shape[d]);
 		} else {
-			b = dmd_isl_expr(mesh->space, t->dist[d],
-				&dmd_layout_var, &vars);
-			if (!b)
-				goto error;
-			B = dmd_layout_nblocks(mesh, job, lay->tensor, d, b);
-			if (B < 0) {
-				isl_pw_aff_free(b);
-				goto error;
-			}
-			if (dmd_layout_block(mesh, t, d, b, B, &lay->lo[d],
-					&lay->ext[d]) < 0)
+			int r = dmd_layout_block(mesh, t, d, b[d], B[d],
+				&lay->lo[d], &lay->ext[d]);
+
+			b[d] = NULL;
+			if (r < 0)
 				goto error;
 		}
 		zero = isl_pw_aff_val_on_domain(isl_set_copy(off),
@@ -219,6 +328,8 @@ static int dmd_layout_blocks(struct dmd_layout *lay,
 	isl_set_free(place);
 	return 0;
 error:
+	for (d = 0; d < lay->ndim; ++d)
+		isl_pw_aff_free(b[d]);
 	isl_set_free(off);
 	isl_set_free(place);
 	return -1;
@@ -301,25 +412,14 @@ __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 int dmd_layout_check(const struct dmd_mesh *mesh, const struct dmd_job *job,
 	int ti)
 {
-	const struct dmd_tensor *t = &job->tensors[ti];
-	struct dmd_layout_vars vars = { mesh, job };
+	isl_pw_aff *b[DMD_MAX_DIMS];
+	long B[DMD_MAX_DIMS];
 	int d;
 
-	for (d = 0; d < t->ndim; ++d) {
-		isl_pw_aff *b;
-		long B;
-
-		if (!t->dist[d])
-			continue;
-		b = dmd_isl_expr(mesh->space, t->dist[d], &dmd_layout_var,
-			&vars);
-		if (!b)
-			return -1;
-		B = dmd_layout_nblocks(mesh, job, ti, d, b);
-		isl_pw_aff_free(b);
-		if (B < 0)
-			return -1;
-	}
+	if (dmd_layout_indices(mesh, job, ti, b, B) < 0)
+		return -1;
+	for (d = 0; d < job->tensors[ti].ndim; ++d)
+		isl_pw_aff_free(b[d]);
 	return 0;
 }
 

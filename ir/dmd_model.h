@@ -111,6 +111,19 @@ struct dmd_gemm_info {
  *   sched:  { S[i] -> L[loops] } after the schedule commands
  *   rsched: [c] -> { S[i] -> L[time loops] : rank c executes i }
  * acc[0] is the access written (the left side). */
+/* The values an index variable takes (spec 1.3: where every access is
+ * in bounds), for "check": lo .. hi (empty: none), and per access of the
+ * step whether it cuts the range (without its bounds the variable would
+ * take more values) and, where the variable alone indexes some of its
+ * dimensions, the range those dimensions allow (own_lo .. own_hi). */
+struct dmd_var_range {
+	int empty;
+	long lo, hi;
+	int *cut;			/* per access */
+	int *own;			/* per access: own_lo/own_hi are set */
+	long *own_lo, *own_hi;		/* per access */
+};
+
 struct dmd_poly {
 	int index;			/* step number in program text order */
 	const struct dmd_step *st;	/* not owned */
@@ -118,6 +131,7 @@ struct dmd_poly {
 	int n_vars;
 	char **vars;
 	long *var_extent;
+	struct dmd_var_range *range;	/* per variable */
 	int *var_reduced;		/* only on the right: summed over */
 	isl_space *space;		/* { S[i] } with the mesh params */
 	isl_set *domain;

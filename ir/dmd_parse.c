@@ -1181,6 +1181,10 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 	}
 	if ((v = keys[DMD_TK_PLACE].value) && dmd_parse_place(parse, t, v) < 0)
 		return -1;
+	t->layout_loc = keys[DMD_TK_DIST].key ?
+		dmd_parse_loc(keys[DMD_TK_DIST].key) :
+		keys[DMD_TK_PLACE].key ?
+		dmd_parse_loc(keys[DMD_TK_PLACE].key) : t->loc;
 	if ((v = keys[DMD_TK_FILE].value)) {
 		if (dmd_parse_expect(parse, v, YAML_SCALAR_NODE,
 				"for 'file' of tensor '%s'", t->name) < 0)

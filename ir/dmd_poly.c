@@ -10,6 +10,7 @@
  * relations between two loop vectors, [L[old] -> L[new]], made of
  * equalities of their dimensions (dmd_poly_relation).
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,33 +146,54 @@ static __isl_give isl_multi_aff *dmd_poly_index(struct dmd_poly_build *b,
 	return isl_multi_aff_from_aff_list(space, list);
 }
 
+/* The iterations where dimension "d" of access "a" is in bounds, e.g.
+ * for A[i - 1] { S[i] : 0 <= i - 1 < 1003 }. */
+static __isl_give isl_set *dmd_poly_in_bounds(struct dmd_poly_build *b,
+	int a, int d)
+{
+	struct dmd_poly *p = b->p;
+	const struct dmd_tensor *t = &b->job->tensors[p->acc[a].tensor];
+	isl_pw_aff *e;
+	isl_set *nonneg;
+
+	e = isl_pw_aff_from_aff(isl_multi_aff_get_aff(p->acc[a].idx, d));
+	nonneg = isl_pw_aff_nonneg_set(isl_pw_aff_copy(e));
+	return isl_set_intersect(nonneg,
+		isl_pw_aff_lt_set(e, dmd_isl_cst(p->space, t->shape[d])));
+}
+
+/* The iterations where every access but "skip" (-1: none) is in bounds,
+ * on the mesh. */
+static __isl_give isl_set *dmd_poly_bounds(struct dmd_poly_build *b,
+	int skip)
+{
+	struct dmd_poly *p = b->p;
+	isl_set *dom = isl_set_universe(isl_space_copy(p->space));
+	int a, d;
+
+	for (a = 0; a < p->n_acc; ++a) {
+		if (a == skip)
+			continue;
+		for (d = 0; d < b->job->tensors[p->acc[a].tensor].ndim; ++d)
+			dom = isl_set_intersect(dom,
+				dmd_poly_in_bounds(b, a, d));
+	}
+	return isl_set_intersect_params(dom, isl_set_copy(b->mesh->set));
+}
+
 /* The iteration domain: every access in bounds, e.g. for A[i - 1]
  * { S[i] : 0 <= i - 1 < 1003 and ... }, and the access relations. */
 static int dmd_poly_domain(struct dmd_poly_build *b)
 {
 	struct dmd_poly *p = b->p;
-	int a, d;
+	int a;
 
-	p->domain = isl_set_universe(isl_space_copy(p->space));
 	for (a = 0; a < p->n_acc; ++a) {
-		const struct dmd_tensor *t = &b->job->tensors[p->acc[a].tensor];
-
 		p->acc[a].idx = dmd_poly_index(b, &p->acc[a]);
 		if (!p->acc[a].idx)
 			return -1;
-		for (d = 0; d < t->ndim; ++d) {
-			isl_pw_aff *e = isl_pw_aff_from_aff(
-				isl_multi_aff_get_aff(p->acc[a].idx, d));
-
-			p->domain = isl_set_intersect(p->domain,
-				isl_pw_aff_nonneg_set(isl_pw_aff_copy(e)));
-			p->domain = isl_set_intersect(p->domain,
-				isl_pw_aff_lt_set(e, dmd_isl_cst(p->space,
-					t->shape[d])));
-		}
 	}
-	p->domain = isl_set_intersect_params(p->domain,
-		isl_set_copy(b->mesh->set));
+	p->domain = dmd_poly_bounds(b, -1);
 	p->domain = isl_set_coalesce(p->domain);
 	for (a = 0; a < p->n_acc; ++a)
 		p->acc[a].map = isl_map_intersect_domain(isl_map_from_multi_aff(
@@ -233,6 +255,94 @@ static int dmd_poly_check_bounded(struct dmd_poly_build *b)
 		}
 		return dmd_poly_error(b->job, b->p->st->loc, "index variable "
 			"'%s' takes unboundedly many values", p->vars[v]);
+	}
+	return 0;
+}
+
+/* The least and the largest value of variable "v" in "set" (freed):
+ * *empty if it has none; LONG_MIN or LONG_MAX where it has no bound.
+ * Returns -1 on error. */
+static int dmd_poly_var_span(__isl_take isl_set *set, int v, int *empty,
+	long *lo, long *hi)
+{
+	isl_val *l, *h;
+	int r = 0;
+
+	*empty = dmd_isl_bool(isl_set_is_empty(set));
+	if (*empty < 0) {
+		isl_set_free(set);
+		return -1;
+	}
+	if (*empty) {
+		isl_set_free(set);
+		return 0;
+	}
+	l = isl_set_dim_min_val(isl_set_copy(set), v);
+	h = isl_set_dim_max_val(set, v);
+	if (!l || !h || isl_val_is_nan(l) || isl_val_is_nan(h))
+		r = -1;
+	else {
+		*lo = isl_val_is_int(l) ? isl_val_get_num_si(l) : LONG_MIN;
+		*hi = isl_val_is_int(h) ? isl_val_get_num_si(h) : LONG_MAX;
+	}
+	isl_val_free(l);
+	isl_val_free(h);
+	return r;
+}
+
+/* The range of variable "v" for "check" (struct dmd_var_range): in the
+ * domain; without each access's bounds in turn (that access cuts it if
+ * the range grows); and the range that the dimensions an access indexes
+ * with "v" alone allow.  For B[i] = A[i - 1] + A[i + 1] (B and A of
+ * extent 200): 1 .. 198, cut by A[i - 1] (1 .. 200) and A[i + 1]
+ * (-1 .. 198), B[i] allowing 0 .. 199. */
+static int dmd_poly_var_range(struct dmd_poly_build *b, int v)
+{
+	struct dmd_poly *p = b->p;
+	struct dmd_var_range *r = &p->range[v];
+	int a, d, n = p->n_acc;
+
+	r->cut = calloc(n, sizeof(int));
+	r->own = calloc(n, sizeof(int));
+	r->own_lo = calloc(n, sizeof(long));
+	r->own_hi = calloc(n, sizeof(long));
+	if (!r->cut || !r->own || !r->own_lo || !r->own_hi)
+		return -1;
+	if (dmd_poly_var_span(isl_set_copy(p->domain), v, &r->empty, &r->lo,
+			&r->hi) < 0)
+		return -1;
+	for (a = 0; a < n; ++a) {
+		const struct dmd_tensor *t = &b->job->tensors[p->acc[a].tensor];
+		isl_set *own = NULL;
+		long lo, hi;
+		int empty;
+
+		if (!r->empty) {
+			if (dmd_poly_var_span(dmd_poly_bounds(b, a), v, &empty,
+					&lo, &hi) < 0)
+				return -1;
+			r->cut[a] = lo != r->lo || hi != r->hi;
+		}
+		for (d = 0; d < t->ndim; ++d) {
+			isl_aff *e = isl_multi_aff_get_aff(p->acc[a].idx, d);
+			int alone = isl_aff_involves_dims(e, isl_dim_in, v, 1) &&
+				!isl_aff_involves_dims(e, isl_dim_in, 0, v) &&
+				!isl_aff_involves_dims(e, isl_dim_in, v + 1,
+					p->n_vars - v - 1);
+
+			isl_aff_free(e);
+			if (!alone)
+				continue;
+			own = own ? isl_set_intersect(own,
+				dmd_poly_in_bounds(b, a, d)) :
+				dmd_poly_in_bounds(b, a, d);
+		}
+		if (!own)
+			continue;
+		if (dmd_poly_var_span(own, v, &empty, &r->own_lo[a],
+				&r->own_hi[a]) < 0)
+			return -1;
+		r->own[a] = !empty;
 	}
 	return 0;
 }
@@ -1135,7 +1245,8 @@ static int dmd_poly_gemm(struct dmd_poly_build *b, int gemm_cmd)
 	if (ok) {
 		p->flops = 2.0;
 		for (j = 0; j < p->n_vars; ++j)
-			p->flops *= (double) p->var_extent[j];
+			p->flops *= p->range[j].empty ? 0.0 :
+				(double) (p->range[j].hi - p->range[j].lo + 1);
 	}
 	if (gemm_cmd < 0)
 		return 0;
@@ -1214,6 +1325,12 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 		goto error;
 	for (i = 0; i < p->n_vars; ++i)
 		p->var_extent[i] = dmd_poly_var_extent(&b, i);
+	p->range = calloc(p->n_vars + 1, sizeof(*p->range));
+	if (!p->range)
+		goto error;
+	for (i = 0; i < p->n_vars; ++i)
+		if (dmd_poly_var_range(&b, i) < 0)
+			goto error;
 	inj = isl_map_is_injective(p->acc[0].map);
 	if (inj < 0)
 		goto error;
@@ -1240,6 +1357,13 @@ __isl_null struct dmd_poly *dmd_poly_free(__isl_take struct dmd_poly *p)
 		free(p->vars[i]);
 	free(p->vars);
 	free(p->var_extent);
+	for (i = 0; p->range && i < p->n_vars; ++i) {
+		free(p->range[i].cut);
+		free(p->range[i].own);
+		free(p->range[i].own_lo);
+		free(p->range[i].own_hi);
+	}
+	free(p->range);
 	free(p->var_reduced);
 	isl_space_free(p->space);
 	isl_set_free(p->domain);

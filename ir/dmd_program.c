@@ -4,9 +4,14 @@
  *     intermediate) only after an earlier step wrote it;
  *   - a tensor read from its file is not 'partial' (a file holds whole
  *     values, never unreduced partial sums);
- *   - a tensor is not partial along a mesh axis that splits or places it.
+ *   - a tensor is not partial along a mesh axis that splits or places it;
+ *   - no two tensors the program writes name the same file (one result
+ *     would be lost).
  * A "compute" job is a program of one step.
  */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +171,109 @@ static int dmd_program_check_steps(struct dmd_program_walk *w,
 	return 0;
 }
 
+/* Append the components of path "p" to the normalised absolute path
+ * "out" (of "*len" bytes, room for PATH_MAX + 1): "." and empty
+ * components are dropped, ".." removes the last one (lexically).
+ * Returns -1 if the result does not fit. */
+static int dmd_program_path_append(char *out, size_t *len, const char *p)
+{
+	while (*p) {
+		const char *e = strchrnul(p, '/');
+		size_t n = e - p;
+
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (*len > 0 && out[*len - 1] != '/')
+				--*len;
+			if (*len > 0)
+				--*len;
+		} else {
+			if (*len + 1 + n > PATH_MAX)
+				return -1;
+			out[(*len)++] = '/';
+			memcpy(out + *len, p, n);
+			*len += n;
+		}
+		p = *e ? e + 1 : e;
+	}
+	out[*len] = '\0';
+	return 0;
+}
+
+/* The file that "file" (relative to the job's directory, or absolute)
+ * names, as a key: two outputs write the same file exactly when their
+ * keys are equal.  An output is written by renaming a new file onto its
+ * name, so what matters is the directory it lands in (resolved with
+ * realpath when it exists: "d/B.npy" and "link-to-d/B.npy" are the same
+ * file) and the last component; a directory that does not exist yet is
+ * normalised lexically.  Returns a malloc'ed string, or NULL. */
+static char *dmd_program_file_key(const struct dmd_job *job,
+	const char *file)
+{
+	char path[PATH_MAX + 1], *dir, *base, *key = NULL;
+	size_t len = 0;
+
+	if (file[0] != '/' && dmd_program_path_append(path, &len, job->dir) < 0)
+		return NULL;
+	if (dmd_program_path_append(path, &len, file) < 0)
+		return NULL;
+	base = strrchr(path, '/');
+	if (!base)
+		return NULL;
+	*base++ = '\0';
+	dir = realpath(path[0] ? path : "/", NULL);
+	if (asprintf(&key, "%s/%s", dir ? dir : path, base) < 0)
+		key = NULL;
+	free(dir);
+	return key;
+}
+
+/* Check that no two tensors that the program writes ("written") name the
+ * same file (spec 1.5), reporting the second at its 'file'. */
+static int dmd_program_check_outputs(const struct dmd_job *job,
+	const char *written)
+{
+	char **key;
+	int i, j, r = 0;
+
+	key = calloc(job->n_tensors + 1, sizeof(*key));
+	if (!key) {
+		dmd_job_error(job, job->program_loc, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < job->n_tensors && r == 0; ++i) {
+		const struct dmd_tensor *t = &job->tensors[i];
+
+		if (!written[i] || !t->file)
+			continue;
+		key[i] = dmd_program_file_key(job, t->file);
+		if (!key[i]) {
+			dmd_job_error(job, t->file_loc, "the path of 'file' of "
+				"tensor '%s' is too long", t->name);
+			r = -1;
+			break;
+		}
+		for (j = 0; j < i; ++j) {
+			int n;
+
+			if (!key[j] || strcmp(key[i], key[j]))
+				continue;
+			n = dmd_program_msg_len(t->file);
+			dmd_job_error(job, t->file_loc, "tensors '%s' and '%s' "
+				"both write file '%.*s%s' (one result would be "
+				"lost)", job->tensors[j].name, t->name, n,
+				t->file, t->file[n] ? "..." : "");
+			r = -1;
+			break;
+		}
+	}
+	for (i = 0; i < job->n_tensors; ++i)
+		free(key[i]);
+	free(key);
+	return r;
+}
+
 /* Check the program of "job" (see the top of this file).  Returns 0, or
  * -1 after reporting the first problem. */
 int dmd_job_check_program(const struct dmd_job *job)
@@ -182,6 +290,8 @@ int dmd_job_check_program(const struct dmd_job *job)
 		return -1;
 	}
 	r = dmd_program_check_steps(&w, job->steps, job->n_steps);
+	if (r == 0)
+		r = dmd_program_check_outputs(job, w.written);
 	free(w.written);
 	return r;
 }

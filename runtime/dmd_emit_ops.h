@@ -21,10 +21,23 @@ static inline double dmd_gelu(double x)
 	return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
 }
 
-/* max(x, 0), keeping a NaN a NaN (like numpy's maximum). */
+/* numpy's maximum and minimum (spec 1.3): a NaN argument gives NaN
+ * (C's fmax/fmin drop it), and of two equal values the second is
+ * returned, so maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) -0.0. */
+static inline double dmd_max(double a, double b)
+{
+	return a > b || a != a ? a : b;
+}
+
+static inline double dmd_min(double a, double b)
+{
+	return a < b || a != a ? a : b;
+}
+
+/* relu(x) = numpy's maximum(x, 0.0): NaN stays NaN, -0.0 gives 0.0. */
 static inline double dmd_relu(double x)
 {
-	return x < 0.0 ? 0.0 : x;
+	return dmd_max(x, 0.0);
 }
 
 /* The origin of a box that starts at a buffer's first element. */

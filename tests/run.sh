@@ -19,7 +19,9 @@
 #              full size: build time, class count, manifest cover (also
 #              under ASan/UBSan/LeakSanitizer)
 #   e2e        generated programs run under mpiexec.mpich and match the
-#              reference, including uneven shapes
+#              reference, including uneven shapes; NaN, infinities and
+#              signed zeros through every function (special_values.py);
+#              every operator/operand pair of right sides (expr_trees.py)
 #   fuzz       random jobs (uneven extents, random distributions and
 #              schedules; fixed seeds FUZZ_SEEDS) and random programs
 #              (several steps, resharding, partial sums, repeat, self
@@ -108,6 +110,10 @@ for part in $PARTS; do
         run e2e bash tests/e2e/run.sh
         run e2e/examples bash tests/e2e/run.sh examples/distir_mlp.yaml \
             examples/jacobi.yaml
+        run e2e/special /usr/bin/python3 tests/e2e/special_values.py \
+            bin/distmpmd tests/ref/dmd_ref.py
+        run e2e/expr_trees /usr/bin/python3 tests/e2e/expr_trees.py \
+            bin/distmpmd tests/ref/dmd_ref.py
         ;;
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:100} \

@@ -748,6 +748,25 @@ DISTMPMD_HOME="$ROOT" "$moved/bin/distmpmd" build tail.yaml \
 check "DISTMPMD_HOME=the source tree works for an installed compiler" $? \
     "$(cat "$base/err")"
 
+# Two outputs that name one file through a symbolic link to a directory
+# (spec 1.5: refused, naming both).
+mkdir -p "$base/same/real" && ln -s real "$base/same/link" &&
+cat >"$base/same/job.yaml" <<'EOF2'
+name: same_link
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [6], dtype: f64, dist: [x], init: random}
+  B: {shape: [6], dtype: f64, dist: [x], file: real/o.npy}
+  C: {shape: [6], dtype: f64, dist: [x], file: link/o.npy}
+program:
+  - compute: B[i] = A[i]
+  - compute: C[i] = A[i]
+EOF2
+run_dmd check "$base/same/job.yaml"
+same "outputs 'real/o.npy' and 'link/o.npy' (link -> real) are refused" \
+    "2 $base/same/job.yaml:6:48: error: tensors 'B' and 'C' both write file 'link/o.npy' (one result would be lost)" \
+    "$rc $err"
+
 # The v2 commands: run --trace, diff, sweep, classes --svg.
 . "$ROOT/tests/cli/v2.sh"
 

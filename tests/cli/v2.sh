@@ -314,15 +314,15 @@ same "... the plot: a line per value of the second key; no bytes without runs" \
 
 # A point that fails: the rows before it stay.  The message locates the
 # error in the point's job (as emitted: without the two comment lines of
-# tail.yaml, the statement is on line 7).
-run_dmd sweep tail.yaml --set 'tensors.X.shape[0]=127,126' --no-run \
+# tail.yaml, X is on line 4).
+run_dmd sweep tail.yaml --set 'tensors.X.shape=[127,128];[127]' --no-run \
     -o failed.csv
 same "a failing point stops the sweep: exit 1, the reader's message, the point" \
-    "1: build/tail-sweep/point-2/tail.yaml:7:22: error: index 'm' has extent 126 in X[m, k] but 127 in Y[m, n]|distmpmd: sweep: point 2/2 failed (tensors.X.shape[0]=126); 1 row written" \
+    "1: build/tail-sweep/point-2/tail.yaml:4:39: error: 'dist' of tensor 'X' has 2 entries but the tensor has 1 dimension|distmpmd: sweep: point 2/2 failed (tensors.X.shape=[127]); 1 row written" \
     "$rc: $(printf '%s\n' "$err" | grep -v ': point [0-9]/2: ' | tr '\n' '|' | sed 's/|$//')"
 same "... the rows before it are kept" \
-    "tensors.X.shape[0],ranks,classes,bytes_moved_total,messages,time_s,gflops,max_rel_err
-127,2,2,,,,," "$(cat failed.csv)"
+    "tensors.X.shape,ranks,classes,bytes_moved_total,messages,time_s,gflops,max_rel_err
+\"[127,128]\",2,2,,,,," "$(cat failed.csv)"
 
 # Bad --set arguments: exit 2 before any point, the key named.
 rm -rf build/pumma_2x2-sweep

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Regenerate the golden files of tests/codegen/: for each JOB.yaml here,
-# JOB.classes (the output of `distmpmd classes`), JOB.common.h (what the
+# JOB.classes (the output of `distmpmd classes`), JOB.check (of `distmpmd
+# check`), JOB.common.h (what the
 # class programs share) and JOB.classK.c (the emitted C of class K).
 # Review the diff (git diff tests/codegen) before committing: every change
 # to emitted code must be on purpose.
@@ -12,6 +13,7 @@ for job in *.yaml; do
     name=${job%.yaml}
     rm -f "$name".class*.c "$name".common.h
     "$DMD" classes "$job" > "$name.classes"
+    "$DMD" check "$job" > "$name.check"
     "$DMD" emit "$job" --common > "$name.common.h"
     n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$name.classes")
     for ((k = 0; k < n; k++)); do

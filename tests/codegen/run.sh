@@ -1,6 +1,7 @@
 #!/bin/bash
 # Golden tests: for every job in tests/codegen/, the class listing
-# (JOB.classes), the header every class program shares (JOB.common.h) and
+# (JOB.classes), what check says (JOB.check: loops, index ranges,
+# transfers, proofs), the header every class program shares (JOB.common.h) and
 # the emitted C of every class (JOB.classK.c) must equal the committed
 # files byte for byte (regenerate with `make golden`, then review the
 # diff), and every class program must compile without a warning
@@ -21,6 +22,8 @@ for job in *.yaml; do
         continue
     fi
     if ! diff -u "$name.classes" "$tmp/$name.classes"; then ok=0; fi
+    "$DMD" check "$job" > "$tmp/$name.check" || ok=0
+    if ! diff -u "$name.check" "$tmp/$name.check"; then ok=0; fi
     "$DMD" emit "$job" --common > "$tmp/$name.common.h" || ok=0
     if ! diff -u "$name.common.h" "$tmp/$name.common.h"; then ok=0; fi
     n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$name.classes")

@@ -24,8 +24,6 @@ FUNCS1 = ["exp", "sqrt", "relu", "tanh", "sigmoid", "erf", "gelu", "abs",
           "log"]
 FUNCSN = ["max", "min"]
 FUNCS = FUNCS1 + FUNCSN
-# functions whose result's sign of zero is not defined (max(-0.0, 0.0))
-UNSIGNED_ZERO = ("max", "min", "relu")
 
 # (value, spellings); zero is used as a term or factor, and rarely as a
 # divisor (x / 0 is +-inf or NaN, exactly as in the reference)

@@ -40,10 +40,11 @@ Semantics, as implemented here (a 'compute' job is a program of one step):
     point writes start at zero, with '+=' at their value; elements no point
     writes keep their value (with '=' too).  Several points writing one
     element (B[i + j] = ...) add up.  A step with no such sum (no
-    reduction variable, each element written by one point) evaluates its
-    right side as C evaluates the expression tree and assigns it (with
-    '+=': adds it to the old value once), so the sign of a zero is C's:
-    B[i] = -A[i] of 0 is -0.0 (a sum started at zero would make it +0.0).
+    reduction variable, each element written by one point: writes_once)
+    evaluates its right side as C evaluates the expression tree and
+    assigns it (with '+=': adds it to the old value once), so the sign of
+    a zero is C's: B[i] = -A[i] of 0 is -0.0 (a sum started at zero would
+    make it +0.0).
   * 'repeat: N' runs its steps N times in order (nested repeats allowed).
   * functions: max, min (2 or more arguments), exp, sqrt, relu, tanh,
     sigmoid = 1/(1+exp(-x)), erf, gelu = 0.5*x*(1+erf(x/sqrt(2))), abs, log.
@@ -837,18 +838,18 @@ class Piece:
             return apply_func(e[1], args), names
         raise AssertionError(e)
 
-    def rhs(self, stmt, lhs_free, ids, literal=False):
+    def rhs(self, stmt, lhs_free, ids):
         """The right side summed over the reduction variables: an array over
-        lhs_free.  literal: the statement has no reduction (is_literal):
-        the expression tree evaluated as written, element by element."""
-        if literal:
+        lhs_free."""
+        reduction = [v for v in self.order if v not in lhs_free]
+        if not reduction:
+            # nothing summed: the expression tree as written, so that NaN,
+            # infinities and signed zeros come out as C evaluates it
             a, names = self.value(stmt.rhs)
             a = np.asarray(a, dtype=np.float64)
             a = a[tuple(slice(None) if v in names else None
-                        for v in lhs_free)] if names != tuple(lhs_free) \
-                else a
+                        for v in lhs_free)] if lhs_free else a
             return np.broadcast_to(a, [self.size(v) for v in lhs_free])
-        reduction = [v for v in self.order if v not in lhs_free]
         total = np.zeros([self.size(v) for v in lhs_free])
         for coef, flist in product_terms(stmt.rhs):
             scale = np.float64(coef)
@@ -878,6 +879,18 @@ class Piece:
         return total
 
 
+def writes_once(stmt):
+    """Does every point of the step write its own element, with nothing
+    summed (no variable only on the right, the left side one-to-one)?
+    Then an element's new value is the right side itself (with '=') or
+    its old value plus the right side ('+='): no sum starting from zero,
+    which would turn -0.0 into 0.0."""
+    lhs_vars = stmt.lhs_variables()
+    return (all(v in lhs_vars for v in stmt.variables()) and
+            injective(stmt.lhs, [v for v in stmt.variables()
+                                 if v in lhs_vars]))
+
+
 def injective(lhs, free_lhs):
     """Is the left side one-to-one over the free variables it uses?"""
     if not free_lhs:
@@ -885,17 +898,6 @@ def injective(lhs, free_lhs):
     m = np.array([[coefs.get(v, 0) for v in free_lhs]
                   for coefs, _ in lhs.indices], dtype=float)
     return np.linalg.matrix_rank(m) == len(free_lhs)
-
-
-def is_literal(stmt):
-    """Does every iteration write its own element, with nothing summed
-    (no reduction variable, the left side one-to-one over all the
-    variables)?  Such a step's element is its right side evaluated as C
-    evaluates the expression tree, and with '=' it is assigned, not added
-    to a zero: B[i] = -A[i] of A[i] = 0 gives -0.0, as numpy's B[:] = -A."""
-    variables = stmt.variables()
-    return (set(variables) == set(stmt.lhs_variables())
-            and injective(stmt.lhs, variables))
 
 
 def cut_pieces(stmt, constraints, variables):
@@ -943,7 +945,21 @@ def evaluate_fast(stmt, state):
     pieces = cut_pieces(stmt, constraints, variables)
     ids = {v: k for k, v in enumerate(variables)}
     lhs_vars = stmt.lhs_variables()
-    literal = is_literal(stmt)
+    if writes_once(stmt):
+        new = old.copy()
+        with np.errstate(all="ignore"):
+            for fixed, box in pieces:
+                order = [v for v in variables if v not in fixed]
+                piece = Piece(state, fixed, box, order)
+                lhs_free = [v for v in order if v in lhs_vars]
+                value = piece.rhs(stmt, lhs_free, ids)
+                view, _ = strided_view(new, stmt.lhs, fixed, box, order,
+                                       True)
+                if stmt.op == "=":
+                    view[...] = value
+                else:
+                    view += value
+        return new
     acc = np.zeros(old.shape)
     written = np.zeros(old.shape, dtype=bool)
     with np.errstate(all="ignore"):
@@ -951,12 +967,9 @@ def evaluate_fast(stmt, state):
             order = [v for v in variables if v not in fixed]
             piece = Piece(state, fixed, box, order)
             lhs_free = [v for v in order if v in lhs_vars]
-            value = piece.rhs(stmt, lhs_free, ids, literal)
+            value = piece.rhs(stmt, lhs_free, ids)
             view, _ = strided_view(acc, stmt.lhs, fixed, box, order, True)
-            if literal:
-                view[...] = value       # one point per element: no 0 + x
-            else:
-                view += value
+            view += value
             view, _ = strided_view(written, stmt.lhs, fixed, box, order,
                                    True)
             view[...] = True
@@ -1010,11 +1023,12 @@ def evaluate_pointwise(stmt, state):
     constraints = [(a, e) for acc in stmt.accesses()
                    for a, e in zip(acc.indices, shapes[acc.name])]
     size = old.size
-    literal = is_literal(stmt)
-    new = old.copy()
-    flat = new.reshape(-1)
     sums = np.zeros(size)
     counts = np.zeros(size)
+    # every element written at most once: assigned (or added to) directly
+    once = writes_once(stmt)
+    new = old.copy()
+    flat = new.reshape(-1)
     with np.errstate(all="ignore"):
         for begin in range(0, total, CHUNK):
             n = min(CHUNK, total - begin)
@@ -1038,13 +1052,15 @@ def evaluate_pointwise(stmt, state):
                 pos = np.ravel_multi_index(
                     tuple(eval_affine(a, values, n)
                           for a in stmt.lhs.indices), old.shape)
-            if literal:
-                # each element written once: assigned (or added to once)
-                flat[pos] = vals if stmt.op == "=" else flat[pos] + vals
+            if once:
+                if stmt.op == "=":
+                    flat[pos] = vals
+                else:
+                    flat[pos] += vals
                 continue
             sums += np.bincount(pos, weights=vals, minlength=size)
             counts += np.bincount(pos, minlength=size)
-        if literal:
+        if once:
             return new
         if stmt.op == "=":
             hit = counts > 0
