@@ -703,7 +703,7 @@ class Program:
         outs = [t for t in self.tensors.values() if t.written and
                 t.role == "out"]
         r = rng.random()
-        if r < 0.1 and outs:
+        if r < 0.1 and outs and not self.expect:     # one refusal a job
             a = rng.choice(outs)
             others = [t for t in outs if t is not a]
             mids = [t for t in self.tensors.values() if t.written and
