@@ -477,7 +477,8 @@ def fmt_value(v):
 
 def poison_plan(ref, path, seed):
     """Metadata lines for the job at path: which input elements to poison
-    (inputs read from a file no output writes; 40% of the jobs), and
+    (inputs read from a file no output writes; 40% of the jobs that have
+    one), and
     '# fuzz-signed-zeros' when every step is sum-free (ref.writes_once)
     and no tensor is partial (max and min follow numpy: a tie of -0.0 and
     0.0 gives the second argument)."""
