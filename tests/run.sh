@@ -23,9 +23,11 @@
 #              signed zeros through every function (special_values.py);
 #              every operator/operand pair of right sides (expr_trees.py)
 #   fuzz       random jobs (uneven extents, random distributions and
-#              schedules; fixed seeds FUZZ_SEEDS) and random programs
-#              (several steps, resharding, partial sums, repeat, self
-#              reads; FUZZ_PROG_SEEDS) match the reference
+#              schedules, random expressions, cut ranges, inputs poisoned
+#              with NaN/inf/-0.0; fixed seeds FUZZ_SEEDS) and random
+#              programs (several steps, resharding, partial sums, repeat,
+#              self reads; FUZZ_PROG_SEEDS) match the reference; unheld
+#              blocks and two outputs on one file are refused
 #   cli        the command line and the build directory: no shell, hostile
 #              names, concurrent builds, run DIR's checks (SHA-256,
 #              launcher files), cancelling, messages, -j, launchers,
