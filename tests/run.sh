@@ -3,7 +3,9 @@
 #
 # Each part prints "N passed, M failed" as its last line; this script adds
 # them up and prints the total the same way.  Parts:
-#   unit       runtime (MPI, .npy, transfers, stats), manifest/appfile/
+#   unit       runtime (MPI, .npy, transfers, stats; also with MPI 3's
+#              int counts and derived types past a small limit, under
+#              MPICH and under Open MPI), manifest/appfile/
 #              launcher, parser (also: each job read twice in one
 #              process; the reader's limits), isl model (objects
 #              compared with isl_*_is_equal against strings)
@@ -73,6 +75,8 @@ for part in $PARTS; do
     case $part in
     unit)
         run unit/runtime bash tests/unit/rt_test.sh
+        run unit/runtime-mpi3 env RT_MPI=mpich-mpi3 bash tests/unit/rt_test.sh
+        run unit/runtime-openmpi env RT_MPI=openmpi bash tests/unit/rt_test.sh
         run unit/manifest bash tests/unit/manifest_test.sh
         run unit/parse bash tests/unit/parse_ok.sh
         run unit/parse_again bash tests/unit/parse_again.sh
