@@ -21,7 +21,8 @@
 #              full size: build time, class count, manifest cover (also
 #              under ASan/UBSan/LeakSanitizer)
 #   e2e        generated programs run under mpiexec.mpich and match the
-#              reference, including uneven shapes
+#              reference, including uneven shapes; some also built and
+#              launched with Open MPI
 #   fuzz       random jobs (uneven extents, random distributions and
 #              schedules; fixed seeds FUZZ_SEEDS) and random programs
 #              (several steps, resharding, partial sums, repeat, self
@@ -112,6 +113,16 @@ for part in $PARTS; do
         run e2e bash tests/e2e/run.sh
         run e2e/examples bash tests/e2e/run.sh examples/distir_mlp.yaml \
             examples/jacobi.yaml
+        # the same programs built and launched with Open MPI (as root,
+        # four ranks on two cores): every kind of transfer (broadcast,
+        # shift, point to point, halos, sums of partials, reshards)
+        run e2e/openmpi env DISTMPMD_MPICC=mpicc.openmpi \
+            DISTMPMD_MPIEXEC=mpiexec.openmpi E2E_MPI=openmpi \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OMPI_MCA_rmaps_base_oversubscribe=1 \
+            bash tests/e2e/run.sh pumma_2x2 cannon_2x2 summa_2x2 ag_gemm_4 \
+            jacobi2d_2x2 partial_linear_2x2 hostile_names \
+            reshard_alltoall_3 stencil_acc_3 conv dot
         ;;
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:100} \

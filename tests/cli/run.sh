@@ -143,13 +143,19 @@ procs_at_least() {
     [ "$(procs_in "$1" | wc -w)" -ge "$2" ]
 }
 
-# A fake mpicc.mpich (first in PATH): "sleep" waits, "fail1" fails for
+# A fake mpicc.mpich (first in PATH), an MPICH to "-show" and "-v":
+# "sleep" waits, "fail1" fails for
 # class1.c, "log" records start and end in $base/cc.log; otherwise it
 # writes a copy of /bin/true as the -o target.
 fake=$base/fakecc
 mkdir -p "$fake"
 cat >"$fake/mpicc.mpich" <<'SH'
 #!/bin/bash
+# what distmpmd asks to tell the MPI (manifests/dmd_mpi.c)
+case $1 in
+    -show) echo "gcc -I/fake/mpich -lmpich"; exit 0 ;;
+    -v) echo "mpicc for MPICH version 0.fake"; exit 0 ;;
+esac
 out=
 prev=
 for a in "$@"; do
@@ -667,7 +673,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -675,7 +681,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "6 /opt/dmd/bin/distmpmd" \
+        "7 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"
