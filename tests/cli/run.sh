@@ -18,6 +18,8 @@
 #   - appfile, multiprog.conf, run --dry-run, MPICH arguments after --
 #   - make install, a moved installation, pkg-config, the man page
 #   - run --trace, diff, sweep, classes --svg (tests/cli/v2.sh)
+#   - any MPI: Open MPI's wrapper and launcher, the MPI in the manifest,
+#     run DIR refusing another MPI's launcher (tests/cli/mpi.sh)
 # The last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -510,7 +512,7 @@ same "build --help: the usage on stdout, exit 0" \
     "$rc: $(printf '%s\n' "$out" | head -n 1)"
 run_dmd run build/tail -j 2
 same "-j with a build directory is refused" \
-    "2: distmpmd: run: -o, -j and --cflag apply to a job file, but 'build/tail' is a build directory" \
+    "2: distmpmd: run: -o, -j, --mpicc and --cflag apply to a job file, but 'build/tail' is a build directory" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build tail.yaml -o "missing parent/dir"
 same "a build directory whose parent is missing: the system's reason" \
@@ -756,6 +758,7 @@ check "DISTMPMD_HOME=the source tree works for an installed compiler" $? \
 
 # The v2 commands: run --trace, diff, sweep, classes --svg.
 . "$ROOT/tests/cli/v2.sh"
+. "$ROOT/tests/cli/mpi.sh"
 
 cd "$base"
 no_pwned
