@@ -2,7 +2,7 @@
 # (obj/libdmdrt.a for MPICH; obj/openmpi/libdmdrt.a for Open MPI when it
 # is installed).  "make test" runs every test; "make bench" the benchmark;
 # "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file and the man page.
+# headers, a pkg-config file and the man pages (distmpmd(1), distmpmd-job(5)).
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -106,6 +106,7 @@ BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include/distmpmd
 MAN1DIR = $(PREFIX)/share/man/man1
+MAN5DIR = $(PREFIX)/share/man/man5
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
 
@@ -125,7 +126,7 @@ obj/distmpmd.pc: Makefile
 install: all obj/distmpmd.pc
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
 		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
-		"$(DESTDIR)$(PKGCONFIGDIR)"
+		"$(DESTDIR)$(MAN5DIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
 	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
 	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
 	for m in $(RT_MPIS_FOUND); do \
@@ -136,11 +137,13 @@ install: all obj/distmpmd.pc
 	install -m 644 $(RT_HEADERS) "$(DESTDIR)$(INCLUDEDIR)/"
 	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
 	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+	install -m 644 doc/distmpmd-job.5 "$(DESTDIR)$(MAN5DIR)/distmpmd-job.5"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
 		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
-		"$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+		"$(DESTDIR)$(MAN1DIR)/distmpmd.1" \
+		"$(DESTDIR)$(MAN5DIR)/distmpmd-job.5"
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
 	for m in $(RT_MPIS); do \
 		rm -f "$(DESTDIR)$(LIBDIR)/distmpmd/$$m/libdmdrt.a"; \

@@ -31,12 +31,15 @@
 #              names, concurrent builds, run DIR's checks (SHA-256,
 #              launcher files), cancelling, messages, -j, launchers,
 #              make install (also under ASan/UBSan/LeakSanitizer)
+#   doc        the job format's reference (doc/job-format.md and the man
+#              page distmpmd-job(5)) names every key of the reader's
+#              tables; its example jobs run and match the reference
 # TESTS="unit errors" selects parts.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli}
+PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli doc}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -135,6 +138,9 @@ for part in $PARTS; do
         if [ -x bin-san/distmpmd ]; then
             run cli/sanitizers san_env bash tests/cli/run.sh
         fi
+        ;;
+    doc)
+        run doc bash tests/doc/run.sh
         ;;
     *)
         echo "unknown test part '$part'"

@@ -675,7 +675,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -683,7 +683,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "7 /opt/dmd/bin/distmpmd" \
+        "8 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"
