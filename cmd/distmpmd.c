@@ -66,7 +66,7 @@ static const char *usage_main =
 "arguments.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
+"usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
@@ -78,11 +78,14 @@ static const char *usage_build =
 "  -j, --jobs N       compile N classes at once (default: the cores)\n"
 "  --cflag FLAG       one more compiler flag (repeatable), after the\n"
 "                     defaults -O3 -Wall -Wextra and after the words of\n"
-"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
+"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n"
+"  --mpicc CC         the MPI compiler wrapper (default: $DISTMPMD_MPICC,\n"
+"                     else mpicc.mpich), e.g. mpicc.openmpi\n";
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
-"                    [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"                    [-j N] [--mpicc CC] [--mpiexec MPIEXEC] [--cflag FLAG]...\n"
+"                    [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
@@ -100,7 +103,9 @@ static const char *usage_run =
 "  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
 "               ranks on its command line, with the appfile, and srun\n"
 "               --multi-prog) instead of running it\n"
-"  -o, -j, --cflag    as for build\n";
+"  --mpiexec MPIEXEC  the MPI launcher (default: $DISTMPMD_MPIEXEC, else\n"
+"               mpiexec.mpich); it must belong to the MPI that built DIR\n"
+"  -o, -j, --mpicc, --cflag    as for build\n";
 
 static const char *usage_classes =
 "usage: distmpmd classes JOB [--svg FILE]\n"
