@@ -763,12 +763,14 @@ static int dmd_launch_check_mpi(const char *dir, const struct dmd_manifest *m,
 	*family = built.family;
 	if (run.family == built.family)
 		return 0;
-	fprintf(stderr, "distmpmd: %s was built with %s (%s) but the "
-		"launcher %s is %s's: give %s's launcher (--mpiexec or "
-		"DISTMPMD_MPIEXEC, e.g. %s)\n", dir,
+	fprintf(stderr, "distmpmd: %s was built with %s (", dir,
+		dmd_mpi_name(built.family));
+	dmd_mpi_show_in(stderr, m->mpicc ? m->mpicc : "mpicc.mpich");
+	fprintf(stderr, ") but the launcher ");
+	dmd_mpi_show_in(stderr, exec);
+	fprintf(stderr, " is %s's: give %s's launcher (--mpiexec or "
+		"DISTMPMD_MPIEXEC, e.g. %s)\n", dmd_mpi_name(run.family),
 		dmd_mpi_name(built.family),
-		m->mpicc ? m->mpicc : "mpicc.mpich", exec,
-		dmd_mpi_name(run.family), dmd_mpi_name(built.family),
 		built.family == DMD_MPI_MPICH ? "mpiexec.mpich" :
 		"mpiexec.openmpi");
 	return -1;

@@ -76,9 +76,8 @@ int dmd_mpi_family_of(const char *key)
 	return -1;
 }
 
-/* Print "s" to stderr with bytes outside printable ASCII as octal
- * escapes, at most 200 of them. */
-static void dmd_mpi_show(const char *s)
+/* Print "s" to "f" for a message (see the header). */
+void dmd_mpi_show_in(FILE *f, const char *s)
 {
 	size_t i;
 
@@ -86,12 +85,18 @@ static void dmd_mpi_show(const char *s)
 		unsigned char c = s[i];
 
 		if (c < 0x20 || c >= 0x7f || c == '\\')
-			fprintf(stderr, "\\%03o", c);
+			fprintf(f, "\\%03o", c);
 		else
-			fputc(c, stderr);
+			fputc(c, f);
 	}
 	if (s[i])
-		fputs("...", stderr);
+		fputs("...", f);
+}
+
+/* Print "s" to stderr for a message. */
+static void dmd_mpi_show(const char *s)
+{
+	dmd_mpi_show_in(stderr, s);
 }
 
 /* Run "prog arg" and keep its output in "out".  Returns 1 if it exited

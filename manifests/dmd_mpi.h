@@ -11,6 +11,8 @@
 #ifndef DMD_MPI_H
 #define DMD_MPI_H
 
+#include <stdio.h>
+
 /* The families of MPI that distmpmd knows. */
 enum dmd_mpi_family {
 	DMD_MPI_MPICH,
@@ -37,6 +39,11 @@ int dmd_mpi_probe_cc(const char *cc, struct dmd_mpi *m);
  * "HYDRA build details", Open MPI's "(OpenRTE)" or "(Open MPI)").
  * Returns 0 with *m filled, or -1 after a message naming "exec". */
 int dmd_mpi_probe_exec(const char *exec, struct dmd_mpi *m);
+
+/* Print the name "s" (a wrapper, a launcher: the user's, or read from a
+ * manifest) to "f" for a message: bytes outside printable ASCII and '\\'
+ * as octal escapes, at most 200 of them. */
+void dmd_mpi_show_in(FILE *f, const char *s);
 
 /* The family's key in the manifest and in the runtime's mark
  * ("mpich", "openmpi"), and its name for people ("MPICH", "Open MPI"). */

@@ -110,6 +110,14 @@ run_dmd run mp --mpiexec mpiexec.openmpi
 same "... also when the manifest has no 'mpi' (an older build: MPICH)" \
     "1: distmpmd: mp was built with MPICH (mpicc.mpich) but the launcher mpiexec.openmpi is Open MPI's: give MPICH's launcher (--mpiexec or DISTMPMD_MPIEXEC, e.g. mpiexec.mpich)" \
     "$rc: $err"
+cp mp/manifest.yaml "$base/mp.manifest"
+sed 's/^nranks: 4$/nranks: 4\nmpi: {family: openmpi, version: "4", mpicc: "cc\\n\\e[2J"}/' \
+    "$base/mp.manifest" >mp/manifest.yaml
+run_dmd run mp
+same "a wrapper's name from the manifest is shown escaped" \
+    "1: distmpmd: mp was built with Open MPI (cc\\012\\033[2J) but the launcher mpiexec.mpich is MPICH's: give Open MPI's launcher (--mpiexec or DISTMPMD_MPIEXEC, e.g. mpiexec.openmpi)" \
+    "$rc: $err"
+cp "$base/mp.manifest" mp/manifest.yaml
 run_dmd run mp --mpiexec mpiexec.mpich --stats
 same "... and runs with MPICH's" '0: {"ranks": 4,' "$rc: $(printf '%s' "$out" | cut -c1-12)"
 
