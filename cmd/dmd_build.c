@@ -184,25 +184,32 @@ done:
 	return r;
 }
 
-/* Say that the runtime of MPI "m" is not in "where" ("prefix" a
- * directory), and how to make it. */
-static void dmd_build_no_rt(const struct dmd_mpi *m, const char *where,
-	const char *prefix, const char *hint)
+/* Say that the runtime of MPI "m" is not in "prefix", which is
+ * DISTMPMD_HOME if "home", else found from the executable. */
+static void dmd_build_no_rt(const struct dmd_mpi *m, const char *prefix,
+	int home)
 {
 	const char *key = dmd_mpi_key(m->family);
 
-	if (m->family == DMD_MPI_MPICH)
-		fprintf(stderr, "distmpmd: %s%s holds no distmpmd runtime "
-			"(neither include/distmpmd/dmd_rt.h and "
-			"lib/libdmdrt.a nor runtime/dmd_rt.h and "
-			"obj/libdmdrt.a)%s\n", where, prefix, hint);
+	if (home)
+		fprintf(stderr, "distmpmd: DISTMPMD_HOME=%s holds no distmpmd "
+			"runtime", prefix);
 	else
-		fprintf(stderr, "distmpmd: %s%s holds no distmpmd runtime for "
-			"%s (neither include/distmpmd/dmd_rt.h and "
+		fprintf(stderr, "distmpmd: cannot find the distmpmd runtime");
+	if (m->family != DMD_MPI_MPICH)
+		fprintf(stderr, " for %s", dmd_mpi_name(m->family));
+	if (!home)
+		fprintf(stderr, " in %s", prefix);
+	if (m->family == DMD_MPI_MPICH)
+		fprintf(stderr, " (neither include/distmpmd/dmd_rt.h and "
+			"lib/libdmdrt.a nor runtime/dmd_rt.h and "
+			"obj/libdmdrt.a)");
+	else
+		fprintf(stderr, " (neither include/distmpmd/dmd_rt.h and "
 			"lib/distmpmd/%s/libdmdrt.a nor runtime/dmd_rt.h and "
 			"obj/%s/libdmdrt.a; in the source tree: make "
-			"runtime-%s)%s\n", where, prefix, dmd_mpi_name(m->family),
-			key, key, key, hint);
+			"runtime-%s)", key, key, key);
+	fprintf(stderr, "%s\n", home ? "" : "; set DISTMPMD_HOME");
 }
 
 /* Check that the runtime library "lib" was compiled with the mpi.h of
@@ -277,7 +284,7 @@ static int dmd_build_find_rt(const struct dmd_mpi *m, struct dmd_build_rt *rt)
 	if (home && *home) {
 		r = dmd_build_rt_in(home, m->family, rt);
 		if (r == 0)
-			dmd_build_no_rt(m, "DISTMPMD_HOME=", home, "");
+			dmd_build_no_rt(m, home, 1);
 		if (r == 1)
 			return dmd_build_check_rt(rt->lib, m);
 		return -1;
@@ -299,7 +306,7 @@ static int dmd_build_find_rt(const struct dmd_mpi *m, struct dmd_build_rt *rt)
 		p[p == prefix ? 1 : 0] = '\0';
 	r = dmd_build_rt_in(prefix, m->family, rt);
 	if (r == 0)
-		dmd_build_no_rt(m, "", prefix, "; set DISTMPMD_HOME");
+		dmd_build_no_rt(m, prefix, 0);
 	free(exe);
 	if (r == 1)
 		return dmd_build_check_rt(rt->lib, m);

@@ -445,7 +445,7 @@ same "... only the sources are in the directory" "class0.c class1.c common.h" \
 cd "$J"
 run_dmd build --frob tail.yaml
 same "an unknown option is named, then the usage; exit 2" \
-    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]..." \
+    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
     "$rc: $(printf '%s\n' "$err" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
 run_dmd run tail.yaml --frob
 same "... for run too" "2: distmpmd: run: unknown option '--frob'" \
@@ -508,7 +508,7 @@ same "an unknown command" "2: distmpmd: unknown command 'frob'" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build --help
 same "build --help: the usage on stdout, exit 0" \
-    "0: usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]..." \
+    "0: usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
     "$rc: $(printf '%s\n' "$out" | head -n 1)"
 run_dmd run build/tail -j 2
 same "-j with a build directory is refused" \
