@@ -146,8 +146,9 @@ same "--mpicc with a build directory: exit 2" \
     "2: distmpmd: run: -o, -j, --mpicc and --cflag apply to a job file, but 'mp' is a build directory" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 
-# a wrapper that hangs: given up after 30 s would be too slow here; one
-# that prints Open MPI's answers but finds a runtime of MPICH is refused
+# Open MPI's wrapper, but the runtime in its place was compiled with
+# MPICH: refused (its handles would mean nothing to Open MPI's library).
+# (A wrapper that does not answer is given up after 30 s: not tested.)
 fake_home=$base/fake_home
 mkdir -p "$fake_home/runtime" "$fake_home/obj/openmpi"
 cp "$ROOT"/runtime/*.h "$fake_home/runtime/"
