@@ -84,8 +84,8 @@ static const char *usage_build =
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
-"                    [-j N] [--mpicc CC] [--mpiexec MPIEXEC] [--cflag FLAG]...\n"
-"                    [-- MPIEXEC_ARGS]\n"
+"                    [-j N] [--mpicc CC] [--mpiexec MPIEXEC]\n"
+"                    [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"

@@ -63,14 +63,15 @@
 __attribute__((used))
 const char dmd_rt_mpi_mark[] = "distmpmd-runtime-mpi=" DMD_RT_MPI_FAMILY ";";
 
-/* What must be set before MPI_Init.  Open MPI 4.1's own MPI-IO (OMPIO)
- * sieves data for reads and writes through a file view that is not
- * contiguous, and its writes lose data doing so: a 5x7 .npy written by 4
- * ranks as 2-D blocks came out with a stretch of zeros, about one run in
- * five (open-mpi/ompi issue 10546, fixed after 4.1.4, which Debian 12
- * has).  Hence data sieving off, unless the user set it: the MCA
- * parameters are read from the environment when MPI starts, so this
- * holds however the ranks were launched (mpiexec, srun). */
+/* What must be set before MPI_Init.  Open MPI's own MPI-IO (OMPIO)
+ * "sieves" reads and writes through a file view that is not contiguous
+ * (new in Open MPI 4.1; open-mpi/ompi issue 10546 is a bug of its read
+ * side), and with Debian 12's 4.1.4 its writes lose data: a 5x7 .npy
+ * written by 4 ranks as 2-D blocks came out with a stretch of zeros in
+ * 3 of 5 runs of the unit test.  Hence data sieving off before Open MPI
+ * 5, unless the user set it: the MCA parameters are read from the
+ * environment when MPI starts, so this holds however the ranks were
+ * launched (mpiexec, srun). */
 void dmd_rt_mpi_before_init(void)
 {
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
