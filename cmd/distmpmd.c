@@ -66,7 +66,7 @@ static const char *usage_main =
 "arguments.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
+"usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
@@ -78,11 +78,14 @@ static const char *usage_build =
 "  -j, --jobs N       compile N classes at once (default: the cores)\n"
 "  --cflag FLAG       one more compiler flag (repeatable), after the\n"
 "                     defaults -O3 -Wall -Wextra and after the words of\n"
-"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
+"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n"
+"  --mpicc CC         the MPI compiler wrapper (default: $DISTMPMD_MPICC,\n"
+"                     else mpicc.mpich), e.g. mpicc.openmpi\n";
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
-"                    [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"                    [-j N] [--mpicc CC] [--mpiexec MPIEXEC]\n"
+"                    [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
@@ -100,7 +103,9 @@ static const char *usage_run =
 "  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
 "               ranks on its command line, with the appfile, and srun\n"
 "               --multi-prog) instead of running it\n"
-"  -o, -j, --cflag    as for build\n";
+"  --mpiexec MPIEXEC  the MPI launcher (default: $DISTMPMD_MPIEXEC, else\n"
+"               mpiexec.mpich); it must belong to the MPI that built DIR\n"
+"  -o, -j, --mpicc, --cflag    as for build\n";
 
 static const char *usage_classes =
 "usage: distmpmd classes JOB [--svg FILE]\n"
@@ -288,15 +293,16 @@ static int parse_index(const char *s, long *v)
 	return 0;
 }
 
-/* The build options given on the command line (-j, --cflag). */
+/* The build options given on the command line (-j, --mpicc, --cflag). */
 struct build_args {
 	struct dmd_build_opts opts;
 	char **cflags;			/* owned array, strings not owned */
-	int given;			/* any of -o, -j, --cflag given */
+	int given;		/* any of -o, -j, --mpicc, --cflag given */
 };
 
-/* Handle the current argument if it is a build option (-j N, --cflag
- * FLAG).  Returns 1 if it was, 0 if not, 2 after a message. */
+/* Handle the current argument if it is a build option (-j N, --mpicc
+ * CC, --cflag FLAG).  Returns 1 if it was, 0 if not, 2 after a
+ * message. */
 static int arg_build(struct args *a, struct build_args *b)
 {
 	int r;
@@ -308,6 +314,17 @@ static int arg_build(struct args *a, struct build_args *b)
 			return arg_error(a, "-j '%s' is not a positive "
 				"number", a->value);
 		b->opts.jobs = j > INT_MAX ? INT_MAX : (int) j;
+		b->given = 1;
+		return 1;
+	}
+	if (r)
+		return r;
+	r = arg_value(a, NULL, "--mpicc");
+	if (r == 1) {
+		if (!*a->value)
+			return arg_error(a, "--mpicc needs a compiler wrapper",
+				NULL);
+		b->opts.mpicc = a->value;
 		b->given = 1;
 		return 1;
 	}
@@ -479,19 +496,22 @@ nomem:
 }
 
 /* distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
- * [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
- * With --trace, "-genv DMD_TRACE <absolute FILE>" goes before the
- * MPIEXEC_ARGS, and after a successful run the trace is drawn. */
+ * [-j N] [--mpicc CC] [--mpiexec MPIEXEC] [--cflag FLAG]...
+ * [-- MPIEXEC_ARGS]
+ * With --trace, every rank gets DMD_TRACE=<absolute FILE>
+ * (dmd_launch), and after a successful run the trace is drawn. */
 static int cmd_run(int argc, char **argv)
 {
 	struct args a = { "run", usage_run, argc, argv, 0, NULL };
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
+	struct dmd_launch_opts lo;
 	const char *target = NULL, *out = NULL, *trace = NULL;
-	int stats = 0, dry_run = 0, n_extra = 0, r = 0, i;
-	char **extra = NULL, *dir = NULL, **args = NULL;
+	int stats = 0, dry_run = 0, n_extra = 0, r = 0;
+	char **extra = NULL, *dir = NULL;
 
 	memset(&b, 0, sizeof(b));
+	memset(&lo, 0, sizeof(lo));
 	for (a.i = 0; a.i < argc && !r; ++a.i) {
 		if (arg_flag(&a, "--")) {
 			extra = argv + a.i + 1;
@@ -510,6 +530,19 @@ static int cmd_run(int argc, char **argv)
 			dry_run = 1;
 			continue;
 		}
+		r = arg_value(&a, NULL, "--mpiexec");
+		if (r == 1) {
+			if (!*a.value) {
+				r = arg_error(&a, "--mpiexec needs a "
+					"launcher", NULL);
+				break;
+			}
+			lo.mpiexec = a.value;
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
 		r = arg_value(&a, NULL, "--trace");
 		if (r == 1) {
 			trace = a.value;
@@ -544,27 +577,11 @@ static int cmd_run(int argc, char **argv)
 		r = trace_files(&a, trace, &t);
 	if (r)
 		goto done;
-	if (trace) {
-		/* -genv DMD_TRACE FILE, then the user's MPIEXEC_ARGS */
-		args = malloc((n_extra + 4) * sizeof(*args));
-		if (!args) {
-			fprintf(stderr, "distmpmd: out of memory\n");
-			r = 1;
-			goto done;
-		}
-		args[0] = "-genv";
-		args[1] = "DMD_TRACE";
-		args[2] = t.json;
-		for (i = 0; i < n_extra; ++i)
-			args[3 + i] = extra[i];
-		args[3 + n_extra] = NULL;
-		extra = args;
-		n_extra += 3;
-	}
 	if (is_dir(target)) {
 		if (b.given) {
-			r = arg_error(&a, "-o, -j and --cflag apply to a job "
-				"file, but '%s' is a build directory", target);
+			r = arg_error(&a, "-o, -j, --mpicc and --cflag apply "
+				"to a job file, but '%s' is a build directory",
+				target);
 			goto done;
 		}
 		dir = strdup(target);
@@ -579,14 +596,17 @@ static int cmd_run(int argc, char **argv)
 			goto done;
 	}
 	fflush(stdout);
+	lo.stats = stats;
+	lo.trace = t.json;
+	lo.n_extra = n_extra;
+	lo.extra = extra;
 	if (dry_run)
-		r = dmd_launch_dry_run(dir, stats, n_extra, extra, stdout);
+		r = dmd_launch_dry_run(dir, &lo, stdout);
 	else
-		r = dmd_launch(dir, stats, n_extra, extra);
+		r = dmd_launch(dir, &lo);
 	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
 		r = 1;
 done:
-	free(args);
 	free(t.json);
 	free(t.svg);
 	free(dir);

@@ -22,6 +22,11 @@ struct dmd_mclass {
 	char *sha256;		/* of the binary, 64 hex digits; NULL: none */
 };
 
+/* The MPI that built the directory ("mpi" in manifest.yaml): the
+ * family's key as manifests/dmd_mpi.c names it ("mpich", "openmpi"),
+ * its version as the wrapper said it (may be ""), the wrapper.  A
+ * manifest without "mpi" (written before it was recorded) was built
+ * with mpicc.mpich: all three NULL. */
 struct dmd_manifest {
 	char *job;
 	int n_axes;
@@ -30,6 +35,9 @@ struct dmd_manifest {
 	long nranks;
 	int n_classes;
 	struct dmd_mclass *classes;
+	char *mpi;
+	char *mpi_version;
+	char *mpicc;
 };
 
 /* Write DIR/manifest.yaml (libyaml emitter), DIR/appfile and
