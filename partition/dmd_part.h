@@ -175,6 +175,9 @@ struct dmd_proofs {
 
 int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep);
 void dmd_part_proofs_clear(struct dmd_proofs *rep);
+/* Append a line to "rep" (printf-style); -1 if out of memory. */
+int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Rank classes. */
 

@@ -28,10 +28,8 @@
 #include "partition/dmd_part.h"
 #include "ir/dmd_isl.h"
 
-/* Append a line to "rep" (printf-style). */
-static int dmd_verify_say(struct dmd_proofs *rep, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int dmd_verify_say(struct dmd_proofs *rep, const char *fmt, ...)
+/* Append a line to "rep" (printf-style); -1 if out of memory. */
+int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
 {
 	va_list ap;
 	char **l, *s;
@@ -134,11 +132,11 @@ static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
 		return -1;
 	if (!eq) {
 		rep->failed = 1;
-		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): a "
+		return dmd_part_proofs_say(rep, "NOT proved: transfer %s (%s): a "
 			"send without a matching receive, or a receive without a "
 			"matching send", x->name, what);
 	}
-	return dmd_verify_say(rep, "proved: transfer %s (%s): every send has "
+	return dmd_part_proofs_say(rep, "proved: transfer %s (%s): every send has "
 		"exactly one receive with the same box, and every receive one "
 		"send", x->name, what);
 }
@@ -182,11 +180,11 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 		return -1;
 	if (bad) {
 		rep->failed = 1;
-		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): the "
+		return dmd_part_proofs_say(rep, "NOT proved: transfer %s (%s): the "
 			"ranks of an axis group may disagree on its time "
 			"points, root or extents", x->name, what);
 	}
-	return dmd_verify_say(rep, "proved: transfer %s (%s): every rank of "
+	return dmd_part_proofs_say(rep, "proved: transfer %s (%s): every rank of "
 		"each group along %s enters it at the same time points, with "
 		"the same root and box extents", x->name, what,
 		m->job->axes[x->axis]);
@@ -208,7 +206,7 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	int np = m->mesh->n, n, i;
 
 	if (x->box.n == 0)
-		return dmd_verify_say(rep, "proved: transfer %s (%s): a scalar "
+		return dmd_part_proofs_say(rep, "proved: transfer %s (%s): a scalar "
 			"shifted around the ring", x->name, what);
 	now = dmd_verify_side(m, x->dom, &x->box);
 	space = isl_space_domain(isl_map_get_space(now));
@@ -252,11 +250,11 @@ static int dmd_verify_shift(const struct dmd_model *m,
 		return -1;
 	if (!eq) {
 		rep->failed = 1;
-		return dmd_verify_say(rep, "NOT proved: transfer %s (%s): a "
+		return dmd_part_proofs_say(rep, "NOT proved: transfer %s (%s): a "
 			"rank may receive another box than its neighbour sends",
 			x->name, what);
 	}
-	return dmd_verify_say(rep, "proved: transfer %s (%s): what each rank "
+	return dmd_part_proofs_say(rep, "proved: transfer %s (%s): what each rank "
 		"receives is what its neighbour along %s sends, around the "
 		"ring", x->name, what, m->job->axes[x->axis]);
 }

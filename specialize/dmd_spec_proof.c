@@ -27,7 +27,6 @@
  * plan or in the specializer shows here, before anything is emitted.
  */
 #define _GNU_SOURCE
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,30 +45,6 @@ struct dmd_proof {
 	int n_spec;
 	struct dmd_proofs *rep;
 };
-
-/* Append a line to "rep" (printf-style). */
-static int dmd_proof_say(struct dmd_proofs *rep, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int dmd_proof_say(struct dmd_proofs *rep, const char *fmt, ...)
-{
-	va_list ap;
-	char **l, *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return -1;
-	l = realloc(rep->line, (rep->n + 1) * sizeof(*l));
-	if (!l) {
-		free(s);
-		return -1;
-	}
-	rep->line = l;
-	rep->line[rep->n++] = s;
-	return 0;
-}
 
 /* The number of time dimensions of transfer "x". */
 static int dmd_proof_len(const struct dmd_xfer *x)
@@ -198,6 +173,18 @@ static __isl_give isl_map *dmd_proof_elements(__isl_take isl_set *pieces,
 	return isl_map_coalesce(map);
 }
 
+/* Close the memory stream "f" whose text open_memstream puts in "*s",
+ * freeing witness point "pt": the text, or NULL. */
+static char *dmd_proof_text(FILE *f, __isl_take isl_point *pt, char **s)
+{
+	isl_point_free(pt);
+	if (fclose(f) != 0) {
+		free(*s);
+		return NULL;
+	}
+	return *s;
+}
+
 /* Print a witness point of "bad" ([c] -> { X[t] -> T[e] }, not empty):
  * "rank R (x=.., y=..) at ko=.. reads|...  A[i, j]" into a malloc'ed
  * string. */
@@ -258,12 +245,7 @@ static char *dmd_proof_witness(struct dmd_proof *pr, const struct dmd_xfer *x,
 		isl_val_free(v);
 	}
 	fprintf(f, "%s", nd ? "]" : "");
-	isl_point_free(pt);
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return dmd_proof_text(f, pt, &s);
 }
 
 /* Report that "x" is not covered, with a witness of "bad" (taken). */
@@ -274,7 +256,7 @@ static int dmd_proof_fail(struct dmd_proof *pr, const struct dmd_xfer *x,
 	char *w = dmd_proof_witness(pr, x, bad, verb);
 
 	pr->rep->failed = 1;
-	dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): %s%s%s",
+	dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): %s%s%s",
 		x->name, what, w ? w : "", w ? ", " : "", why);
 	free(w);
 	return 0;
@@ -505,12 +487,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 	}
 	fprintf(f, ")%s", only ? ", which it does not receive" :
 		", which that rank does not send");
-	isl_point_free(pt);
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return dmd_proof_text(f, pt, &s);
 }
 
 /* Matching, as emitted: the receives equal the sends with the two ranks
@@ -539,7 +516,7 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 		char *w = dmd_proof_mismatch(m, x, recv, send);
 
 		pr->rep->failed = 1;
-		dmd_proof_say(pr->rep, "NOT proved as emitted: transfer %s (%s): "
+		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer %s (%s): "
 			"%s", x->name, what, w ? w : "a send without a matching "
 			"receive, or a receive without a matching send");
 		free(w);
@@ -550,11 +527,11 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return eq;
 	if (undef) {
 		pr->rep->failed = 1;
-		return dmd_proof_say(pr->rep, "NOT proved as emitted: transfer "
+		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
 			"%s (%s): a peer or a box is not defined everywhere its "
 			"statement runs", x->name, what);
 	}
-	return dmd_proof_say(pr->rep, "proved as emitted: transfer %s (%s): "
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer %s (%s): "
 		"every send has exactly one receive with the same box, and "
 		"every receive one send", x->name, what);
 }
@@ -613,7 +590,7 @@ static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
 		isl_set_free(send);
 	if (r == 1 && undef) {
 		pr->rep->failed = 1;
-		dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): a box "
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): a box "
 			"is not defined everywhere its statement runs",
 			x->name, what);
 		r = 0;
@@ -646,7 +623,7 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	if (!ok || undef) {
 		pr->rep->failed = 1;
-		dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): a piece "
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): a piece "
 			"lands at another origin than the view the step reads "
 			"through", x->name, what);
 		return 0;
@@ -677,12 +654,12 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	if (!ok) {
 		pr->rep->failed = 1;
-		return dmd_proof_say(pr->rep, "NOT proved as emitted: transfer "
+		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
 			"%s (%s): the ranks of a group along %s may disagree on "
 			"its time points, root or extents", x->name, what,
 			m->job->axes[x->axis]) < 0 ? -1 : 0;
 	}
-	return dmd_proof_say(pr->rep, "proved as emitted: transfer %s (%s): "
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer %s (%s): "
 		"every rank of each group along %s enters it at the same time "
 		"points, with the same root and box extents", x->name, what,
 		m->job->axes[x->axis]) < 0 ? -1 : 1;
@@ -737,7 +714,7 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok) {
 			pr->rep->failed = 1;
-			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
 				"a root broadcasts a box it does not hold",
 				x->name, what);
 			r = 0;
@@ -762,7 +739,7 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok || undef) {
 			pr->rep->failed = 1;
-			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
 				"the view does not start at the box the root "
 				"sends", x->name, what);
 			r = 0;
@@ -850,7 +827,7 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else {
 			pr->rep->failed = 1;
-			dmd_proof_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
 				"a rank may receive another box than its "
 				"neighbour along %s sends", x->name, what,
 				m->job->axes[x->axis]);
@@ -922,7 +899,7 @@ static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 		break;
 	}
 	if (r == 1 && x->kind != DMD_XFER_LOCAL)
-		r = dmd_proof_say(pr->rep, "covered: transfer %s (%s): %s",
+		r = dmd_part_proofs_say(pr->rep, "covered: transfer %s (%s): %s",
 			x->name, what, x->use == DMD_USE_RETURN ? "every rank "
 			"returns only results it computed" : "every element "
 			"a rank reads through it at a time point is one it "
@@ -960,7 +937,7 @@ static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
 			char *txt = dmd_expr_to_msg(p->acc[a].expr);
 
 			pr->rep->failed = 1;
-			dmd_proof_say(pr->rep, "NOT covered: step %d: %s reads "
+			dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s reads "
 				"an element its rank does not hold", s + 1,
 				txt ? txt : "?");
 			free(txt);
@@ -1045,13 +1022,13 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 	isl_map *w, *c;
 
 	if (n > 64)
-		return dmd_proof_say(pr->rep, "not checked: step %d: the "
+		return dmd_part_proofs_say(pr->rep, "not checked: step %d: the "
 			"output proof has too many dimensions", s + 1) < 0 ?
 			-1 : 1;
 	contrib = dmd_proof_contrib(pr, s);
 	if (!contrib) {
 		pr->rep->failed = 1;
-		return dmd_proof_say(pr->rep, "NOT covered: step %d: a returned "
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: a returned "
 			"box is not defined everywhere its statement runs",
 			s + 1) < 0 ? -1 : 0;
 	}
@@ -1115,7 +1092,7 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 		return -1;
 	if (!sv || !ok) {
 		pr->rep->failed = 1;
-		return dmd_proof_say(pr->rep, "NOT covered: step %d: some "
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: some "
 			"holder of %s gets the result of an iteration %s", s + 1,
 			m->job->tensors[p->out].name, !ok ? "never" :
 			"more than once") < 0 ? -1 : 0;
@@ -1185,7 +1162,7 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 		return -1;
 	if (!ok) {
 		pr->rep->failed = 1;
-		return dmd_proof_say(pr->rep, "NOT covered: step %d: %s", s + 1,
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s", s + 1,
 			adds ? "a rank adds results into elements of its home "
 			"buffer it does not clear first, or clears elements the "
 			"step does not write" : "a rank clears elements the step "
@@ -1219,7 +1196,7 @@ int dmd_spec_prove(const struct dmd_plan *plan,
 		isl_set_free(exec);
 		if (r < 0)
 			return -1;
-		if (r == 1 && dmd_proof_say(rep, "covered: step %d (%s): every "
+		if (r == 1 && dmd_part_proofs_say(rep, "covered: step %d (%s): every "
 				"element it reads from a home buffer is held "
 				"there, and every holder of %s gets the result "
 				"of each iteration exactly once (cleared first "

@@ -945,16 +945,21 @@ def evaluate_fast(stmt, state):
     pieces = cut_pieces(stmt, constraints, variables)
     ids = {v: k for k, v in enumerate(variables)}
     lhs_vars = stmt.lhs_variables()
+
+    def values(out):
+        """(value of the right side, writable view of out at the left
+        side) per piece."""
+        for fixed, box in pieces:
+            order = [v for v in variables if v not in fixed]
+            piece = Piece(state, fixed, box, order)
+            lhs_free = [v for v in order if v in lhs_vars]
+            view, _ = strided_view(out, stmt.lhs, fixed, box, order, True)
+            yield piece.rhs(stmt, lhs_free, ids), view, (fixed, box, order)
+
     if writes_once(stmt):
         new = old.copy()
         with np.errstate(all="ignore"):
-            for fixed, box in pieces:
-                order = [v for v in variables if v not in fixed]
-                piece = Piece(state, fixed, box, order)
-                lhs_free = [v for v in order if v in lhs_vars]
-                value = piece.rhs(stmt, lhs_free, ids)
-                view, _ = strided_view(new, stmt.lhs, fixed, box, order,
-                                       True)
+            for value, view, _ in values(new):
                 if stmt.op == "=":
                     view[...] = value
                 else:
@@ -963,12 +968,7 @@ def evaluate_fast(stmt, state):
     acc = np.zeros(old.shape)
     written = np.zeros(old.shape, dtype=bool)
     with np.errstate(all="ignore"):
-        for fixed, box in pieces:
-            order = [v for v in variables if v not in fixed]
-            piece = Piece(state, fixed, box, order)
-            lhs_free = [v for v in order if v in lhs_vars]
-            value = piece.rhs(stmt, lhs_free, ids)
-            view, _ = strided_view(acc, stmt.lhs, fixed, box, order, True)
+        for value, view, (fixed, box, order) in values(acc):
             view += value
             view, _ = strided_view(written, stmt.lhs, fixed, box, order,
                                    True)
