@@ -49,6 +49,7 @@
 #include <yaml.h>
 
 #include "cmd/dmd_sweep.h"
+#include "ir/dmd_int.h"
 #include "cmd/dmd_svg.h"
 #include "manifests/dmd_launch.h"
 
@@ -68,7 +69,7 @@ static const char *const dmd_sweep_columns[] = { "ranks", "classes",
 struct dmd_sweep_seg {
 	char *name;		/* owned */
 	int n_idx;
-	long idx[8];
+	long idx[8];		/* -1: larger than any list */
 	size_t end;		/* the length of the key's text up to here */
 };
 
@@ -79,12 +80,13 @@ struct dmd_sweep_key {
 	struct dmd_sweep_seg *seg;	/* owned */
 	int is_list;		/* the field is a list of values */
 	int numeric;		/* the field holds an integer */
+	unsigned long long max;	/* the largest value it can take */
 };
 
 /* One value of a --set list. */
 struct dmd_sweep_val {
 	char *text;		/* owned: as shown in the CSV and the plot */
-	long num;		/* its number, for a numeric value */
+	unsigned long long num;	/* its number, for a numeric value */
 	int n_items;		/* list field: its entries; else 1 */
 	char **items;		/* owned, with their strings */
 };
@@ -96,6 +98,7 @@ struct dmd_sweep_set {
 	int n_keys;
 	struct dmd_sweep_key *keys;	/* owned */
 	int numeric;		/* every value a number (not a list) */
+	unsigned long long max;	/* the largest value every key can take */
 	int n_vals;
 	struct dmd_sweep_val *vals;	/* owned */
 };
@@ -147,26 +150,36 @@ static int dmd_sweep_nomem(void)
 	return 1;
 }
 
-/* Parse the decimal number "s" (digits only, as long as "n" bytes;
- * n < 0: up to the NUL) into *v.  -1 if it is not one or too large. */
-static int dmd_sweep_number(const char *s, long n, long *v)
+/* The largest value of an integer field named "name": a seed is an
+ * unsigned 64-bit integer (spec 1.2), every other integer of a job lies
+ * within an int64 (the reader refuses what it cannot take). */
+static unsigned long long dmd_sweep_max(const char *name)
 {
-	long i;
-	unsigned long long u = 0;
+	return !strcmp(name, "seed") ? ULLONG_MAX : LONG_MAX;
+}
 
-	if (n < 0)
-		n = strlen(s);
-	if (n == 0)
-		return -1;
-	for (i = 0; i < n; ++i) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		u = u * 10 + (s[i] - '0');
-		if (u > LONG_MAX)
-			return -1;
+/* Parse the value "s" (as long as "n" bytes; n < 0: up to the NUL) of
+ * a --set, an integer in [min, max] (ir/dmd_int.h), into *v.  Returns 0,
+ * or 2 after a message naming "arg" and "what" (the value, or its part
+ * of a range: "STOP '...'"). */
+static int dmd_sweep_number(const char *s, long n, unsigned long long min,
+	unsigned long long max, unsigned long long *v, const char *arg,
+	const char *what)
+{
+	size_t len = n < 0 ? strlen(s) : (size_t) n;
+
+	switch (dmd_int_parse_u64(s, len, max, v)) {
+	case DMD_INT_OK:
+		if (*v >= min)
+			return 0;
+		/* fall through */
+	case DMD_INT_RANGE:
+		return dmd_sweep_msg(2, "--set '%s': %s'%.*s' is out of range "
+			"(%llu to %llu)", arg, what, (int) len, s, min, max);
+	default:
+		return dmd_sweep_msg(2, "--set '%s': %s'%.*s' is not a number",
+			arg, what, (int) len, s);
 	}
-	*v = (long) u;
-	return 0;
 }
 
 /* Return a copy of [s, s + n) without leading and trailing white
@@ -213,11 +226,16 @@ static int dmd_sweep_parse_key(struct dmd_sweep_key *k, const char *text,
 		seg->end = q - k->text;
 		while (q < end && *q == '[') {
 			const char *r = strchr(q, ']');
+			enum dmd_int_status st;
 
-			if (!r || seg->n_idx == 8 ||
-			    dmd_sweep_number(q + 1, r - q - 1,
-				&seg->idx[seg->n_idx]) < 0)
+			if (!r || seg->n_idx == 8)
 				goto error;
+			st = dmd_int_parse(q + 1, r - q - 1, 0, LONG_MAX,
+				&seg->idx[seg->n_idx]);
+			if (st == DMD_INT_SYNTAX)
+				goto error;
+			if (st == DMD_INT_RANGE)
+				seg->idx[seg->n_idx] = -1;
 			seg->n_idx++;
 			q = r + 1;
 		}
@@ -305,6 +323,8 @@ static int dmd_sweep_resolve(yaml_document_t *doc,
 			return dmd_sweep_msg(2, "--set '%s': the job has no "
 				"field '%.*s'", arg, (int) len, k->text);
 		for (j = 0; j < seg->n_idx; ++j) {
+			const char *idx = k->text + len + 1;
+			size_t next = strchr(idx, ']') + 1 - k->text;
 			long count;
 
 			if (n->type != YAML_SEQUENCE_NODE)
@@ -313,14 +333,15 @@ static int dmd_sweep_resolve(yaml_document_t *doc,
 					k->text);
 			count = n->data.sequence.items.top -
 				n->data.sequence.items.start;
-			if (seg->idx[j] >= count)
+			if (seg->idx[j] < 0 || seg->idx[j] >= count)
 				return dmd_sweep_msg(2, "--set '%s': '%.*s' "
-					"has %ld entr%s: there is no [%ld]",
+					"has %ld entr%s: there is no [%.*s]",
 					arg, (int) len, k->text, count,
-					count == 1 ? "y" : "ies", seg->idx[j]);
+					count == 1 ? "y" : "ies",
+					(int) (next - len - 2), idx);
 			n = yaml_document_get_node(doc,
 				n->data.sequence.items.start[seg->idx[j]]);
-			len = strchr(k->text + len, ']') + 1 - k->text;
+			len = next;
 		}
 	}
 	if (n->type == YAML_SEQUENCE_NODE) {
@@ -377,6 +398,132 @@ static struct dmd_sweep_val *dmd_sweep_new_val(struct dmd_sweep_set *set)
 	return &vals[set->n_vals++];
 }
 
+/* Append the numeric value "x" to "set", its text the number in
+ * decimal.  -1 if memory runs out or there are too many values. */
+static int dmd_sweep_num_val(struct dmd_sweep_set *set, unsigned long long x)
+{
+	struct dmd_sweep_val *v;
+	char num[32];
+
+	snprintf(num, sizeof(num), "%llu", x);
+	v = dmd_sweep_new_val(set);
+	if (!v || dmd_sweep_item(v, num, strlen(num)) < 0)
+		return -1;
+	v->text = strdup(num);
+	v->num = x;
+	return v->text ? 0 : -1;
+}
+
+/* Parse the list value "t", "[A,B,...]", of "set" (every entry an
+ * integer in [0, set->max], written in decimal).  Returns 0, or 2 after
+ * a message. */
+static int dmd_sweep_parse_list(struct dmd_sweep_set *set, const char *t)
+{
+	const char *p = t + 1, *close = strchr(t, ']');
+	struct dmd_sweep_val *v;
+	unsigned long long x;
+	size_t len = 3;
+	int i, r;
+
+	if (!close || close[1] || strchr(p, '['))
+		return dmd_sweep_msg(2, "--set '%s': '%s' is not a list of "
+			"numbers [A,B,...]", set->arg, t);
+	v = dmd_sweep_new_val(set);
+	if (!v)
+		goto nomem;
+	while (p < close) {
+		const char *e = memchr(p, ',', close - p);
+		char *item, num[32];
+
+		e = e ? e : close;
+		item = dmd_sweep_trim(p, e - p);
+		if (!item)
+			goto nomem;
+		r = 0;
+		if (!*item && e == close) {
+			free(item);		/* [] or a trailing comma */
+			break;
+		}
+		if (dmd_int_parse_u64(item, DMD_INT_NUL, ULLONG_MAX, &x) ==
+				DMD_INT_SYNTAX)
+			r = dmd_sweep_msg(2, "--set '%s': '%s' is not a list "
+				"of numbers [A,B,...]", set->arg, t);
+		if (!r)
+			r = dmd_sweep_number(item, -1, 0, set->max, &x,
+				set->arg, "");
+		free(item);
+		if (r)
+			return r;
+		snprintf(num, sizeof(num), "%llu", x);
+		if (dmd_sweep_item(v, num, strlen(num)) < 0)
+			goto nomem;
+		len += strlen(num) + 1;
+		p = e + 1;
+	}
+	v->text = malloc(len);
+	if (!v->text)
+		goto nomem;
+	strcpy(v->text, "[");
+	for (i = 0; i < v->n_items; ++i) {
+		strcat(v->text, i ? "," : "");
+		strcat(v->text, v->items[i]);
+	}
+	strcat(v->text, "]");
+	return 0;
+nomem:
+	if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
+		return dmd_sweep_msg(2, "--set '%s': more than %d values",
+			set->arg, DMD_SWEEP_MAX_POINTS);
+	return dmd_sweep_nomem();
+}
+
+/* Parse the range "t", START:STOP[:STEP] (STOP included), of the
+ * numeric "set" into its values: START and STOP in [0, set->max], STEP
+ * in [1, set->max], START <= STOP; no value passes STOP (nothing
+ * wraps).  Returns 0, or 2 after a message. */
+static int dmd_sweep_parse_range(struct dmd_sweep_set *set, const char *t)
+{
+	const char *colon = strchr(t, ':'), *colon2 = strchr(colon + 1, ':');
+	unsigned long long a, b, step = 1, x;
+	long n_b = colon2 ? colon2 - colon - 1 : -1;
+	int r;
+
+	if ((colon2 && strchr(colon2 + 1, ':')) ||
+	    dmd_int_parse_u64(t, colon - t, ULLONG_MAX, &a) == DMD_INT_SYNTAX ||
+	    dmd_int_parse_u64(colon + 1, n_b < 0 ? DMD_INT_NUL : (size_t) n_b,
+		    ULLONG_MAX, &b) == DMD_INT_SYNTAX ||
+	    (colon2 && dmd_int_parse_u64(colon2 + 1, DMD_INT_NUL, ULLONG_MAX,
+		    &step) == DMD_INT_SYNTAX))
+		goto not_range;
+	r = dmd_sweep_number(t, colon - t, 0, set->max, &a, set->arg,
+		"START ");
+	if (!r)
+		r = dmd_sweep_number(colon + 1, n_b, 0, set->max, &b,
+			set->arg, "STOP ");
+	if (!r && colon2)
+		r = dmd_sweep_number(colon2 + 1, -1, 1, set->max, &step,
+			set->arg, "STEP ");
+	if (r)
+		return r;
+	if (a > b)
+		goto not_range;
+	for (x = a; ; x += step) {
+		if (dmd_sweep_num_val(set, x) < 0) {
+			if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
+				return dmd_sweep_msg(2, "--set '%s': more "
+					"than %d values", set->arg,
+					DMD_SWEEP_MAX_POINTS);
+			return dmd_sweep_nomem();
+		}
+		if (b - x < step)
+			break;
+	}
+	return 0;
+not_range:
+	return dmd_sweep_msg(2, "--set '%s': '%s' is not a range START:STOP "
+		"or START:STOP:STEP (START <= STOP, STEP >= 1)", set->arg, t);
+}
+
 /* Parse one item "t" of the list of "set" (list field if "is_list",
  * numeric field if "numeric") into values of "set".  Returns 0, or 2
  * after a message. */
@@ -384,98 +531,39 @@ static int dmd_sweep_parse_item(struct dmd_sweep_set *set, const char *t,
 	int is_list, int numeric)
 {
 	struct dmd_sweep_val *v;
-	long a, b, step = 1, x = 0;
-	char *colon, *colon2;
+	unsigned long long x;
+	int r;
 
 	if (!*t)
 		return dmd_sweep_msg(2, "--set '%s': an empty value",
 			set->arg);
 	if (t[0] == '[') {
-		const char *p = t + 1, *close = strchr(t, ']');
-
 		if (!is_list)
 			return dmd_sweep_msg(2, "--set '%s': '%s' holds one "
 				"value, not a list: '%s'", set->arg,
 				set->keys_text, t);
-		if (!close || close[1] || strchr(p, '['))
-			return dmd_sweep_msg(2, "--set '%s': '%s' is not a "
-				"list of numbers [A,B,...]", set->arg, t);
-		v = dmd_sweep_new_val(set);
-		if (!v)
-			goto nomem;
-		while (p < close) {
-			const char *e = memchr(p, ',', close - p);
-			char *item;
-
-			e = e ? e : close;
-			item = dmd_sweep_trim(p, e - p);
-			if (!item)
-				goto nomem;
-			if ((*item || e < close) &&
-			    dmd_sweep_number(item, -1, &x) < 0) {
-				free(item);
-				return dmd_sweep_msg(2, "--set '%s': '%s' is "
-					"not a list of numbers [A,B,...]",
-					set->arg, t);
-			}
-			x = *item ? dmd_sweep_item(v, item, strlen(item)) : 0;
-			free(item);
-			if (x < 0)
-				goto nomem;
-			p = e + 1;
-		}
-		v->text = malloc(2 + 21 * (v->n_items + 1));
-		if (!v->text)
-			goto nomem;
-		strcpy(v->text, "[");
-		for (x = 0; x < v->n_items; ++x) {
-			strcat(v->text, x ? "," : "");
-			strcat(v->text, v->items[x]);
-		}
-		strcat(v->text, "]");
-		return 0;
+		return dmd_sweep_parse_list(set, t);
 	}
 	if (is_list)
 		return dmd_sweep_msg(2, "--set '%s': '%s' is a list: give "
 			"each value in brackets, as [2,3]", set->arg,
 			set->keys_text);
-	colon = numeric ? strchr(t, ':') : NULL;
-	if (!colon) {
-		if (numeric && dmd_sweep_number(t, -1, &x) < 0)
-			return dmd_sweep_msg(2, "--set '%s': '%s' is not a "
-				"number", set->arg, t);
+	if (numeric && strchr(t, ':'))
+		return dmd_sweep_parse_range(set, t);
+	if (numeric) {
+		r = dmd_sweep_number(t, -1, 0, set->max, &x, set->arg, "");
+		if (r)
+			return r;
+		if (dmd_sweep_num_val(set, x) == 0)
+			return 0;
+	} else {
 		v = dmd_sweep_new_val(set);
-		if (!v || dmd_sweep_item(v, t, strlen(t)) < 0)
-			goto nomem;
-		v->text = strdup(t);
-		v->num = numeric ? x : 0;
-		return v->text ? 0 : dmd_sweep_nomem();
+		if (v && dmd_sweep_item(v, t, strlen(t)) == 0) {
+			v->text = strdup(t);
+			if (v->text)
+				return 0;
+		}
 	}
-	colon2 = strchr(colon + 1, ':');
-	if (dmd_sweep_number(t, colon - t, &a) < 0 ||
-	    dmd_sweep_number(colon + 1, colon2 ? colon2 - colon - 1 : -1,
-		&b) < 0 ||
-	    (colon2 && (dmd_sweep_number(colon2 + 1, -1, &step) < 0 ||
-		step < 1)) || a > b)
-		return dmd_sweep_msg(2, "--set '%s': '%s' is not a range "
-			"START:STOP or START:STOP:STEP (START <= STOP, STEP >= "
-			"1)", set->arg, t);
-	for (x = a; x <= b; x += step) {
-		char num[32];
-
-		snprintf(num, sizeof(num), "%ld", x);
-		v = dmd_sweep_new_val(set);
-		if (!v || dmd_sweep_item(v, num, strlen(num)) < 0)
-			goto nomem;
-		v->text = strdup(num);
-		v->num = x;
-		if (!v->text)
-			goto nomem;
-		if (x > LONG_MAX - step)
-			break;
-	}
-	return 0;
-nomem:
 	if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
 		return dmd_sweep_msg(2, "--set '%s': more than %d values",
 			set->arg, DMD_SWEEP_MAX_POINTS);
@@ -517,11 +605,15 @@ static int dmd_sweep_parse_set(struct dmd_sweep_set *set, const char *arg,
 			node->type == YAML_SEQUENCE_NODE;
 		keys[set->n_keys - 1].numeric =
 			node->type == YAML_SCALAR_NODE &&
-			dmd_sweep_number((char *) node->data.scalar.value,
-				node->data.scalar.length, (long [1]) { 0 })
-				== 0;
+			dmd_int_parse_u64((char *) node->data.scalar.value,
+				node->data.scalar.length, ULLONG_MAX,
+				(unsigned long long [1]) { 0 }) == DMD_INT_OK;
+		keys[set->n_keys - 1].max = dmd_sweep_max(
+			keys[set->n_keys - 1].seg[
+				keys[set->n_keys - 1].n_seg - 1].name);
 		p = e + 1;
 	}
+	set->max = ULLONG_MAX;
 	for (i = 0; i < set->n_keys; ++i) {
 		if (i > 0 && set->keys[i].is_list != is_list)
 			return dmd_sweep_msg(2, "--set '%s': '%s' and '%s' "
@@ -529,6 +621,8 @@ static int dmd_sweep_parse_set(struct dmd_sweep_set *set, const char *arg,
 				set->keys[0].text, set->keys[i].text);
 		is_list = set->keys[i].is_list;
 		numeric &= set->keys[i].numeric;
+		if (set->keys[i].max < set->max)
+			set->max = set->keys[i].max;
 	}
 	set->numeric = !is_list && numeric;
 	list = eq + 1;
@@ -974,7 +1068,9 @@ static int dmd_sweep_row(struct dmd_sweep *s, long p,
 		return dmd_sweep_nomem(), -1;
 	for (i = 0; i < s->n_set; ++i)
 		row->val[i] = dmd_sweep_index(s, p, i);
-	row->classes = strtol(stats[1], NULL, 10);
+	if (dmd_int_parse(stats[1], DMD_INT_NUL, 0, LONG_MAX,
+			&row->classes) != DMD_INT_OK)
+		row->classes = -1;
 	row->bytes = stats[2] && *stats[2] ? strtod(stats[2], NULL) : -1;
 	s->n_rows++;
 	return 0;

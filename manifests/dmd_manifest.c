@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "ir/dmd_int.h"
 #include "dmd_manifest.h"
 
 /* The version written as "distmpmd: 1" and the only one read. */
@@ -909,22 +910,17 @@ static int dmd_manifest_read_str(struct dmd_manifest_reader *rd,
 	return 0;
 }
 
-/* Read the integer "node" (the value of "key") into *v. */
+/* Read the integer "node" (the value of "key") into *v (ir/dmd_int.h:
+ * a sign and decimal digits, within a long). */
 static int dmd_manifest_read_long(struct dmd_manifest_reader *rd,
 	yaml_node_t *node, const char *key, long *v)
 {
-	const char *s;
-	char *end;
+	if (node->type == YAML_SCALAR_NODE &&
+	    dmd_int_parse((const char *) node->data.scalar.value,
+			node->data.scalar.length, LONG_MIN, LONG_MAX, v) ==
+			DMD_INT_OK)
+		return 0;
 
-	if (node->type != YAML_SCALAR_NODE)
-		goto error;
-	s = (const char *) node->data.scalar.value;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (errno || end == s || *end)
-		goto error;
-	return 0;
-error:
 	dmd_manifest_read_error(rd, node, "'%s' must be an integer", key);
 	return -1;
 }
