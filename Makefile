@@ -74,6 +74,27 @@ bench: all
 # runtime relative to its own executable (<prefix>/include/distmpmd,
 # <prefix>/lib/libdmdrt.a), and distmpmd.pc relative to itself.
 VERSION := 0.1
+
+# What "distmpmd --version" says it was built with: the MPI of $(MPICC)'s
+# mpi.h (its name, version and MPI standard), OpenBLAS as pkg-config
+# knows it.  Expanded only when cmd/distmpmd.c is compiled.
+DMD_MPI_DESC = $(shell printf '\043include <mpi.h>\n' | \
+	$(MPICC) -E -dM -x c - 2>/dev/null | awk ' \
+	$$1 == "\043define" { v[$$2] = $$3; gsub(/"/, "", v[$$2]) } \
+	END { \
+	  if ("MPICH_VERSION" in v) n = "MPICH " v["MPICH_VERSION"]; \
+	  else if ("OMPI_MAJOR_VERSION" in v) n = "Open MPI " \
+	    v["OMPI_MAJOR_VERSION"] "." v["OMPI_MINOR_VERSION"] "." \
+	    v["OMPI_RELEASE_VERSION"]; \
+	  else n = "an unknown MPI"; \
+	  if ("MPI_VERSION" in v) n = n ", MPI " v["MPI_VERSION"] "." \
+	    v["MPI_SUBVERSION"]; \
+	  print n }')
+$(O)/cmd/distmpmd.o: Makefile
+$(O)/cmd/distmpmd.o: CFLAGS += -DDMD_VERSION='"$(VERSION)"' \
+	-DDMD_MPI='"$(DMD_MPI_DESC)"' -DDMD_MPICC='"$(MPICC)"' \
+	-DDMD_OPENBLAS='"$(shell pkg-config --modversion openblas)"'
+
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin

@@ -9,6 +9,11 @@
  *   distmpmd diff JOB RANK_A RANK_B
  *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
  *	[--no-run] [--work DIR]
+ *   distmpmd help [COMMAND]
+ *   distmpmd --version
+ *
+ * Options are read with GNU getopt_long (cmd/dmd_args.c), integers with
+ * ir/dmd_int.c (exact, range-checked: nothing wraps).
  *
  * Exit status: 0 success; 1 a run or build that failed; 2 a bad job file
  * or bad arguments.
@@ -32,7 +37,10 @@
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <isl/set.h>
+#include <isl/version.h>
+#include <yaml.h>
 
+#include "cmd/dmd_args.h"
 #include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
@@ -40,9 +48,25 @@
 #include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
 #include "manifests/dmd_trace.h"
+#include "ir/dmd_int.h"
+
+/* What --version says; the Makefile gives the real values. */
+#ifndef DMD_VERSION
+#define DMD_VERSION "unknown"
+#endif
+#ifndef DMD_MPI
+#define DMD_MPI "unknown MPI"
+#endif
+#ifndef DMD_MPICC
+#define DMD_MPICC "mpicc.mpich"
+#endif
+#ifndef DMD_OPENBLAS
+#define DMD_OPENBLAS "unknown version"
+#endif
 
 static const char *usage_main =
 "usage: distmpmd COMMAND [ARGS]\n"
+"       distmpmd --version | --help\n"
 "\n"
 "Compile a distributed tensor job into rank-specialized MPI programs.\n"
 "\n"
@@ -52,18 +76,29 @@ static const char *usage_main =
 "                                DIR/appfile and DIR/multiprog.conf\n"
 "                                (default DIR: build/<name>)\n"
 "  run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-- MPIEXEC_ARGS]\n"
-"                                build if given a job, then run with\n"
-"                                mpiexec.mpich -configfile DIR/appfile\n"
+"                                build if given a job, check its input\n"
+"                                files, then run it with mpiexec.mpich\n"
 "  classes JOB [--svg FILE]      the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
 "  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
 "  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
 "                                values; one CSV row per point\n"
+"  help [COMMAND]                this text, or what COMMAND does\n"
 "\n"
-"'distmpmd COMMAND --help' describes one command; 'man distmpmd' all.\n"
+"Options follow the command, as GNU getopt_long reads them: a long option\n"
+"may be shortened to any unambiguous prefix (--stat for --stats), its\n"
+"value given as --opt=VALUE or --opt VALUE.\n"
+"'distmpmd help COMMAND' (or 'distmpmd COMMAND --help') describes one\n"
+"command; 'man distmpmd' all of them.\n"
 "Exit status: 0 success, 1 a failed build or run, 2 a bad job or bad "
 "arguments.\n";
+
+static const char *usage_help =
+"usage: distmpmd help [COMMAND]\n"
+"\n"
+"Print what COMMAND does and its options (as 'distmpmd COMMAND --help'),\n"
+"or, without COMMAND, the list of commands.\n";
 
 static const char *usage_build =
 "usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
@@ -159,133 +194,94 @@ static const char *usage_check =
 /* The compiler core is cmd/dmd_session.c; the rest of cmd/ uses only its
  * struct dmd_build_input. */
 
-/* ------------------------------------------------------------------ */
-/* Arguments */
+static int cmd_help(int argc, char **argv);
 
-/* The arguments of one command being parsed. */
-struct args {
-	const char *cmd;	/* "build", for messages */
-	const char *usage;
-	int argc;
-	char **argv;
-	int i;			/* the argument being looked at */
-	const char *value;	/* the value of the option just matched */
+/* ------------------------------------------------------------------ */
+/* Arguments (cmd/dmd_args.h: GNU getopt_long) */
+
+/* The values of the long options that have no short form. */
+enum {
+	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
+	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
+	OPT_WORK,
 };
 
-/* Return "s" for a message, in newly allocated memory: bytes outside
- * printable ASCII and '\'' as octal escapes, at most 200 of them. */
-static char *show(const char *s)
+/* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
+ * dmd_args_show gives it; the usage follows.  Returns 2. */
+static int arg_error(struct dmd_args *a, const char *fmt, const char *arg)
 {
-	size_t i, n = strlen(s);
-	char *t, *p;
+	char *shown = dmd_args_show(arg ? arg : "");
 
-	if (n > 200)
-		n = 200;
-	t = malloc(4 * n + 4);
-	if (!t)
-		return NULL;
-	p = t;
-	for (i = 0; i < n; ++i) {
-		unsigned char c = s[i];
-
-		if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\')
-			p += sprintf(p, "\\%03o", c);
-		else
-			*p++ = c;
-	}
-	strcpy(p, s[i] ? "..." : "");
-	return t;
-}
-
-/* Report "distmpmd: CMD: " with the formatted message "fmt", in which
- * "%s" is "arg" as show() gives it, then the usage; return 2. */
-static int arg_error(struct args *a, const char *fmt, const char *arg)
-{
-	char *shown = show(arg ? arg : "");
-
-	fprintf(stderr, "distmpmd: %s: ", a->cmd);
-	fprintf(stderr, fmt, shown ? shown : "?");
-	fprintf(stderr, "\n\n%s", a->usage);
+	dmd_args_error(a, fmt, shown ? shown : "?");
 	free(shown);
 	return 2;
 }
 
-/* Does the current argument name the option "shrt" (may be NULL) or
- * "lng" (may be NULL), with a value?  The value is the next argument
- * (or after '=' for the long option, or attached to the short one:
- * "-j4").  Returns 1 with a->value set, 0 if it is another argument,
- * or 2 after a message if the value is missing. */
-static int arg_value(struct args *a, const char *shrt, const char *lng)
+/* Parse "text", the value of "what" (an option, "RANK_A"), as an integer
+ * in [min, max] (ir/dmd_int.h) into *v.  Returns 0, or 2 after
+ * "distmpmd: CMD: WHAT 'TEXT' is not an integer" or "... is out of
+ * range (MIN to MAX)", followed by the usage if "a" is given. */
+static int arg_integer(const char *cmd, struct dmd_args *a,
+	const char *what, const char *text, long min, long max, long *v)
 {
-	const char *s = a->argv[a->i];
-	size_t n;
+	enum dmd_int_status st;
+	char *shown;
 
-	if (lng) {
-		n = strlen(lng);
-		if (!strncmp(s, lng, n) && s[n] == '=') {
-			a->value = s + n + 1;
-			return 1;
-		}
-	}
-	if (shrt && !strncmp(s, shrt, 2) && s[2]) {
-		a->value = s + 2;
-		return 1;
-	}
-	if (!(shrt && !strcmp(s, shrt)) && !(lng && !strcmp(s, lng)))
+	st = dmd_int_parse(text, DMD_INT_NUL, min, max, v);
+	if (st == DMD_INT_OK)
 		return 0;
-	if (a->i + 1 >= a->argc) {
-		arg_error(a, "option '%s' needs an argument", s);
-		return 2;
-	}
-	a->value = a->argv[++a->i];
-	return 1;
+	shown = dmd_args_show(text);
+	if (a && st == DMD_INT_SYNTAX)
+		dmd_args_error(a, "%s '%s' is not an integer", what,
+			shown ? shown : "?");
+	else if (a)
+		dmd_args_error(a, "%s '%s' is out of range (%ld to %ld)", what,
+			shown ? shown : "?", min, max);
+	else if (st == DMD_INT_SYNTAX)
+		fprintf(stderr, "distmpmd: %s: %s '%s' is not an integer\n",
+			cmd, what, shown ? shown : "?");
+	else
+		fprintf(stderr, "distmpmd: %s: %s '%s' is out of range (%ld to "
+			"%ld)\n", cmd, what, shown ? shown : "?", min, max);
+	free(shown);
+	return 2;
 }
 
-/* Is the current argument the flag "name"? */
-static int arg_flag(struct args *a, const char *name)
+/* Check that "text", the value of "what", is an integer; its range is
+ * checked later (arg_integer), once it is known.  Returns 0, or 2 after
+ * a message and the usage. */
+static int arg_is_integer(struct dmd_args *a, const char *what,
+	const char *text)
 {
-	return !strcmp(a->argv[a->i], name);
+	long v;
+
+	if (dmd_int_parse(text, DMD_INT_NUL, LONG_MIN, LONG_MAX, &v) !=
+			DMD_INT_SYNTAX)
+		return 0;
+	return arg_integer(a->cmd, a, what, text, LONG_MIN, LONG_MAX, &v);
 }
 
-/* Is the current argument a request for help? */
-static int arg_help(struct args *a)
+/* Take the positional argument "a->value" as *pos if it is still
+ * unset; else report it.  Returns 0 or 2. */
+static int arg_positional(struct dmd_args *a, const char **pos)
 {
-	return arg_flag(a, "--help") || arg_flag(a, "-h");
-}
-
-/* Handle the current argument as not an option: the positional
- * argument *pos if it is still unset.  Returns 0, or 2 after a message
- * (an unknown option, or one argument too many). */
-static int arg_positional(struct args *a, const char **pos)
-{
-	const char *s = a->argv[a->i];
-
-	if (s[0] == '-' && s[1])
-		return arg_error(a, "unknown option '%s'", s);
 	if (*pos)
-		return arg_error(a, "unexpected argument '%s'", s);
-	*pos = s;
+		return arg_error(a, "unexpected argument '%s'", a->value);
+	*pos = a->value;
 	return 0;
 }
 
-/* Parse the index "s" (a rank or class number): decimal digits only.
- * Returns 0 with the value in *v, or -1 if "s" is not a number; a
- * number larger than LONG_MAX gives LONG_MAX (larger than any mesh). */
-static int parse_index(const char *s, long *v)
+/* Take the arguments after "--" as positional arguments, each as
+ * arg_positional does with "pos".  Returns 0 or 2. */
+static int arg_rest(struct dmd_args *a, const char **pos)
 {
-	unsigned long long u = 0;
-	const char *p;
+	int i, r = 0;
 
-	if (!*s)
-		return -1;
-	for (p = s; *p; ++p) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (u <= LONG_MAX)
-			u = u * 10 + (*p - '0');
+	for (i = a->rest; !r && i < a->argc; ++i) {
+		a->value = a->argv[i];
+		r = arg_positional(a, pos);
 	}
-	*v = u > LONG_MAX ? LONG_MAX : (long) u;
-	return 0;
+	return r;
 }
 
 /* The build options given on the command line (-j, --cflag). */
@@ -295,26 +291,20 @@ struct build_args {
 	int given;			/* any of -o, -j, --cflag given */
 };
 
-/* Handle the current argument if it is a build option (-j N, --cflag
- * FLAG).  Returns 1 if it was, 0 if not, 2 after a message. */
-static int arg_build(struct args *a, struct build_args *b)
+/* Handle option "c" if it is a build option (-j N, --cflag FLAG).
+ * Returns 1 if it was, 0 if not, 2 after a message. */
+static int arg_build(struct dmd_args *a, int c, struct build_args *b)
 {
-	int r;
 	long j;
 
-	r = arg_value(a, "-j", "--jobs");
-	if (r == 1) {
-		if (parse_index(a->value, &j) < 0 || j < 1)
-			return arg_error(a, "-j '%s' is not a positive "
-				"number", a->value);
-		b->opts.jobs = j > INT_MAX ? INT_MAX : (int) j;
+	if (c == 'j') {
+		if (arg_integer(a->cmd, a, "-j", a->value, 1, INT_MAX, &j))
+			return 2;
+		b->opts.jobs = (int) j;
 		b->given = 1;
 		return 1;
 	}
-	if (r)
-		return r;
-	r = arg_value(a, NULL, "--cflag");
-	if (r == 1) {
+	if (c == OPT_CFLAG) {
 		char **f = realloc(b->cflags,
 			(b->opts.n_cflags + 1) * sizeof(*f));
 		if (!f) {
@@ -327,7 +317,7 @@ static int arg_build(struct args *a, struct build_args *b)
 		b->given = 1;
 		return 1;
 	}
-	return r;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -378,42 +368,49 @@ static int build_job(const char *job, const char *out,
 	return r;
 }
 
+/* The options of build (run has these and more). */
+static const struct option build_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "cflag", required_argument, NULL, OPT_CFLAG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]... */
 static int cmd_build(int argc, char **argv)
 {
-	struct args a = { "build", usage_build, argc, argv, 0, NULL };
+	struct dmd_args a = { .cmd = "build", .usage = usage_build,
+		.argc = argc, .argv = argv, .shortopts = "o:j:h",
+		.longopts = build_opts };
 	struct build_args b;
 	const char *job = NULL, *out = NULL;
 	char *dir = NULL;
-	int r = 0;
+	int r = 0, c;
 
 	memset(&b, 0, sizeof(b));
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_build, stdout);
 			goto done;
 		}
-		r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+		if (c == 'o')
 			out = a.value;
-			r = 0;
-			continue;
-		}
-		if (r)
-			break;
-		r = arg_build(&a, &b);
-		if (r == 1) {
-			r = 0;
-			continue;
-		}
-		if (!r)
+		else if (c == 1)
 			r = arg_positional(&a, &job);
+		else
+			r = arg_build(&a, c, &b) == 2 ? 2 : 0;
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
 	if (!r)
 		r = build_job(job, out, &b, &dir, 1);
 done:
+	dmd_args_clear(&a);
 	free(dir);
 	free(b.cflags);
 	return r;
@@ -438,7 +435,7 @@ struct trace_files {
  * written, before anything is built or run.  Returns 0, or the exit
  * status after a message (2: FILE names the SVG itself; 1: a file that
  * cannot be written, with the system's reason). */
-static int trace_files(struct args *a, const char *file,
+static int trace_files(struct dmd_args *a, const char *file,
 	struct trace_files *t)
 {
 	const char *base = strrchr(file, '/'), *dot;
@@ -484,56 +481,56 @@ nomem:
  * MPIEXEC_ARGS, and after a successful run the trace is drawn. */
 static int cmd_run(int argc, char **argv)
 {
-	struct args a = { "run", usage_run, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "cflag", required_argument, NULL, OPT_CFLAG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "run", .usage = usage_run,
+		.argc = argc, .argv = argv, .shortopts = "o:j:h",
+		.longopts = opts };
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
 	const char *target = NULL, *out = NULL, *trace = NULL;
-	int stats = 0, dry_run = 0, n_extra = 0, r = 0, i;
+	int stats = 0, dry_run = 0, n_extra = 0, r = 0, i, c;
 	char **extra = NULL, *dir = NULL, **args = NULL;
 
 	memset(&b, 0, sizeof(b));
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_flag(&a, "--")) {
-			extra = argv + a.i + 1;
-			n_extra = argc - a.i - 1;
-			break;
-		}
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_run, stdout);
 			goto done;
-		}
-		if (arg_flag(&a, "--stats")) {
+		case OPT_STATS:
 			stats = 1;
-			continue;
-		}
-		if (arg_flag(&a, "--dry-run")) {
-			dry_run = 1;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--trace");
-		if (r == 1) {
-			trace = a.value;
-			r = 0;
-			continue;
-		}
-		if (r)
 			break;
-		r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+		case OPT_DRY_RUN:
+			dry_run = 1;
+			break;
+		case OPT_TRACE:
+			trace = a.value;
+			break;
+		case 'o':
 			out = a.value;
 			b.given = 1;
-			r = 0;
-			continue;
-		}
-		if (r)
 			break;
-		r = arg_build(&a, &b);
-		if (r == 1) {
-			r = 0;
-			continue;
-		}
-		if (!r)
+		case 1:
 			r = arg_positional(&a, &target);
+			break;
+		default:
+			r = arg_build(&a, c, &b) == 2 ? 2 : 0;
+		}
+	}
+	if (c < 0)
+		r = 2;
+	if (!r) {
+		extra = argv + a.rest;
+		n_extra = argc - a.rest;
 	}
 	if (!r && !target)
 		r = arg_error(&a, "no job file or build directory given", NULL);
@@ -586,6 +583,7 @@ static int cmd_run(int argc, char **argv)
 	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
 		r = 1;
 done:
+	dmd_args_clear(&a);
 	free(args);
 	free(t.json);
 	free(t.svg);
@@ -594,19 +592,31 @@ done:
 	return r;
 }
 
-/* Parse the arguments of a command that takes only a job file. */
-static int job_only(struct args *a, const char **job)
+/* Parse the arguments of a command that takes only a job file (and
+ * --help).  Returns 0 with the job in *job, -1 after printing the usage
+ * (--help), or 2 after a message. */
+static int job_only(struct dmd_args *a, const char **job)
 {
-	int r = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int r = 0, c;
 
 	*job = NULL;
-	for (a->i = 0; a->i < a->argc && !r; ++a->i) {
-		if (arg_help(a)) {
+	a->shortopts = "h";
+	a->longopts = opts;
+	while (!r && (c = dmd_args_next(a)) > 0) {
+		if (c == 'h') {
 			fputs(a->usage, stdout);
 			return -1;
 		}
 		r = arg_positional(a, job);
 	}
+	if (c < 0)
+		return 2;
+	if (!r)
+		r = arg_rest(a, job);
 	if (!r && !*job)
 		r = arg_error(a, "no job file given", NULL);
 	return r;
@@ -678,27 +688,36 @@ static void draw_mesh(const struct dmd_build_input *in)
 /* distmpmd classes JOB [--svg FILE] */
 static int cmd_classes(int argc, char **argv)
 {
-	struct args a = { "classes", usage_classes, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "classes", .usage = usage_classes,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts };
 	struct dmd_session s;
 	const char *job = NULL, *svg = NULL;
-	int r = 0, i, j;
+	int r = 0, i, j, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_classes, stdout);
+			dmd_args_clear(&a);
 			return 0;
 		}
-		r = arg_value(&a, NULL, "--svg");
-		if (r == 1) {
+		if (c == OPT_SVG)
 			svg = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
+		else
 			r = arg_positional(&a, &job);
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
 	if (svg && dmd_svg_probe(svg) < 0)
@@ -733,75 +752,73 @@ static int cmd_classes(int argc, char **argv)
 	return r;
 }
 
-/* distmpmd emit JOB --rank R | --class K */
+/* distmpmd emit JOB --rank R | --class K | --common */
 static int cmd_emit(int argc, char **argv)
 {
-	struct args a = { "emit", usage_emit, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "rank", required_argument, NULL, OPT_RANK },
+		{ "class", required_argument, NULL, OPT_CLASS },
+		{ "common", no_argument, NULL, OPT_COMMON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "emit", .usage = usage_emit,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts };
 	struct dmd_session s;
 	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
-	int i, j, r = 0, common = 0;
+	int i, j, r = 0, common = 0, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_emit, stdout);
+			dmd_args_clear(&a);
 			return 0;
-		}
-		if (arg_flag(&a, "--common")) {
+		case OPT_COMMON:
 			common = 1;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--rank");
-		if (r == 1) {
+			break;
+		case OPT_RANK:
+			/* the range is known after the analysis */
 			rank_s = a.value;
-			if (parse_index(rank_s, &rank) < 0)
-				return arg_error(&a, "--rank '%s' is not a "
-					"rank number", rank_s);
-			r = 0;
-			continue;
-		}
-		if (r)
-			return r;
-		r = arg_value(&a, NULL, "--class");
-		if (r == 1) {
+			r = arg_is_integer(&a, "--rank", rank_s);
+			break;
+		case OPT_CLASS:
 			cls_s = a.value;
-			if (parse_index(cls_s, &cls) < 0)
-				return arg_error(&a, "--class '%s' is not a "
-					"class number", cls_s);
-			r = 0;
-			continue;
-		}
-		if (!r)
+			r = arg_is_integer(&a, "--class", cls_s);
+			break;
+		default:
 			r = arg_positional(&a, &job);
+		}
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
+	if (!r && !job)
+		r = arg_error(&a, "no job file given", NULL);
+	if (!r && !!rank_s + !!cls_s + common > 1)
+		r = arg_error(&a, "give one of --rank, --class and --common",
+			NULL);
+	if (!r && !rank_s && !cls_s && !common)
+		r = arg_error(&a, "--rank R, --class K or --common is needed",
+			NULL);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
-	if (!job)
-		return arg_error(&a, "no job file given", NULL);
-	if (!!rank_s + !!cls_s + common > 1)
-		return arg_error(&a, "give one of --rank, --class and --common",
-			NULL);
-	if (!rank_s && !cls_s && !common)
-		return arg_error(&a, "--rank R, --class K or --common is "
-			"needed", NULL);
 	r = dmd_session_analyse(&s, job, 1);
 	if (!r && common) {
 		fputs(s.in.common, stdout);
 	} else if (!r && cls_s) {
-		if (cls >= s.in.n_class) {
-			fprintf(stderr, "distmpmd: there is no class %s (%d "
-				"class%s)\n", cls_s, s.in.n_class,
-				s.in.n_class == 1 ? "" : "es");
-			r = 2;
-		} else
+		r = arg_integer("emit", NULL, "--class", cls_s, 0,
+			s.in.n_class - 1, &cls);
+		if (!r)
 			fputs(s.in.cls[cls].code, stdout);
-	} else if (!r && rank >= s.in.nranks) {
-		fprintf(stderr, "distmpmd: rank %s is not in the mesh (%ld "
-			"rank%s)\n", rank_s, s.in.nranks,
-			s.in.nranks == 1 ? "" : "s");
-		r = 2;
 	} else if (!r) {
-		for (i = 0; i < s.in.n_class; ++i)
+		r = arg_integer("emit", NULL, "--rank", rank_s, 0,
+			s.in.nranks - 1, &rank);
+		for (i = 0; !r && i < s.in.n_class; ++i)
 			for (j = 0; j < s.in.cls[i].n_ranges; ++j)
 				if (s.in.cls[i].ranges[j][0] <= rank &&
 				    rank <= s.in.cls[i].ranges[j][1]) {
@@ -834,43 +851,55 @@ static int class_of(const struct dmd_build_input *in, long rank)
  * bad argument; one outside the mesh is reported as by emit --rank. */
 static int cmd_diff(int argc, char **argv)
 {
-	struct args a = { "diff", usage_diff, argc, argv, 0, NULL };
+	static const char *const what[2] = { "RANK_A", "RANK_B" };
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "diff", .usage = usage_diff,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts, .negative_positionals = 1 };
 	struct dmd_session s;
 	const char *pos[3] = { NULL, NULL, NULL };
 	char *label[2] = { NULL, NULL };
 	long rank[2];
-	int cls[2], r = 0, n = 0, k;
+	int cls[2], r = 0, n = 0, k, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		const char *arg = argv[a.i];
-
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_diff, stdout);
+			dmd_args_clear(&a);
 			return 0;
 		}
-		if (n == 3 || (arg[0] == '-' && !(n > 0 && arg[1] >= '0' &&
-				arg[1] <= '9')))
-			r = arg_positional(&a, &pos[2]);
+		if (n < 3)
+			pos[n++] = a.value;
 		else
-			pos[n++] = arg;
+			r = arg_error(&a, "unexpected argument '%s'",
+				a.value);
+	}
+	if (c < 0)
+		r = 2;
+	for (k = a.rest; !r && k < argc; ++k) {
+		a.value = argv[k];
+		if (n < 3)
+			pos[n++] = a.value;
+		else
+			r = arg_error(&a, "unexpected argument '%s'",
+				a.value);
 	}
 	if (!r && n < 3)
 		r = arg_error(&a, n == 0 ? "no job file given" :
 			"two ranks are needed: JOB RANK_A RANK_B", NULL);
 	for (k = 0; !r && k < 2; ++k)
-		if (parse_index(pos[1 + k], &rank[k]) < 0)
-			r = arg_error(&a, "'%s' is not a rank number",
-				pos[1 + k]);
+		r = arg_is_integer(&a, what[k], pos[1 + k]);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
 	r = dmd_session_analyse(&s, pos[0], 1);
 	for (k = 0; !r && k < 2; ++k) {
-		if (rank[k] >= s.in.nranks) {
-			fprintf(stderr, "distmpmd: rank %s is not in the mesh "
-				"(%ld rank%s)\n", pos[1 + k], s.in.nranks,
-				s.in.nranks == 1 ? "" : "s");
-			r = 2;
-		} else
+		r = arg_integer("diff", NULL, what[k], pos[1 + k], 0,
+			s.in.nranks - 1, &rank[k]);
+		if (!r)
 			cls[k] = class_of(&s.in, rank[k]);
 	}
 	if (!r && cls[0] == cls[1]) {
@@ -916,32 +945,39 @@ static int sweep_analyse(const char *job, int classes, long *ranks,
  * [--ref[=PATH]] [--no-run] [--work DIR] */
 static int cmd_sweep(int argc, char **argv)
 {
-	struct args a = { "sweep", usage_sweep, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "output", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "ref", optional_argument, NULL, OPT_REF },
+		{ "no-run", no_argument, NULL, OPT_NO_RUN },
+		{ "work", required_argument, NULL, OPT_WORK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "sweep", .usage = usage_sweep,
+		.argc = argc, .argv = argv, .shortopts = "o:h",
+		.longopts = opts };
 	struct dmd_sweep_opts o;
-	char **set = NULL;
-	int r = 0;
+	char **set = NULL, **more;
+	int r = 0, c;
 
 	memset(&o, 0, sizeof(o));
 	o.analyse = &sweep_analyse;
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_sweep, stdout);
 			goto done;
-		}
-		if (arg_flag(&a, "--no-run")) {
+		case OPT_NO_RUN:
 			o.no_run = 1;
-			continue;
-		}
-		if (arg_flag(&a, "--ref") || !strncmp(argv[a.i], "--ref=", 6)) {
+			break;
+		case OPT_REF:
 			o.ref = 1;
-			o.ref_path = argv[a.i][5] ? argv[a.i] + 6 : NULL;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--set");
-		if (r == 1) {
-			char **more = realloc(set, (o.n_set + 1) *
-				sizeof(*more));
-
+			o.ref_path = a.value;
+			break;
+		case OPT_SET:
+			more = realloc(set, (o.n_set + 1) * sizeof(*more));
 			if (!more) {
 				fprintf(stderr, "distmpmd: out of memory\n");
 				r = 1;
@@ -949,33 +985,24 @@ static int cmd_sweep(int argc, char **argv)
 			}
 			set = more;
 			set[o.n_set++] = (char *) a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+			break;
+		case 'o':
 			o.csv = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, NULL, "--svg");
-		if (r == 1) {
+			break;
+		case OPT_SVG:
 			o.svg = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, NULL, "--work");
-		if (r == 1) {
+			break;
+		case OPT_WORK:
 			o.work = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
+			break;
+		default:
 			r = arg_positional(&a, &o.job);
+		}
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &o.job);
 	if (!r && !o.job)
 		r = arg_error(&a, "no job file given", NULL);
 	if (!r && o.n_set == 0)
@@ -993,6 +1020,7 @@ static int cmd_sweep(int argc, char **argv)
 	o.set = set;
 	r = dmd_sweep(&o);
 done:
+	dmd_args_clear(&a);
 	free(set);
 	return r;
 }
@@ -1000,12 +1028,14 @@ done:
 /* distmpmd check JOB: a summary of the loops and transfers. */
 static int cmd_check(int argc, char **argv)
 {
-	struct args a = { "check", usage_check, argc, argv, 0, NULL };
+	struct dmd_args a = { .cmd = "check", .usage = usage_check,
+		.argc = argc, .argv = argv };
 	struct dmd_session s;
 	const char *job;
 	int r;
 
 	r = job_only(&a, &job);
+	dmd_args_clear(&a);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = dmd_session_analyse(&s, job, 0);
@@ -1018,40 +1048,119 @@ static int cmd_check(int argc, char **argv)
 	return r;
 }
 
+/* The commands: name, function (called with argv[0] the command) and
+ * usage. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *const *usage;
+} commands[] = {
+	{ "build", &cmd_build, &usage_build },
+	{ "run", &cmd_run, &usage_run },
+	{ "classes", &cmd_classes, &usage_classes },
+	{ "emit", &cmd_emit, &usage_emit },
+	{ "check", &cmd_check, &usage_check },
+	{ "diff", &cmd_diff, &usage_diff },
+	{ "sweep", &cmd_sweep, &usage_sweep },
+	{ "help", &cmd_help, &usage_help },
+};
+#define N_COMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))
+
+/* The command called "name", or NULL after "distmpmd: unknown command
+ * 'NAME'" (with the command it most resembles, else the list of
+ * commands). */
+static const struct command *find_command(const char *name)
+{
+	const char *names[N_COMMANDS], *hint;
+	char *shown;
+	int i;
+
+	for (i = 0; i < N_COMMANDS; ++i) {
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+		names[i] = commands[i].name;
+	}
+	hint = dmd_args_suggest(name, names, N_COMMANDS);
+	shown = dmd_args_show(name);
+	if (hint)
+		fprintf(stderr, "distmpmd: unknown command '%s'; did you mean "
+			"'%s'?\n", shown ? shown : "?", hint);
+	else
+		fprintf(stderr, "distmpmd: unknown command '%s'\n\n%s",
+			shown ? shown : "?", usage_main);
+	free(shown);
+	return NULL;
+}
+
+/* distmpmd help [COMMAND]: the usage of COMMAND, or of distmpmd. */
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc > 2) {
+		char *shown = dmd_args_show(argv[2]);
+
+		fprintf(stderr, "distmpmd: help: unexpected argument '%s'\n\n"
+			"%s", shown ? shown : "?", usage_help);
+		free(shown);
+		return 2;
+	}
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(argc < 2 ? usage_main : usage_help, stdout);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return 2;
+	fputs(*c->usage, stdout);
+	return 0;
+}
+
+/* distmpmd --version: the version, and the MPI, isl, OpenBLAS and
+ * libyaml it was built with (MPI and OpenBLAS as the Makefile found
+ * them; isl and libyaml as linked). */
+static int cmd_version(void)
+{
+	const char *isl = isl_version();
+
+	printf("distmpmd %s\n", DMD_VERSION);
+	printf("MPI: %s (the runtime was compiled with %s)\n", DMD_MPI,
+		DMD_MPICC);
+	/* isl_version() ends with a newline */
+	printf("isl: %.*s\n", (int) strcspn(isl, "\n"), isl);
+	printf("OpenBLAS: %s\n", DMD_OPENBLAS);
+	printf("libyaml: %s\n", yaml_get_version_string());
+	return 0;
+}
+
 /* Dispatch on the command. */
 int main(int argc, char **argv)
 {
+	const struct command *c;
 	const char *cmd;
-	char *shown;
 
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;
 	}
 	cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
-	    !strcmp(cmd, "help")) {
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_main, stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "build"))
-		return cmd_build(argc - 2, argv + 2);
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(cmd, "classes"))
-		return cmd_classes(argc - 2, argv + 2);
-	if (!strcmp(cmd, "emit"))
-		return cmd_emit(argc - 2, argv + 2);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 2, argv + 2);
-	if (!strcmp(cmd, "diff"))
-		return cmd_diff(argc - 2, argv + 2);
-	if (!strcmp(cmd, "sweep"))
-		return cmd_sweep(argc - 2, argv + 2);
-	shown = show(cmd);
-	fprintf(stderr, "distmpmd: unknown command '%s'\n\n",
-		shown ? shown : "?");
-	free(shown);
-	fputs(usage_main, stderr);
-	return 2;
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+		return cmd_version();
+	if (cmd[0] == '-' && cmd[1]) {
+		char *shown = dmd_args_show(cmd);
+
+		fprintf(stderr, "distmpmd: unknown option '%s' (options come "
+			"after the command)\n\n%s", shown ? shown : "?",
+			usage_main);
+		free(shown);
+		return 2;
+	}
+	c = find_command(cmd);
+	if (!c)
+		return 2;
+	return c->fn(argc - 1, argv + 1);
 }

@@ -18,6 +18,9 @@
 #   - appfile, multiprog.conf, run --dry-run, MPICH arguments after --
 #   - make install, a moved installation, pkg-config, the man page
 #   - run --trace, diff, sweep, classes --svg (tests/cli/v2.sh)
+#   - integers on the command line: no wrapping (tests/cli/numbers.sh)
+#   - the first hour: --version, help, getopt_long options, "did you
+#     mean" (tests/cli/first_hour.sh)
 # The last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -443,41 +446,43 @@ run_dmd run tail.yaml --frob
 same "... for run too" "2: distmpmd: run: unknown option '--frob'" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank ''
-same "--rank '' is not a rank number" \
-    "2: distmpmd: emit: --rank '' is not a rank number" \
+same "--rank '' is not an integer" \
+    "2: distmpmd: emit: --rank '' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank 12x
-same "--rank 12x is not a rank number" \
-    "2: distmpmd: emit: --rank '12x' is not a rank number" \
+same "--rank 12x is not an integer" \
+    "2: distmpmd: emit: --rank '12x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank -1
-same "--rank -1 is not a rank number" \
-    "2: distmpmd: emit: --rank '-1' is not a rank number" \
-    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+same "--rank -1 is out of range" \
+    "2: distmpmd: emit: --rank '-1' is out of range (0 to 1)|" \
+    "$rc: $err|$out"
 run_dmd emit tail.yaml --rank 99999999999999999999999
 same "--rank 99999999999999999999999 is reported as given" \
-    "2: distmpmd: rank 99999999999999999999999 is not in the mesh (2 ranks)" \
+    "2: distmpmd: emit: --rank '99999999999999999999999' is out of range (0 to 1)" \
     "$rc: $err"
 run_dmd emit tail.yaml --rank 2
 same "--rank 2 is not in a 2-rank mesh" \
-    "2: distmpmd: rank 2 is not in the mesh (2 ranks)" "$rc: $err"
+    "2: distmpmd: emit: --rank '2' is out of range (0 to 1)" "$rc: $err"
 run_dmd emit tail.yaml --class x
-same "--class x is not a class number" \
-    "2: distmpmd: emit: --class 'x' is not a class number" \
+same "--class x is not an integer" \
+    "2: distmpmd: emit: --class 'x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --class 99999999999999999999999
 same "--class 99999999999999999999999 is reported as given" \
-    "2: distmpmd: there is no class 99999999999999999999999 (2 classes)" \
+    "2: distmpmd: emit: --class '99999999999999999999999' is out of range (0 to 1)" \
     "$rc: $err"
 run_dmd emit tail.yaml --rank 1
 { echo "/* ---- common.h ---- */"; cat build/tail/common.h
   echo "/* ---- class1.c ---- */"; cat build/tail/class1.c; } > "$base/want"
 same "emit --rank 1 prints common.h, then class 1" "0" \
     "$rc$(cmp -s "$base/out" "$base/want" || echo ' differs')"
-for j in 0 abc '' -2 4x; do
-    run_dmd build tail.yaml -j "$j"
-    same "build -j '$j' is refused" \
-        "2: distmpmd: build: -j '$j' is not a positive number" \
+for j in "0|out of range (1 to 2147483647)" "abc|not an integer" \
+        "|not an integer" "-2|out of range (1 to 2147483647)" \
+        "4x|not an integer" "2147483648|out of range (1 to 2147483647)"; do
+    run_dmd build tail.yaml -j "${j%%|*}"
+    same "build -j '${j%%|*}' is refused" \
+        "2: distmpmd: build: -j '${j%%|*}' is ${j#*|}" \
         "$rc: $(printf '%s\n' "$err" | head -n 1)"
 done
 run_dmd build tail.yaml -o
@@ -769,6 +774,12 @@ same "outputs 'real/o.npy' and 'link/o.npy' (link -> real) are refused" \
 
 # The v2 commands: run --trace, diff, sweep, classes --svg.
 . "$ROOT/tests/cli/v2.sh"
+
+# Integers on the command line: ranges, no wrapping.
+. "$ROOT/tests/cli/numbers.sh"
+
+# The first hour: --version, help, getopt_long, did you mean.
+. "$ROOT/tests/cli/first_hour.sh"
 
 cd "$base"
 no_pwned

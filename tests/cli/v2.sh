@@ -120,14 +120,14 @@ patch -s -o "$base/patched" build/stencil3/class2.c "$base/out" \
 check "diff 4 0 turns class2.c into class0.c" $? "$(cat "$base/patch.log")"
 run_dmd diff stencil3.yaml 0 5
 same "diff with a rank outside the mesh: as emit --rank, exit 2" \
-    "2: distmpmd: rank 5 is not in the mesh (5 ranks)" "$rc: $err"
+    "2: distmpmd: diff: RANK_B '5' is out of range (0 to 4)" "$rc: $err"
 run_dmd diff stencil3.yaml x 1
 same "... a rank that is not a number" \
-    "2: distmpmd: diff: 'x' is not a rank number" \
+    "2: distmpmd: diff: RANK_A 'x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd diff stencil3.yaml 0 -1
-same "... a negative rank" \
-    "2: distmpmd: diff: '-1' is not a rank number" \
+same "... a negative rank (a number, not an option)" \
+    "2: distmpmd: diff: RANK_B '-1' is out of range (0 to 4)" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd diff stencil3.yaml 0
 same "... one rank only" \

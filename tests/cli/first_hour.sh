@@ -1,0 +1,130 @@
+# tests/cli/first_hour.sh: what a new user meets first (issue 18, "the
+# first hour"): --version, help, GNU getopt_long options, "did you mean".
+#
+# Sourced by tests/cli/run.sh (its helpers, counters and hostile working
+# directory $W); never run on its own.  Each check asserts exact text or
+# exact values.
+
+F="$W/first hour 'f' \$(h)"
+mkdir -p "$F"
+cp "$ROOT/tests/e2e/jobs/tail.yaml" "$F/"
+cd "$F"
+
+# ------------------------------------------------------------- --version
+
+run_dmd --version
+want_mpi=$(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')
+want_std=$(printf '#include <mpi.h>\n' | mpicc.mpich -E -dM -x c - |
+    awk '$2 == "MPI_VERSION" { v = $3 } $2 == "MPI_SUBVERSION" { s = $3 }
+         END { print v "." s }')
+got_isl=$(printf '%s\n' "$out" | sed -n 3p)
+same "--version: the version, MPI, isl, OpenBLAS and libyaml it was built with" \
+    "0: distmpmd $(sed -n 's/^VERSION := //p' "$ROOT/Makefile")
+MPI: MPICH $want_mpi, MPI $want_std (the runtime was compiled with mpicc.mpich)
+isl: isl-$(pkg-config --modversion isl)
+OpenBLAS: $(pkg-config --modversion openblas)
+libyaml: $(pkg-config --modversion yaml-0.1)" \
+    "$rc: $(printf '%s\n' "$out" | sed '3s/^\(isl: isl-[0-9.]*\).*/\1/')"
+run_dmd -V
+same "-V is --version" "0 $(printf '%s' "$got_isl")" \
+    "$rc $(printf '%s\n' "$out" | sed -n 3p)"
+
+# ------------------------------------------------------------------ help
+
+run_dmd help
+same "help: the list of commands on stdout, exit 0" \
+    "0: usage: distmpmd COMMAND [ARGS]|" "$rc: $(printf '%s\n' "$out" | head -n 1)|$err"
+for c in build run classes emit check diff sweep help; do
+    run_dmd help "$c"
+    h_rc=$rc h_out=$out h_err=$err
+    run_dmd "$c" --help
+    same "help $c is $c --help: its usage on stdout, exit 0" \
+        "0 0 usage: distmpmd $c|same|" \
+        "$h_rc $rc $(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1-3)|$([ "$h_out" = "$out" ] && echo same)|$h_err$err"
+done
+run_dmd run -h
+same "run -h is run --help" "0: usage: distmpmd run JOB_OR_DIR" \
+    "$rc: $(printf '%s\n' "$out" | head -n 1 | cut -d' ' -f1-4)"
+run_dmd help frob
+same "help of an unknown command: exit 2" \
+    "2: distmpmd: unknown command 'frob'" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+
+# ------------------------------------------------------------ did you mean
+
+for t in "biuld|build" "rnu|run" "chek|check" "clases|classes" \
+        "swep|sweep" "emti|emit" "dif|diff" "bu|build" "hepl|help"; do
+    run_dmd "${t%%|*}" tail.yaml
+    same "distmpmd ${t%%|*}: did you mean '${t#*|}'? (exit 2, nothing run)" \
+        "2: distmpmd: unknown command '${t%%|*}'; did you mean '${t#*|}'?|" \
+        "$rc: $err|$out"
+done
+run_dmd frob tail.yaml
+same "an unknown command like none: no guess, the list of commands" \
+    "2: distmpmd: unknown command 'frob'||usage: distmpmd COMMAND [ARGS]" \
+    "$rc: $(printf '%s\n' "$err" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
+run_dmd --stats run tail.yaml
+same "an option before the command" \
+    "2: distmpmd: unknown option '--stats' (options come after the command)" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+
+# ------------------------------------------------------- getopt_long rules
+
+"$DMD" build tail.yaml >/dev/null 2>&1
+run_dmd run build/tail --stat
+same "run DIR --stat: an unambiguous prefix of --stats" \
+    '0: {"ranks": 2, "classes": 2,' "$rc: $(printf '%s\n' "$out" | head -n 1 | cut -c1-26)"
+run_dmd run --stats build/tail
+same "options before the positional argument" \
+    '0: {"ranks": 2, "classes": 2,' "$rc: $(printf '%s\n' "$out" | head -n 1 | cut -c1-26)"
+run_dmd build tail.yaml --out=o1 --job=2
+same "build --out=DIR --job=2: prefixes with =VALUE" "0 o1/manifest.yaml" \
+    "$rc $(ls o1/manifest.yaml)"
+run_dmd build tail.yaml --output o2 -j2 --cflag=-DDMD_X=1
+same "--output DIR, -j2 (attached), --cflag=FLAG" "0 o2/manifest.yaml" \
+    "$rc $(ls o2/manifest.yaml)"
+run_dmd build -o o3 -- tail.yaml
+same "'--' ends the options: the job after it" "0 o3/manifest.yaml" \
+    "$rc $(ls o3/manifest.yaml)"
+cp tail.yaml ./-dash.yaml
+run_dmd check -- -dash.yaml
+same "check -- -dash.yaml: a job whose name starts with '-'" \
+    "0: -dash.yaml: ok: job tail, 2 ranks" "$rc: $(printf '%s\n' "$out" | head -n 1)"
+run_dmd sweep tail.yaml --s 'mesh.shape=[2]'
+same "an ambiguous prefix: its candidates, exit 2" \
+    "2: distmpmd: sweep: option '--s' is ambiguous: '--set', '--svg'" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd run build/tail --stast
+same "an unknown option: did you mean ...? (exit 2)" \
+    "2: distmpmd: run: unknown option '--stast'; did you mean '--stats'?" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd run build/tail --stats=yes
+same "a value for an option that takes none" \
+    "2: distmpmd: run: option '--stats' takes no argument" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd run build/tail --tra
+same "a missing value, the option named in full" \
+    "2: distmpmd: run: option '--trace' needs an argument" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd emit tail.yaml --ran=1 --com
+same "emit --ran=1 --com: both options recognised (one of them too many)" \
+    "2: distmpmd: emit: give one of --rank, --class and --common" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd build tail.yaml -x
+same "an unknown short option" "2: distmpmd: build: unknown option '-x'" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+
+# -------------------------------------------------------------- man page
+
+if command -v groff >/dev/null; then
+    # wide lines, spaces squeezed: no word broken, no phrase split
+    MANWIDTH=2000 man -l "$ROOT/doc/distmpmd.1" 2>&1 </dev/null |
+        tr -s ' ' >"$base/man.txt"
+    rc=${PIPESTATUS[0]}
+    for word in "distmpmd help [COMMAND]" "distmpmd --version" getopt_long \
+            "unambiguous prefix" "did you mean" "out of range" \
+            "2^64 - 1 for a seed"; do
+        grep -qF -- "$word" "$base/man.txt" || rc="$rc, no $word"
+    done
+    same "the man page describes help, --version, options and integers" 0 "$rc"
+fi
