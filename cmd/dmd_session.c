@@ -241,7 +241,7 @@ void dmd_session_summary(struct dmd_session *s)
 		struct dmd_xfer *x = s->plan->xfer[i];
 		struct dmd_poly *p = m->poly[x->step];
 
-		printf("transfer %s of %s in step %d at %s: %s", x->name,
+		printf("transfer #%d of %s in step %d at %s: %s", x->id,
 			s->job->tensors[x->tensor].name, x->step + 1,
 			x->use == DMD_USE_RETURN ? "the end" :
 			x->level < 0 ? "the start" :

@@ -128,3 +128,23 @@ if command -v groff >/dev/null; then
     done
     same "the man page describes help, --version, options and integers" 0 "$rc"
 fi
+
+# ------------------------------------------------- transfers are not tensors
+
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$ROOT/examples/jacobi.yaml" .
+run_dmd check pumma_2x2.yaml
+same "check: transfers are 'transfer #K', not X0 (read as a tensor X)" \
+    "0: transfer #0 of A in step 1 at kor: shift along y
+transfer #1 of B in step 1 at kor: broadcast along x
+proved: transfer #0 (A in step 1: shift): what each rank receives is what its neighbour along y sends, around the ring
+proved: transfer #1 (B in step 1: broadcast): every rank of each group along x enters it at the same time points, with the same root and box extents" \
+    "$rc: $(printf '%s\n' "$out" | grep -E "^(transfer|proved)")"
+got=""
+for j in pumma_2x2.yaml jacobi.yaml; do
+    for c in check classes; do
+        got="$got$("$DMD" $c $j 2>&1 | grep -cE '\bX[0-9]+\b')"
+    done
+    got="$got $("$DMD" emit $j --class 0 2>&1 | grep -cE '\bX[0-9]+\b')|"
+done
+same "... in check, classes and the emitted C of a product and a program" \
+    "00 0|00 0|" "$got"
