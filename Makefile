@@ -1,7 +1,8 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
 # (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark;
 # "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file and the man page.
+# headers, a pkg-config file, the man page and the sequential reference
+# (share/distmpmd/dmd_ref.py, run by "distmpmd ref").
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -101,6 +102,8 @@ BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include/distmpmd
 MAN1DIR = $(PREFIX)/share/man/man1
+# the sequential reference, run by "distmpmd ref" and "sweep --ref"
+DATADIR = $(PREFIX)/share/distmpmd
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
 
@@ -120,19 +123,21 @@ obj/distmpmd.pc: Makefile
 install: all obj/distmpmd.pc
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
 		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
-		"$(DESTDIR)$(PKGCONFIGDIR)"
+		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(DATADIR)"
 	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
 	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
 	install -m 644 $(RT_HEADERS) "$(DESTDIR)$(INCLUDEDIR)/"
 	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
 	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+	install -m 644 tests/ref/dmd_ref.py "$(DESTDIR)$(DATADIR)/dmd_ref.py"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
 		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
-		"$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+		"$(DESTDIR)$(MAN1DIR)/distmpmd.1" \
+		"$(DESTDIR)$(DATADIR)/dmd_ref.py"
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
-	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
+	-rmdir "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(DATADIR)"
 
 # The libFuzzer harness of the job reader and the analysis
 # (tests/fuzz/fuzz_job.c), with ASan and UBSan, into obj-fuzz/; "make

@@ -9,6 +9,7 @@
  *   distmpmd diff JOB RANK_A RANK_B
  *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
  *	[--no-run] [--work DIR]
+ *   distmpmd ref inputs|check|expect|ideal JOB ...
  *   distmpmd help [COMMAND]
  *   distmpmd --version
  *
@@ -44,6 +45,7 @@
 #include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
+#include "cmd/dmd_ref.h"
 #include "cmd/dmd_svg.h"
 #include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
@@ -84,6 +86,8 @@ static const char *usage_main =
 "  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
 "  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
 "                                values; one CSV row per point\n"
+"  ref inputs|check JOB          the sequential reference: write the\n"
+"                                job's inputs, check its outputs\n"
 "  help [COMMAND]                this text, or what COMMAND does\n"
 "\n"
 "Options follow the command, as GNU getopt_long reads them: a long option\n"
@@ -93,6 +97,25 @@ static const char *usage_main =
 "command; 'man distmpmd' all of them.\n"
 "Exit status: 0 success, 1 a failed build or run, 2 a bad job or bad "
 "arguments.\n";
+
+static const char *usage_ref =
+"usage: distmpmd ref inputs JOB\n"
+"       distmpmd ref check JOB [--rtol R]\n"
+"       distmpmd ref expect JOB OUT.npy|DIR\n"
+"       distmpmd ref ideal JOB\n"
+"\n"
+"The independent sequential reference (dmd_ref.py: numpy, float64),\n"
+"installed with distmpmd.\n"
+"  inputs   write every .npy file that JOB reads, with random values in\n"
+"           [-1, 1) (spec 1.2's generator; the tensor's seed, else 100 +\n"
+"           its position), so that 'distmpmd run JOB' has its inputs\n"
+"  check    compare every .npy file JOB writes with the expected values\n"
+"           (relative error within 1e-4 for f32, 1e-9 for f64, or R);\n"
+"           exit status 1 if one differs\n"
+"  expect   write the expected outputs (float64)\n"
+"  ideal    the ideal data movement of each redistribution step\n"
+"It runs under $DISTMPMD_PYTHON if set, else /usr/bin/python3 (Debian's,\n"
+"with python3-numpy and python3-yaml).\n";
 
 static const char *usage_help =
 "usage: distmpmd help [COMMAND]\n"
@@ -1048,6 +1071,33 @@ static int cmd_check(int argc, char **argv)
 	return r;
 }
 
+/* distmpmd ref ARGS...: dmd_ref.py ARGS... (cmd/dmd_ref.h), in place of
+ * this process. */
+static int cmd_ref(int argc, char **argv)
+{
+	char *self;
+	int r;
+
+	if (argc < 2) {
+		fprintf(stderr, "distmpmd: ref: inputs, check, expect or ideal "
+			"is needed\n\n%s", usage_ref);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_ref, stdout);
+		return 0;
+	}
+	self = realpath("/proc/self/exe", NULL);
+	if (!self) {
+		fprintf(stderr, "distmpmd: ref: cannot find this executable: "
+			"%s\n", strerror(errno));
+		return 1;
+	}
+	r = dmd_ref_exec(self, argc - 1, argv + 1);
+	free(self);
+	return r;
+}
+
 /* The commands: name, function (called with argv[0] the command) and
  * usage. */
 static const struct command {
@@ -1062,6 +1112,7 @@ static const struct command {
 	{ "check", &cmd_check, &usage_check },
 	{ "diff", &cmd_diff, &usage_diff },
 	{ "sweep", &cmd_sweep, &usage_sweep },
+	{ "ref", &cmd_ref, &usage_ref },
 	{ "help", &cmd_help, &usage_help },
 };
 #define N_COMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))

@@ -48,6 +48,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "cmd/dmd_ref.h"
 #include "cmd/dmd_sweep.h"
 #include "ir/dmd_int.h"
 #include "cmd/dmd_svg.h"
@@ -55,8 +56,6 @@
 
 /* At most this many points in one sweep. */
 #define DMD_SWEEP_MAX_POINTS 10000
-/* The interpreter of the reference. */
-#define DMD_SWEEP_PYTHON "/usr/bin/python3"
 
 extern char **environ;
 
@@ -1426,63 +1425,6 @@ error:
 	return -1;
 }
 
-/* Find dmd_ref.py: --ref=PATH, else beside this executable (the source
- * tree's tests/ref/, or an installation's share/distmpmd/), or in
- * DISTMPMD_HOME.  Returns it in newly allocated memory, or NULL after a
- * message. */
-static char *dmd_sweep_find_ref(const struct dmd_sweep *s)
-{
-	static const char *const where[] = { "tests/ref/dmd_ref.py",
-		"share/distmpmd/dmd_ref.py" };
-	const char *home = getenv("DISTMPMD_HOME");
-	char *prefix = NULL, *path = NULL, *slash;
-	struct stat st;
-	size_t i;
-
-	if (s->o->ref_path) {
-		if (stat(s->o->ref_path, &st) == 0 && !S_ISREG(st.st_mode))
-			errno = EISDIR;
-		if (access(s->o->ref_path, R_OK) == 0 && S_ISREG(st.st_mode))
-			return strdup(s->o->ref_path);
-		fprintf(stderr, "distmpmd: sweep: --ref=%s: %s\n",
-			s->o->ref_path, strerror(errno));
-		return NULL;
-	}
-	prefix = strdup(home && *home ? home : s->self);
-	if (!prefix)
-		goto error;
-	if (!(home && *home)) {
-		/* <prefix>/bin/distmpmd */
-		for (i = 0; i < 2; ++i) {
-			slash = strrchr(prefix, '/');
-			if (slash)
-				slash[slash == prefix ? 1 : 0] = '\0';
-		}
-	}
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); ++i) {
-		free(path);
-		if (asprintf(&path, "%s/%s", prefix, where[i]) < 0) {
-			path = NULL;
-			goto error;
-		}
-		if (access(path, R_OK) == 0) {
-			free(prefix);
-			return path;
-		}
-	}
-	fprintf(stderr, "distmpmd: sweep: cannot find the reference in %s "
-		"(tests/ref/dmd_ref.py or share/distmpmd/dmd_ref.py): give "
-		"--ref=PATH\n", prefix);
-	free(path);
-	free(prefix);
-	return NULL;
-error:
-	dmd_sweep_nomem();
-	free(path);
-	free(prefix);
-	return NULL;
-}
-
 /* The environment of the processes of a point: ours without
  * DMD_JOB_DIR, DMD_TRACE and DMD_STATS (a point's files are in its
  * directory; --stats is given).  NULL if memory runs out. */
@@ -1589,10 +1531,9 @@ static int dmd_sweep_prepare(struct dmd_sweep *s)
 	s->envp = dmd_sweep_envp();
 	if (!s->name || !s->base || !s->self || !s->envp)
 		return dmd_sweep_nomem();
-	s->python = access(DMD_SWEEP_PYTHON, X_OK) == 0 ? DMD_SWEEP_PYTHON :
-		"python3";
+	s->python = dmd_ref_python();
 	if (o->ref) {
-		s->ref = dmd_sweep_find_ref(s);
+		s->ref = dmd_ref_find(s->self, o->ref_path, "sweep");
 		if (!s->ref)
 			return 2;
 	}

@@ -34,7 +34,7 @@ same "-V is --version" "0 $(printf '%s' "$got_isl")" \
 run_dmd help
 same "help: the list of commands on stdout, exit 0" \
     "0: usage: distmpmd COMMAND [ARGS]|" "$rc: $(printf '%s\n' "$out" | head -n 1)|$err"
-for c in build run classes emit check diff sweep help; do
+for c in build run classes emit check diff sweep ref help; do
     run_dmd help "$c"
     h_rc=$rc h_out=$out h_err=$err
     run_dmd "$c" --help
@@ -148,3 +148,36 @@ for j in pumma_2x2.yaml jacobi.yaml; do
 done
 same "... in check, classes and the emitted C of a product and a program" \
     "00 0|00 0|" "$got"
+
+# ---------------------------------------------- the reference as a command
+
+R="$W/ref 'r' \$(q)"
+mkdir -p "$R"
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$R/"
+cd "$R"
+run_dmd ref
+same "ref without a command: exit 2" \
+    "2: distmpmd: ref: inputs, check, expect or ideal is needed" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+run_dmd ref inputs pumma_2x2.yaml
+same "ref inputs JOB writes the input B.npy (seed 100 + its position)" \
+    "0: wrote B.npy (96x48 f64, seed 101)|B.npy pumma_2x2.yaml" \
+    "$rc: $out$err|$(ls | tr '\n' ' ' | sed 's/ $//')"
+run_dmd ref check pumma_2x2.yaml
+same "ref check JOB before the run: exit 1, the missing output named" \
+    "1: FAIL C: " "$rc: $(printf '%s\n' "$out" | cut -c1-8)"
+"$DMD" run pumma_2x2.yaml >/dev/null 2>&1
+run_dmd ref check pumma_2x2.yaml
+same "ref check JOB after distmpmd run: exit 0" \
+    "0: ok C: max rel err" "$rc: $(printf '%s\n' "$out" | cut -c1-17)"
+run_dmd ref inputs nosuch.yaml
+same "ref with a bad job: the reference's message, as 'distmpmd ref'" \
+    "2: distmpmd ref: error: " "$rc: $(printf '%s\n' "$err" | cut -c1-21)"
+DISTMPMD_HOME=/nonexistent run_dmd ref inputs pumma_2x2.yaml
+same "ref without the reference: where it was looked for" \
+    "1: distmpmd: ref: cannot find the reference in DISTMPMD_HOME=/nonexistent (tests/ref/dmd_ref.py or share/distmpmd/dmd_ref.py)" \
+    "$rc: $err"
+DISTMPMD_PYTHON=/nonexistent/python3 run_dmd ref inputs pumma_2x2.yaml
+same "DISTMPMD_PYTHON names the interpreter" \
+    "1: distmpmd: ref: cannot run /nonexistent/python3: No such file or directory (apt-get install python3-numpy python3-yaml, or set DISTMPMD_PYTHON)" \
+    "$rc: $err"

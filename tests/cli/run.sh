@@ -672,7 +672,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -680,7 +680,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "6 /opt/dmd/bin/distmpmd" \
+        "7 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"
@@ -747,6 +747,20 @@ rc=$?
 check "a moved installation builds and runs a job" $rc "$(cat "$base/err")"
 ref_check "$M/tail.yaml"
 check "... with the right output" $? "$(cat "$base/ref.out")"
+# the installed reference: inputs, check, and sweep --ref (issue 18: an
+# installed sweep --ref could not find it)
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$M/"
+"$moved/bin/distmpmd" ref inputs pumma_2x2.yaml </dev/null >"$base/out" 2>&1 &&
+    "$moved/bin/distmpmd" run pumma_2x2.yaml </dev/null >>"$base/out" 2>&1 &&
+    "$moved/bin/distmpmd" ref check pumma_2x2.yaml </dev/null >>"$base/out" 2>&1
+check "a moved installation: ref inputs, run, ref check" $? "$(cat "$base/out")"
+"$moved/bin/distmpmd" sweep tail.yaml --ref -o "$base/inst.csv" \
+    --set 'tensors.X.shape[0],tensors.Y.shape[0]=127' </dev/null \
+    >"$base/out" 2>&1
+rc=$?
+same "... and sweep --ref, with the installed reference" "0: 127,127,2,2 err<1e-4" \
+    "$rc: $(tail -n 1 "$base/inst.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $4, \
+        (($9 != "" && $9 + 0 < 1e-4) ? "err<1e-4" : "err=" $9) }')"
 rm -rf "$M/build"
 DISTMPMD_HOME="$ROOT" "$moved/bin/distmpmd" build tail.yaml \
     </dev/null >"$base/out" 2>"$base/err"
