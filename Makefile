@@ -24,8 +24,9 @@ O := obj-san
 B := bin-san
 endif
 
+# runtime/dmd_npy.c (no MPI) is in both: run checks the inputs with it
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c cmd/*.c)
+	manifests/*.c cmd/*.c) runtime/dmd_npy.c
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))

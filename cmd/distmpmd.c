@@ -45,10 +45,12 @@
 #include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
+#include "cmd/dmd_files.h"
 #include "cmd/dmd_ref.h"
 #include "cmd/dmd_svg.h"
 #include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
+#include "manifests/dmd_manifest.h"
 #include "manifests/dmd_trace.h"
 #include "ir/dmd_int.h"
 
@@ -139,25 +141,33 @@ static const char *usage_build =
 "                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
 
 static const char *usage_run =
-"usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
-"                    [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
+"                    [-o DIR] [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
 "binaries are the ones its manifest records, the appfile is the one it\n"
-"implies), then run: mpiexec.mpich [MPIEXEC_ARGS] -wdir DIR -configfile\n"
-"DIR/appfile.  Exits 1 if any rank failed, or if the run was cancelled\n"
-"(SIGINT, SIGTERM, SIGHUP: passed on to mpiexec and its ranks).\n"
+"implies), and so are the job's input files (each a .npy file of the\n"
+"tensor's shape and dtype, where the ranks will read it: a missing one\n"
+"is named, with how to make it, before anything starts).  Then run:\n"
+"mpiexec.mpich [MPIEXEC_ARGS] -n COUNT -wdir DIR DIR/classK : ...,\n"
+"and say in one line what ran and where the outputs went.  Exits 1 if\n"
+"any rank failed, or if the run was cancelled (SIGINT, SIGTERM, SIGHUP:\n"
+"passed on to mpiexec and its ranks).\n"
 "\n"
 "  --stats      rank 0 prints one JSON line: ranks, classes, time_s,\n"
-"               gflops, bytes_moved_total, bytes_recv_max, messages\n"
+"               gflops, bytes_moved_total, bytes_recv_max, messages,\n"
+"               blas (OpenBLAS's core type for this CPU); the line of\n"
+"               run goes to stderr then\n"
 "  --trace FILE write a timeline of the run to FILE (Chrome trace-event\n"
 "               JSON: one track per rank with compute, transfers and\n"
 "               waits; open it in Perfetto) and draw it as SVG beside it\n"
 "               (FILE with the extension .svg)\n"
 "  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
 "               ranks on its command line, with the appfile, and srun\n"
-"               --multi-prog) instead of running it\n"
+"               --multi-prog) instead of running it; relative files given\n"
+"               to mpiexec (-f hosts) are made absolute\n"
+"  -q, --quiet  no line on success\n"
 "  -o, -j, --cflag    as for build\n";
 
 static const char *usage_classes =
@@ -364,16 +374,57 @@ static char *default_dir(struct dmd_session *s)
 	return dir;
 }
 
+/* The files of "in" as the manifest has them (the strings not copied),
+ * in newly allocated memory; NULL if memory runs out. */
+static struct dmd_mfile *mfiles(const struct dmd_build_input *in)
+{
+	struct dmd_mfile *f = calloc(in->n_files + 1, sizeof(*f));
+	int i;
+
+	for (i = 0; f && i < in->n_files; ++i) {
+		f[i].tensor = (char *) in->files[i].tensor;
+		f[i].file = (char *) in->files[i].file;
+		f[i].input = in->files[i].input;
+		f[i].output = in->files[i].output;
+		f[i].f64 = in->files[i].f64;
+		f[i].ndim = in->files[i].ndim;
+		f[i].shape = (long *) in->files[i].shape;
+	}
+	return f;
+}
+
+/* Check the input files of the analysed job "in" for "run JOB", in the
+ * job directory the run will use (DMD_JOB_DIR, else the job's).
+ * Returns 0, or 1 after the messages (cmd/dmd_files.h). */
+static int check_job_files(const struct dmd_build_input *in)
+{
+	struct dmd_mfile *f = mfiles(in);
+	char *dir = dmd_files_job_dir("/", in->job_dir);
+	int r = 1;
+
+	if (!f || !dir)
+		fprintf(stderr, "distmpmd: out of memory\n");
+	else if (dmd_files_check("run", f, in->n_files, dir,
+			in->job_path) == 0)
+		r = 0;
+	free(dir);
+	free(f);
+	return r;
+}
+
 /* Analyse "job" and build it into "out" (NULL: the default directory,
- * whose name is returned in *dir, newly allocated). */
+ * whose name is returned in *dir, newly allocated).  With "check", the
+ * job's input files are checked first (run JOB). */
 static int build_job(const char *job, const char *out,
-	struct build_args *b, char **dir, int verbose)
+	struct build_args *b, char **dir, int verbose, int check)
 {
 	struct dmd_session s;
 	int r;
 
 	*dir = NULL;
 	r = dmd_session_analyse(&s, job, 1);
+	if (!r && check)
+		r = check_job_files(&s.in);
 	if (!r) {
 		*dir = out ? strdup(out) : default_dir(&s);
 		if (!*dir)
@@ -431,7 +482,7 @@ static int cmd_build(int argc, char **argv)
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
 	if (!r)
-		r = build_job(job, out, &b, &dir, 1);
+		r = build_job(job, out, &b, &dir, 1, 0);
 done:
 	dmd_args_clear(&a);
 	free(dir);
@@ -498,6 +549,156 @@ nomem:
 	return 1;
 }
 
+/* The manifest of the build directory "dir", and if it lists the job's
+ * files, the job directory of a run in *job_dir (newly allocated; else
+ * NULL: an older manifest).  NULL if it cannot be read, after
+ * dmd_manifest_read's message. */
+static struct dmd_manifest *run_manifest(const char *dir, char **job_dir)
+{
+	struct dmd_manifest *m;
+	char *absdir;
+
+	*job_dir = NULL;
+	m = dmd_manifest_read(dir);
+	if (!m || !m->job_dir)
+		return m;
+	absdir = realpath(dir, NULL);
+	if (absdir)
+		*job_dir = dmd_files_job_dir(absdir, m->job_dir);
+	free(absdir);
+	if (!*job_dir) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return dmd_manifest_free(m);
+	}
+	return m;
+}
+
+/* Check the input files of the build directory "dir" before "run DIR"
+ * (cmd/dmd_files.h).  Returns 0, or 1 after the messages. */
+static int check_dir_files(const char *dir)
+{
+	struct dmd_manifest *m;
+	char *job_dir, *job = NULL;
+	int r = 0;
+
+	m = run_manifest(dir, &job_dir);
+	if (!m)
+		return 1;
+	if (!job_dir) {
+		dmd_manifest_free(m);
+		return 0;
+	}
+	job = dmd_files_path(job_dir, m->job_file);
+	if (!job || dmd_files_check("run", m->files, m->n_files, job_dir,
+			job) < 0)
+		r = 1;
+	free(job);
+	free(job_dir);
+	dmd_manifest_free(m);
+	return r;
+}
+
+/* Say what "run" ran and where its outputs went, on "out":
+ *   distmpmd: ran NAME (N ranks, K classes) in DIR; wrote C.npy
+ * from the manifest of the build directory "dir" (with "trace", the
+ * timeline files "trace" and "svg" too). */
+static void say_ran(FILE *out, const char *dir, const char *trace,
+	const char *svg)
+{
+	struct dmd_manifest *m;
+	char *job_dir;
+	int i, n = 0;
+
+	m = run_manifest(dir, &job_dir);
+	if (!m)
+		return;
+	fprintf(out, "distmpmd: ran %s (%ld rank%s, %d class%s) in %s", m->job,
+		m->nranks, m->nranks == 1 ? "" : "s", m->n_classes,
+		m->n_classes == 1 ? "" : "es", dir);
+	for (i = 0; job_dir && i < m->n_files; ++i) {
+		char *path;
+
+		if (!m->files[i].output)
+			continue;
+		path = dmd_files_path(job_dir, m->files[i].file);
+		fprintf(out, "%s%s", n++ ? ", " : "; wrote ",
+			path ? path : m->files[i].file);
+		free(path);
+	}
+	if (job_dir && !n)
+		fprintf(out, "; no output file (no tensor with 'file' is "
+			"written)");
+	if (trace)
+		fprintf(out, "; timeline %s and %s", trace, svg);
+	fputc('\n', out);
+	fflush(out);
+	free(job_dir);
+	dmd_manifest_free(m);
+}
+
+/* The options of mpiexec (MPICH's hydra, Open MPI) whose value is a
+ * file: a relative one is made absolute, so that the commands of
+ * --dry-run, one of which runs in the build directory, can be pasted
+ * anywhere. */
+static const char *const file_opts[] = {
+	"-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile",
+	"--default-hostfile", "-outfile-pattern", "-errfile-pattern",
+};
+
+/* "extra" (n of them, after "--") with the relative file values of
+ * file_opts made absolute, as a new array in *abs whose new strings
+ * are in *owned (both to be freed; *owned NULL-terminated).  -1 if
+ * memory runs out or the current directory is unknown. */
+static int absolute_files(int n, char **extra, char ***abs, char ***owned)
+{
+	char *cwd = NULL;
+	int i, k, n_own = 0;
+	size_t j;
+
+	*abs = calloc(n + 1, sizeof(**abs));
+	*owned = calloc(n + 1, sizeof(**owned));
+	if (!*abs || !*owned)
+		goto error;
+	for (i = 0; i < n; ++i) {
+		const char *value = NULL;
+		size_t len = 0;
+
+		(*abs)[i] = extra[i];
+		for (j = 0; j < sizeof(file_opts) / sizeof(file_opts[0]); ++j) {
+			len = strlen(file_opts[j]);
+			if (i > 0 && !strcmp(extra[i - 1], file_opts[j])) {
+				value = extra[i];
+				len = 0;
+				break;
+			}
+			if (!strncmp(extra[i], file_opts[j], len) &&
+			    extra[i][len] == '=' && file_opts[j][1] == '-') {
+				value = extra[i] + len + 1;
+				len += 1;
+				break;
+			}
+		}
+		if (!value || !*value || value[0] == '/')
+			continue;
+		if (!cwd && !(cwd = getcwd(NULL, 0)))
+			goto error;
+		k = n_own++;
+		if (asprintf(&(*owned)[k], "%.*s%s/%s", (int) len, extra[i],
+				cwd, value) < 0) {
+			(*owned)[k] = NULL;
+			goto error;
+		}
+		(*abs)[i] = (*owned)[k];
+	}
+	free(cwd);
+	return 0;
+error:
+	fprintf(stderr, "distmpmd: %s\n", cwd || errno == ENOMEM ?
+		"out of memory" : "cannot find the current directory");
+	free(cwd);
+	return -1;
+}
+
 /* distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
  * [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
  * With --trace, "-genv DMD_TRACE <absolute FILE>" goes before the
@@ -508,6 +709,7 @@ static int cmd_run(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "cflag", required_argument, NULL, OPT_CFLAG },
@@ -515,13 +717,14 @@ static int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dmd_args a = { .cmd = "run", .usage = usage_run,
-		.argc = argc, .argv = argv, .shortopts = "o:j:h",
+		.argc = argc, .argv = argv, .shortopts = "o:j:qh",
 		.longopts = opts };
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
 	const char *target = NULL, *out = NULL, *trace = NULL;
-	int stats = 0, dry_run = 0, n_extra = 0, r = 0, i, c;
-	char **extra = NULL, *dir = NULL, **args = NULL;
+	int stats = 0, dry_run = 0, quiet = 0, n_extra = 0, r = 0, i, c;
+	char **extra = NULL, *dir = NULL, **args = NULL, **abs = NULL;
+	char **owned = NULL;
 
 	memset(&b, 0, sizeof(b));
 	while (!r && (c = dmd_args_next(&a)) > 0) {
@@ -534,6 +737,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			dry_run = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case OPT_TRACE:
 			trace = a.value;
@@ -552,8 +758,10 @@ static int cmd_run(int argc, char **argv)
 	if (c < 0)
 		r = 2;
 	if (!r) {
-		extra = argv + a.rest;
 		n_extra = argc - a.rest;
+		if (absolute_files(n_extra, argv + a.rest, &abs, &owned) < 0)
+			r = 1;
+		extra = abs;
 	}
 	if (!r && !target)
 		r = arg_error(&a, "no job file or build directory given", NULL);
@@ -593,11 +801,13 @@ static int cmd_run(int argc, char **argv)
 			r = 1;
 			goto done;
 		}
+		if (!dry_run && check_dir_files(dir))
+			r = 1;
 	} else {
-		r = build_job(target, out, &b, &dir, 0);
-		if (r)
-			goto done;
+		r = build_job(target, out, &b, &dir, 0, !dry_run);
 	}
+	if (r)
+		goto done;
 	fflush(stdout);
 	if (dry_run)
 		r = dmd_launch_dry_run(dir, stats, n_extra, extra, stdout);
@@ -605,8 +815,15 @@ static int cmd_run(int argc, char **argv)
 		r = dmd_launch(dir, stats, n_extra, extra);
 	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
 		r = 1;
+	if (!r && !dry_run && !quiet)
+		say_ran(stats ? stderr : stdout, dir, trace, t.svg);
 done:
 	dmd_args_clear(&a);
+	if (owned)
+		for (i = 0; owned[i]; ++i)
+			free(owned[i]);
+	free(owned);
+	free(abs);
 	free(args);
 	free(t.json);
 	free(t.svg);

@@ -1120,7 +1120,7 @@ static int dmd_sweep_point(struct dmd_sweep *s, long p)
 	} else {
 		char *inputs[] = { (char *) s->python, s->ref, "inputs", job,
 			NULL };
-		char *run[] = { s->self, "run", job, "-o", build, "--stats",
+		char *run[] = { s->self, "run", job, "-o", build, "--stats", "-q",
 			NULL };
 		char *check[] = { (char *) s->python, s->ref, "check", job,
 			NULL };

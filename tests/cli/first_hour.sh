@@ -181,3 +181,125 @@ DISTMPMD_PYTHON=/nonexistent/python3 run_dmd ref inputs pumma_2x2.yaml
 same "DISTMPMD_PYTHON names the interpreter" \
     "1: distmpmd: ref: cannot run /nonexistent/python3: No such file or directory (apt-get install python3-numpy python3-yaml, or set DISTMPMD_PYTHON)" \
     "$rc: $err"
+
+# ------------------------------------ inputs checked before anything starts
+
+I="$W/inputs 'i' \$(n)"
+mkdir -p "$I"
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$I/"
+cd "$I"
+hint="distmpmd: run: nothing was run; to make the inputs: distmpmd ref inputs pumma_2x2.yaml (random values from each tensor's seed), or numpy.save each array (C order, the shape and dtype the job gives)"
+run_dmd run pumma_2x2.yaml
+same "run JOB without its input B.npy: exit 1, the file named, how to make it" \
+    "1: distmpmd: run: the input B.npy of tensor 'B' does not exist
+$hint|" "$rc: $err|$out"
+same "... before anything is built (no build directory), no rank started" \
+    "pumma_2x2.yaml" "$(ls)"
+"$DMD" build pumma_2x2.yaml >/dev/null 2>&1
+run_dmd run build/pumma_2x2
+same "run DIR without B.npy: the same, from the manifest's files" \
+    "1: distmpmd: run: the input B.npy of tensor 'B' does not exist
+$hint|" "$rc: $err|$out"
+mkdir B.npy
+run_dmd run build/pumma_2x2
+same "... B.npy a directory" \
+    "1: distmpmd: run: the input of tensor 'B': B.npy is not a regular file" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+rmdir B.npy
+"$PY" -c 'import numpy as np; np.save("B.npy", np.zeros((96, 47)))'
+run_dmd run build/pumma_2x2
+same "... B.npy of another shape (the header read as the ranks would)" \
+    "1: distmpmd: run: the input of tensor 'B': B.npy has shape (96, 47), the job says (96, 48)" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+"$PY" -c 'import numpy as np; np.save("B.npy", np.zeros((96, 48), np.float32))'
+run_dmd run build/pumma_2x2
+same "... B.npy of another dtype" \
+    "1: distmpmd: run: the input of tensor 'B': B.npy has dtype '<f4', the job says '<f8'" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+head -c 200 "$ROOT/Makefile" >B.npy
+run_dmd run build/pumma_2x2
+same "... B.npy not a .npy file" \
+    "1: distmpmd: run: the input of tensor 'B': B.npy is not a .npy file (bad magic)" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+"$PY" -c 'import numpy as np; np.save("B.npy", np.zeros((96, 48)))'
+truncate -s 1000 B.npy
+run_dmd run build/pumma_2x2
+same "... B.npy truncated" \
+    "1: distmpmd: run: the input of tensor 'B': B.npy is truncated: 872 bytes of data, the shape needs 36864" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+mkdir -p sub
+Ip=$(pwd -P)
+(cd sub && "$DMD" run ../build/pumma_2x2 </dev/null >"$base/out" 2>"$base/err")
+same "... run from below: the paths absolute (the job is not below), the hint quoted" \
+    "distmpmd: run: the input of tensor 'B': $Ip/B.npy is truncated: 872 bytes of data, the shape needs 36864
+distmpmd: run: nothing was run; to make the inputs: distmpmd ref inputs $("$PY" -c 'import shlex, sys; print(shlex.quote(sys.argv[1]))' "$Ip/pumma_2x2.yaml") (random values from each tensor's seed), or numpy.save each array (C order, the shape and dtype the job gives)" \
+    "$(cat "$base/err")"
+rm B.npy
+(cd / && "$DMD" run "$I/pumma_2x2.yaml" </dev/null >"$base/out" 2>"$base/err")
+cmd=$(sed -n 's/.*to make the inputs: \(.*\) (random values.*/\1/p' "$base/err")
+(cd / && eval "\"\$DMD\"${cmd#distmpmd}") >"$base/ref.out" 2>&1
+same "... a job in a hostile directory: the hint is a command that works pasted" \
+    "0 B.npy" "$? $(ls "$I" | grep npy)"
+mkdir -p alt
+"$PY" -c 'import numpy as np; np.save("alt/B.npy", np.zeros((96, 47)))'
+DMD_JOB_DIR=alt run_dmd run build/pumma_2x2
+same "DMD_JOB_DIR: the inputs are looked for where the ranks will read them" \
+    "1: distmpmd: run: the input of tensor 'B': alt/B.npy has shape (96, 47), the job says (96, 48)" \
+    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+sed 's|file: C.npy|file: out/C.npy|' pumma_2x2.yaml >outdir.yaml
+run_dmd run outdir.yaml
+same "an output whose directory is missing is refused before the run" \
+    "1: distmpmd: run: the output out/C.npy of tensor 'C' cannot be written: out is not a directory|" \
+    "$rc: $err|$out"
+
+# ------------------------------------------------ run says what it did
+
+run_dmd run pumma_2x2.yaml
+same "run JOB: one line on success, what ran and where the output went" \
+    "0: distmpmd: ran pumma_2x2 (4 ranks, 1 class) in build/pumma_2x2; wrote C.npy|" \
+    "$rc: $out|$err"
+ref_check "$I/pumma_2x2.yaml"
+check "... and C.npy is right" $? "$(cat "$base/ref.out")"
+run_dmd run build/pumma_2x2 --stats
+same "run DIR --stats: stdout is the JSON line alone, the line on stderr" \
+    '0: 1 {"ranks": 4, "classes": 1,|distmpmd: ran pumma_2x2 (4 ranks, 1 class) in build/pumma_2x2; wrote C.npy' \
+    "$rc: $(printf '%s\n' "$out" | wc -l) $(printf '%s\n' "$out" | cut -c1-26)|$err"
+(cd sub && "$DMD" run ../build/pumma_2x2 -q --trace t.json </dev/null >"$base/out" 2>&1)
+same "... -q: nothing (and a trace still written)" "0: |t.json t.svg" \
+    "$?: $(cat "$base/out")|$(ls sub | tr '\n' ' ' | sed 's/ $//')"
+(cd sub && "$DMD" run ../build/pumma_2x2 --trace t.json </dev/null >"$base/out" 2>&1)
+same "... run from elsewhere, with a trace: the paths from there" \
+    "0: distmpmd: ran pumma_2x2 (4 ranks, 1 class) in ../build/pumma_2x2; wrote $Ip/C.npy; timeline t.json and t.svg" \
+    "$?: $(cat "$base/out")"
+sed 's|, file: Y.npy||' "$ROOT/tests/e2e/jobs/tail.yaml" >nofile.yaml
+run_dmd run nofile.yaml
+same "a job that writes no file says so" \
+    "0: distmpmd: ran tail (2 ranks, 2 classes) in build/tail; no output file (no tensor with 'file' is written)" \
+    "$rc: $out"
+
+# ------------------------------------ --dry-run: paths that work when pasted
+
+printf 'localhost:4\n' >hosts
+run_dmd run build/pumma_2x2 --dry-run -- -f hosts
+abs=$(cd build/pumma_2x2 && pwd -P)
+same "--dry-run -- -f hosts: the host file made absolute in both mpiexec commands" \
+    "0: $Ip/hosts|$Ip/hosts" "$rc: $(printf '%s\n' "$out" | "$PY" -c '
+import shlex, sys
+lines = sys.stdin.read().split("\n")
+print("|".join(w[w.index("-f") + 1] for w in (shlex.split(lines[i]) for i in (2, 4))))')"
+rm -f C.npy
+line=$(printf '%s\n' "$out" | sed -n 5p)
+(cd / && eval "$line") </dev/null >"$base/eval.out" 2>&1
+check "... the -configfile form (cd DIR && mpiexec -f ...) runs pasted anywhere" \
+    $? "$line" "$(cat "$base/eval.out")"
+ref_check "$I/pumma_2x2.yaml"
+check "... with the right output" $? "$(cat "$base/ref.out")"
+
+# a build directory of an earlier distmpmd (its manifest lists no files)
+# runs as before
+sed -i -e '/^job_dir:/d' -e '/^job_file:/d' -e '/^files:/,/^classes:/{/^classes:/!d}' \
+    build/pumma_2x2/manifest.yaml
+run_dmd run build/pumma_2x2
+same "a manifest without files: run as before, the line without the outputs" \
+    "0: distmpmd: ran pumma_2x2 (4 ranks, 1 class) in build/pumma_2x2|" \
+    "$rc: $out|$err"
