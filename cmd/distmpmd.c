@@ -209,10 +209,12 @@ static const char *usage_sweep =
 "                  included), or lists for a list field:\n"
 "                  mesh.shape=[2,2];[2,3]\n"
 "  -o, --output CSV  the CSV file (default: standard output)\n"
-"  --svg FILE      plot classes and bytes moved against the first KEY\n"
+"  --svg FILE      plot classes, bytes moved, time and GFLOP/s against\n"
+"                  the first KEY\n"
 "  --ref[=PATH]    write the inputs and check the outputs of every point\n"
-"                  with the reference (dmd_ref.py; found beside distmpmd\n"
-"                  unless PATH is given): max_rel_err\n"
+"                  with the reference (what 'distmpmd ref' runs, unless\n"
+"                  PATH is given): max_rel_err.  Without it, each point\n"
+"                  reads a copy of the input files beside the job\n"
 "  --no-run        only analyse: ranks and classes per point\n"
 "  --work DIR      where the points' jobs and builds go, DIR/point-N\n"
 "                  (default: build/<name>-sweep)\n";
@@ -1181,6 +1183,38 @@ static int sweep_analyse(const char *job, int classes, long *ranks,
 	return r;
 }
 
+/* The input files of a job, for sweep (see dmd_sweep_inputs). */
+static int sweep_inputs(const char *job, char ***files)
+{
+	struct dmd_session s;
+	int r, i, n = 0;
+
+	*files = NULL;
+	r = dmd_session_analyse(&s, job, 0);
+	if (!r) {
+		*files = calloc(s.in.n_files + 1, sizeof(**files));
+		for (i = 0; *files && i < s.in.n_files; ++i) {
+			if (!s.in.files[i].input)
+				continue;
+			(*files)[n] = strdup(s.in.files[i].file);
+			if (!(*files)[n++])
+				break;
+		}
+		if (!*files || i < s.in.n_files) {
+			fprintf(stderr, "distmpmd: out of memory\n");
+			r = 1;
+		}
+	}
+	dmd_session_free(&s);
+	if (r && *files) {
+		for (i = 0; (*files)[i]; ++i)
+			free((*files)[i]);
+		free(*files);
+		*files = NULL;
+	}
+	return r;
+}
+
 /* distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE]
  * [--ref[=PATH]] [--no-run] [--work DIR] */
 static int cmd_sweep(int argc, char **argv)
@@ -1204,6 +1238,7 @@ static int cmd_sweep(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.analyse = &sweep_analyse;
+	o.inputs = &sweep_inputs;
 	while (!r && (c = dmd_args_next(&a)) > 0) {
 		switch (c) {
 		case 'h':

@@ -18,9 +18,11 @@
  * Points: the Cartesian product of the lists, the first --set varying
  * slowest.  Point N (from 1) lives in WORK/point-N/: the edited job
  * (under the job file's own name; its "file:" paths, relative to it,
- * name files in that directory), the output of the reference
- * (ref-inputs.txt, ref-check.txt), the build directory (build/) and the
- * statistics line of the run (stats.json).  The job is edited as a YAML
+ * name files in that directory), its inputs (written by the reference
+ * with --ref, else copies of the input files beside the job), the
+ * output of the reference (ref-inputs.txt, ref-check.txt), the build
+ * directory (build/) and the statistics line of the run (stats.json).
+ * The plot (--svg) has four panels: classes, bytes moved, time, GFLOP/s.  The job is edited as a YAML
  * document and written by libyaml's emitter (comments are not kept).
  *
  * A point is one process after another, each with fork/exec (no shell):
@@ -102,11 +104,15 @@ struct dmd_sweep_set {
 	struct dmd_sweep_val *vals;	/* owned */
 };
 
+/* The panels of the plot, one quantity each. */
+enum { DMD_SWEEP_CLASSES, DMD_SWEEP_BYTES, DMD_SWEEP_TIME, DMD_SWEEP_GFLOPS,
+	DMD_SWEEP_N_PANELS };
+
 /* What the plot needs of a point. */
 struct dmd_sweep_row {
 	int *val;		/* owned: per set, the index of its value */
-	long classes;
-	double bytes;		/* -1: not measured */
+	double v[DMD_SWEEP_N_PANELS];	/* per panel; -1: not measured
+					 * (or null, for gflops) */
 };
 
 /* The state of a sweep. */
@@ -120,6 +126,9 @@ struct dmd_sweep {
 	char *work;		/* owned: the work directory */
 	char *self;		/* owned: this executable */
 	char *ref;		/* owned: dmd_ref.py (with --ref) */
+	char *job_dir;		/* owned: the job file's directory */
+	char **copy;		/* owned, NULL-terminated: the inputs that
+				 * each point gets a copy of */
 	const char *python;
 	char **envp;		/* owned array; strings not owned */
 	FILE *csv;
@@ -1028,6 +1037,19 @@ static void dmd_sweep_csv_header(struct dmd_sweep *s)
 	fflush(s->csv);
 }
 
+/* The number "text" of the statistics line, or -1 if it is empty (not
+ * measured, or null) or not a number. */
+static double dmd_sweep_measure(const char *text)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text)
+		return -1;
+	v = strtod(text, &end);
+	return *end || v < 0 ? -1 : v;
+}
+
 /* Append the row of point "p": its values (one column per key), then
  * "stats" (the six --stats values) and "err", and remember what the plot
  * needs.  -1 if memory runs out or the CSV cannot be written. */
@@ -1067,12 +1089,96 @@ static int dmd_sweep_row(struct dmd_sweep *s, long p,
 		return dmd_sweep_nomem(), -1;
 	for (i = 0; i < s->n_set; ++i)
 		row->val[i] = dmd_sweep_index(s, p, i);
-	if (dmd_int_parse(stats[1], DMD_INT_NUL, 0, LONG_MAX,
-			&row->classes) != DMD_INT_OK)
-		row->classes = -1;
-	row->bytes = stats[2] && *stats[2] ? strtod(stats[2], NULL) : -1;
+	{
+		long classes;
+
+		row->v[DMD_SWEEP_CLASSES] = dmd_int_parse(stats[1],
+			DMD_INT_NUL, 0, LONG_MAX, &classes) == DMD_INT_OK ?
+			classes : -1;
+	}
+	/* bytes_moved_total, time_s, gflops: "" when not measured or null */
+	row->v[DMD_SWEEP_BYTES] = dmd_sweep_measure(stats[2]);
+	row->v[DMD_SWEEP_TIME] = dmd_sweep_measure(stats[4]);
+	row->v[DMD_SWEEP_GFLOPS] = dmd_sweep_measure(stats[5]);
 	s->n_rows++;
 	return 0;
+}
+
+/* Copy the file "src" to "dst", creating the directories of "dst" below
+ * "top" (its point's directory) that are missing.  -1 after a message. */
+static int dmd_sweep_copy(const char *src, const char *dst, const char *top)
+{
+	char buf[1 << 16], *dir;
+	const char *p;
+	int in = -1, out = -1, r = -1;
+	ssize_t n;
+
+	for (p = dst + strlen(top) + 1; (p = strchr(p, '/')); ++p) {
+		dir = strndup(dst, p - dst);
+		if (!dir)
+			return dmd_sweep_nomem(), -1;
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "distmpmd: cannot create the directory "
+				"%s: %s\n", dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		free(dir);
+	}
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", src,
+			strerror(errno));
+		return -1;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		O_NOFOLLOW, 0666);
+	if (out < 0)
+		goto write_error;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto write_error;
+	if (n < 0) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", src,
+			strerror(errno));
+		goto done;
+	}
+	if (close(out) < 0) {
+		out = -1;
+		goto write_error;
+	}
+	out = -1;
+	r = 0;
+	goto done;
+write_error:
+	fprintf(stderr, "distmpmd: cannot write %s: %s\n", dst,
+		strerror(errno ? errno : EIO));
+done:
+	if (out >= 0)
+		close(out);
+	close(in);
+	return r;
+}
+
+/* Give the point in "dir" a copy of every input in s->copy (from the
+ * job's directory, to the same relative path).  -1 after a message. */
+static int dmd_sweep_copy_inputs(struct dmd_sweep *s, const char *dir)
+{
+	char *src, *dst;
+	int i, r = 0;
+
+	for (i = 0; !r && s->copy && s->copy[i]; ++i) {
+		if (asprintf(&src, "%s/%s", s->job_dir, s->copy[i]) < 0)
+			return dmd_sweep_nomem(), -1;
+		if (asprintf(&dst, "%s/%s", dir, s->copy[i]) < 0) {
+			free(src);
+			return dmd_sweep_nomem(), -1;
+		}
+		r = dmd_sweep_copy(src, dst, dir);
+		free(src);
+		free(dst);
+	}
+	return r;
 }
 
 /* Run point "p" (from 0) in its directory: write its job, then analyse
@@ -1130,6 +1236,8 @@ static int dmd_sweep_point(struct dmd_sweep *s, long p)
 				"dmd_ref.py inputs");
 			if (r)
 				goto error;
+		} else if (dmd_sweep_copy_inputs(s, dir) < 0) {
+			goto error;
 		}
 		r = dmd_sweep_exec(s, run, stats_path, "distmpmd run");
 		if (r)
@@ -1220,22 +1328,26 @@ static int dmd_sweep_series(const struct dmd_sweep *s, int *series)
 	return n;
 }
 
-/* Draw panel "which" (0: classes, 1: bytes moved) of the plot at
- * height "y0", x from "xmin" to "xmax", with "series" giving each row's
- * line (of "n_series"). */
+/* Draw panel "which" (DMD_SWEEP_CLASSES, ...) of the plot at height
+ * "y0", x from "xmin" to "xmax", with "series" giving each row's line
+ * (of "n_series"). */
 static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 	double y0, double xmin, double xmax, const int *series, int n_series)
 {
-	static const char *const what[] = { "classes", "bytes" };
+	static const char *const what[] = { "classes", "bytes", "time",
+		"gflops" };
 	static const char *const title[] = { "rank classes",
-		"bytes moved (bytes_moved_total)" };
+		"bytes moved (bytes_moved_total)",
+		"time of the compute phase, s (time_s)",
+		"GFLOP/s (gflops: 2 M N K / time_s of the matrix products)" };
+	int integer = which == DMD_SWEEP_CLASSES || which == DMD_SWEEP_BYTES;
 	double plot_w = DMD_SWEEP_W - DMD_SWEEP_LEFT - DMD_SWEEP_RIGHT;
 	double ymax = 0, tick, y, px, py;
 	char colour[8];
 	int r, q, n = 0, first;
 
 	for (r = 0; r < s->n_rows; ++r) {
-		double v = which ? s->rows[r].bytes : s->rows[r].classes;
+		double v = s->rows[r].v[which];
 
 		if (v >= 0)
 			++n;
@@ -1251,12 +1363,13 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 		DMD_SWEEP_PANEL);
 	if (n == 0) {
 		fprintf(f, "<text class=\"empty\" x=\"%.6g\" y=\"%.6g\" "
-			"text-anchor=\"middle\">not measured (--no-run)"
-			"</text>\n", DMD_SWEEP_LEFT + plot_w / 2,
-			y0 + DMD_SWEEP_PANEL / 2);
+			"text-anchor=\"middle\">%s</text>\n",
+			DMD_SWEEP_LEFT + plot_w / 2, y0 + DMD_SWEEP_PANEL / 2,
+			s->o->no_run ? "not measured (--no-run)" :
+			"null at every point (no matrix product)");
 		return;
 	}
-	tick = dmd_sweep_tick(ymax, 1);
+	tick = dmd_sweep_tick(ymax, integer);
 	ymax = tick * ceil(ymax / tick + 1e-9);
 	if (ymax <= 0)
 		ymax = tick;
@@ -1276,8 +1389,7 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 			what[which], dmd_svg_colour(q, colour));
 		/* the rows of a line come in the order of the first set */
 		for (r = 0; r < s->n_rows; ++r) {
-			double v = which ? s->rows[r].bytes :
-				s->rows[r].classes;
+			double v = s->rows[r].v[which];
 
 			if (series[r] != q || v < 0)
 				continue;
@@ -1290,7 +1402,7 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 		fputs("\"/>\n", f);
 	}
 	for (r = 0; r < s->n_rows; ++r) {
-		double v = which ? s->rows[r].bytes : s->rows[r].classes;
+		double v = s->rows[r].v[which];
 
 		if (v < 0)
 			continue;
@@ -1307,20 +1419,21 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 			dmd_svg_text(f, s->set[q].vals[s->rows[r].val[q]].text);
 		}
 		fprintf(f, ": %.15g %s</title></circle>"
-			"<text class=\"label\" x=\"%.6g\" y=\"%.6g\" "
+			"<text class=\"label %s\" x=\"%.6g\" y=\"%.6g\" "
 			"text-anchor=\"middle\" font-size=\"10\">%.15g</text>\n",
-			v, what[which], px, py - 7, v);
+			v, what[which], what[which], px, py - 7, v);
 	}
 }
 
-/* Draw the plot of the rows into "path": classes and bytes moved
- * against the first swept key, one line per combination of the other
- * keys' values.  -1 after a message. */
+/* Draw the plot of the rows into "path": classes, bytes moved, time and
+ * GFLOP/s (a panel each, one above the other) against the first swept
+ * key, one line per combination of the other keys' values.  -1 after a
+ * message. */
 static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 {
 	double plot_w = DMD_SWEEP_W - DMD_SWEEP_LEFT - DMD_SWEEP_RIGHT;
-	double height = DMD_SWEEP_TOP + 2 * DMD_SWEEP_PANEL +
-		DMD_SWEEP_BETWEEN + 50;
+	double height = DMD_SWEEP_TOP + DMD_SWEEP_N_PANELS * DMD_SWEEP_PANEL +
+		(DMD_SWEEP_N_PANELS - 1) * DMD_SWEEP_BETWEEN + 50;
 	double xmin = 0, xmax = 0, px, y_axis;
 	int *series = NULL, r, q, i, n_series = 0;
 	char *tmp = NULL, colour[8];
@@ -1364,7 +1477,7 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 	fputs(": sweep</title>\n<text class=\"title\" x=\"10\" y=\"20\" "
 		"font-size=\"13\" font-weight=\"bold\">", f);
 	dmd_svg_text(f, s->name);
-	fputs(": rank classes and bytes moved against ", f);
+	fputs(": rank classes, bytes moved, time and GFLOP/s against ", f);
 	dmd_svg_text(f, s->set[0].keys_text);
 	fputs("</text>\n", f);
 	for (q = 0, i = 0; n_series > 1 && q < s->n_rows; ++q) {
@@ -1385,12 +1498,12 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 		fputs("</text></g>\n", f);
 		++i;
 	}
-	dmd_sweep_panel(f, s, 0, DMD_SWEEP_TOP, xmin, xmax, series,
-		n_series);
-	dmd_sweep_panel(f, s, 1, DMD_SWEEP_TOP + DMD_SWEEP_PANEL +
-		DMD_SWEEP_BETWEEN, xmin, xmax, series, n_series);
+	for (i = 0; i < DMD_SWEEP_N_PANELS; ++i)
+		dmd_sweep_panel(f, s, i, DMD_SWEEP_TOP +
+			i * (DMD_SWEEP_PANEL + DMD_SWEEP_BETWEEN), xmin, xmax,
+			series, n_series);
 	/* the x axis, below each panel: every value of the first set */
-	for (i = 0; i < 2; ++i) {
+	for (i = 0; i < DMD_SWEEP_N_PANELS; ++i) {
 		y_axis = DMD_SWEEP_TOP + DMD_SWEEP_PANEL +
 			i * (DMD_SWEEP_PANEL + DMD_SWEEP_BETWEEN);
 		for (q = 0; q < s->set[0].n_vals; ++q) {
@@ -1485,7 +1598,89 @@ static void dmd_sweep_free(struct dmd_sweep *s)
 	free(s->work);
 	free(s->self);
 	free(s->ref);
+	free(s->job_dir);
+	if (s->copy)
+		for (i = 0; s->copy[i]; ++i)
+			free(s->copy[i]);
+	free(s->copy);
 	free(s->envp);
+}
+
+/* Does the relative path "file" go up (a ".." component)? */
+static int dmd_sweep_goes_up(const char *file)
+{
+	const char *p = file;
+
+	for (;;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return 1;
+		p = strchr(p, '/');
+		if (!p)
+			return 0;
+		++p;
+	}
+}
+
+/* Find the inputs that each point gets a copy of (without --ref): every
+ * input file of the job that is relative to its directory and below it;
+ * each must be there.  Say once which are copied.  -1 after a message. */
+static int dmd_sweep_find_inputs(struct dmd_sweep *s)
+{
+	const char *slash = strrchr(s->o->job, '/');
+	char **files = NULL;
+	int i, n = 0, r;
+
+	s->job_dir = slash ? strndup(s->o->job, slash > s->o->job ?
+		(size_t) (slash - s->o->job) : 1) : strdup(".");
+	if (!s->job_dir)
+		return dmd_sweep_nomem(), -1;
+	r = s->o->inputs(s->o->job, &files);
+	if (r)
+		return -1;
+	for (i = 0; files[i]; ++i)
+		;
+	s->copy = calloc(i + 1, sizeof(*s->copy));
+	if (!s->copy)
+		r = dmd_sweep_nomem();
+	for (i = 0; !r && files[i]; ++i) {
+		char *path;
+		struct stat st;
+
+		if (files[i][0] == '/' || dmd_sweep_goes_up(files[i])) {
+			fprintf(stderr, "distmpmd: sweep: the input %s is not "
+				"below the job's directory: every point reads "
+				"it from %s\n", files[i], files[i][0] == '/' ?
+				"there" : "that path, relative to the point's "
+				"directory");
+			continue;
+		}
+		if (asprintf(&path, "%s/%s", s->job_dir, files[i]) < 0) {
+			path = NULL;
+			r = dmd_sweep_nomem();
+		} else if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "distmpmd: sweep: the input %s is not "
+				"beside the job (%s): give --ref to write each "
+				"point's inputs with the reference\n",
+				files[i], path);
+			r = 1;
+		} else {
+			s->copy[n++] = files[i];
+			files[i] = "";
+		}
+		free(path);
+	}
+	if (!r && n > 0) {
+		fprintf(stderr, "distmpmd: sweep: each point reads a copy of ");
+		for (i = 0; i < n; ++i)
+			fprintf(stderr, "%s%s", i ? ", " : "", s->copy[i]);
+		fprintf(stderr, " (from beside the job; --ref writes each "
+			"point's inputs instead)\n");
+	}
+	for (i = 0; files[i]; ++i)
+		if (*files[i])
+			free(files[i]);
+	free(files);
+	return r ? -1 : 0;
 }
 
 /* Check the job and the --set arguments of "s" and find what the points
@@ -1537,6 +1732,8 @@ static int dmd_sweep_prepare(struct dmd_sweep *s)
 		if (!s->ref)
 			return 2;
 	}
+	if (!o->no_run && !o->ref && dmd_sweep_find_inputs(s) < 0)
+		return 1;
 	if (o->work)
 		s->work = strdup(o->work);
 	else if (dmd_sweep_mkdir("build", "directory") < 0)

@@ -303,3 +303,52 @@ run_dmd run build/pumma_2x2
 same "a manifest without files: run as before, the line without the outputs" \
     "0: distmpmd: ran pumma_2x2 (4 ranks, 1 class) in build/pumma_2x2|" \
     "$rc: $out|$err"
+
+# ---------------------------------------- sweep: inputs beside the job, plot
+
+Sw="$W/sweep inputs 's' \$(w)"
+mkdir -p "$Sw"
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$ROOT/tests/e2e/jobs/stencil3.yaml" "$Sw/"
+cd "$Sw"
+run_dmd sweep pumma_2x2.yaml --set 'mesh.shape=[2,2]' --work w0
+same "sweep of a job whose input is not beside it, without --ref: exit 1, before any point" \
+    "1: distmpmd: sweep: the input B.npy is not beside the job (./B.npy): give --ref to write each point's inputs with the reference|" \
+    "$rc: $err|$(ls -d w0 2>/dev/null)"
+"$DMD" ref inputs pumma_2x2.yaml >/dev/null 2>&1
+timeout 300 "$DMD" sweep pumma_2x2.yaml --set 'mesh.shape=[2,2];[1,2];[2,1]' \
+    --work w1 -o w.csv --svg w.svg </dev/null >"$base/out" 2>"$base/err"
+rc=$?
+same "sweep without --ref: each point reads a copy of the input beside the job" \
+    "0: distmpmd: sweep: each point reads a copy of B.npy (from beside the job; --ref writes each point's inputs instead)" \
+    "$rc: $(head -n 1 "$base/err")"
+got=""
+for n in 1 2 3; do
+    cmp -s B.npy "w1/point-$n/B.npy" && got="$got same" || got="$got differs"
+    "$PY" "$REF" check "w1/point-$n/pumma_2x2.yaml" >/dev/null 2>&1 &&
+        got="$got ok" || got="$got FAIL"
+done
+same "... the copies equal B.npy, and every point's C is right" \
+    " same ok same ok same ok" "$got"
+csv_col() {
+    "$PY" -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+print(" ".join(r[int(sys.argv[2])] for r in rows))' "$@"
+}
+same "... the CSV: the ranks of each mesh" "4 2 2" "$(csv_col w.csv 1)"
+got=$(xml_check w.svg '
+def vals(w):
+    return [t.text for t in svg.iter(NS + "text") if cls(t) == ["label", w]]
+titles = [t.text for t in svg.iter(NS + "text") if "panel-title" in cls(t)]
+print("|".join(titles))
+print(" ".join(vals("time")), " ".join(vals("gflops")))')
+same "... the plot: classes, bytes, time and GFLOP/s, the values of the CSV" \
+    "rank classes|bytes moved (bytes_moved_total)|time of the compute phase, s (time_s)|GFLOP/s (gflops: 2 M N K / time_s of the matrix products)
+$(csv_col w.csv 5) $(csv_col w.csv 6)" \
+    "$got"
+timeout 300 "$DMD" sweep stencil3.yaml --set 'tensors.A.seed=1,2' --work w2 \
+    -o s.csv --svg s.svg </dev/null >/dev/null 2>&1
+got=$(xml_check s.svg '
+print(sum(1 for c in svg.iter(NS + "circle") if "time" in cls(c)),
+      "|".join(t.text for t in svg.iter(NS + "text") if "empty" in cls(t)))')
+same "a stencil (no matrix product): time plotted, GFLOP/s said null" \
+    "2 null at every point (no matrix product)" "$got"

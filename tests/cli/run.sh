@@ -146,6 +146,25 @@ procs_at_least() {
     [ "$(procs_in "$1" | wc -w)" -ge "$2" ]
 }
 
+# xml_check FILE PROGRAM ARGS...: run the python PROGRAM (stdin) on the
+# parsed SVG FILE (sys.argv[1]; "svg" is its root, NS its namespace);
+# print what it prints
+xml_check() {
+    local f=$1 prog=$2
+    shift 2
+    "$PY" -c "
+import sys, json, collections, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+svg = ET.parse(sys.argv[1]).getroot()
+assert svg.tag == NS + 'svg', svg.tag
+def cls(e):
+    return (e.get('class') or '').split()
+def title(e):
+    t = e.find(NS + 'title')
+    return t.text if t is not None else None
+$prog" "$f" "$@" 2>&1
+}
+
 # A fake mpicc.mpich (first in PATH): "sleep" waits, "fail1" fails for
 # class1.c, "log" records start and end in $base/cc.log; otherwise it
 # writes a copy of /bin/true as the -o target.
