@@ -352,3 +352,31 @@ print(sum(1 for c in svg.iter(NS + "circle") if "time" in cls(c)),
       "|".join(t.text for t in svg.iter(NS + "text") if "empty" in cls(t)))')
 same "a stencil (no matrix product): time plotted, GFLOP/s said null" \
     "2 null at every point (no matrix product)" "$got"
+
+# ---------------------------------------------------------------- make demo
+
+De="$W/demo 'd' \$(m)"
+before=$(ls -A "$ROOT/examples")
+DEMO_DIR="$De" DISTMPMD="$DMD" timeout 300 bash "$ROOT/examples/demo.sh" \
+    </dev/null >"$base/demo.out" 2>&1
+rc=$?
+Dp=$(cd "$De" && pwd -P)
+got=$(grep -E '^demo: |^  \| PUMMA|^  mesh: |^  computes: |^  [ABC]   |^  blas |^                   OPENBLAS|^  output |^  check  ' "$base/demo.out" |
+    sed -e 's/^\(  blas  *\)[A-Za-z0-9_]*/\1CORE/' \
+        -e 's/max rel err [0-9.e+-]* (/max rel err E (/')
+same "the demo says what it ran (PUMMA, shapes, mesh), where C.npy is, what blas means" \
+    "0: demo: pumma_2x2.yaml, in $Dp
+  | PUMMA on a 2x2 mesh (the main job of the README): A shifts along y in a
+  mesh: 2x2, axes x, y (4 ranks)
+  computes: C[m, n] = A[m, k] * B[k, n]
+  A   768x1024 f32, random, seed 1
+  B   1024x640 f32, read from B.npy
+  C   768x640 f32, written to C.npy
+  blas             CORE  (OpenBLAS's core type for this CPU: the kernels it chose;
+                   OPENBLAS_CORETYPE=... chooses others)
+  check            ok C: max rel err E (f32, tol 1e-04)
+  output C         $Dp/C.npy  (768x640 f32; numpy.load reads it)" \
+    "$rc: $got"
+same "... in its scratch directory, nothing written into examples/" \
+    "B.npy C.npy build pumma_2x2.yaml run.out|$before" \
+    "$(ls "$De" | tr '\n' ' ' | sed 's/ $//')|$(ls -A "$ROOT/examples")"
