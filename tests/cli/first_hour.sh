@@ -380,3 +380,11 @@ same "the demo says what it ran (PUMMA, shapes, mesh), where C.npy is, what blas
 same "... in its scratch directory, nothing written into examples/" \
     "B.npy C.npy build pumma_2x2.yaml run.out|$before" \
     "$(ls "$De" | tr '\n' ' ' | sed 's/ $//')|$(ls -A "$ROOT/examples")"
+
+# ----------------------------------------------- make test prints its time
+
+TESTS=bogus bash "$ROOT/tests/run.sh" </dev/null >"$base/out" 2>&1
+rc=$?
+same "tests/run.sh (make test) ends with its total time, then the count" \
+    "1: unknown test part 'bogus'|=== total|time: N s (0 min N s)|0 passed, 1 failed" \
+    "$rc: $(sed 's/[0-9][0-9]* s/N s/g' "$base/out" | tr '\n' '|' | sed 's/|$//')"

@@ -391,15 +391,26 @@ check "the slow job builds" $rc "$err"
 S=$(pwd -P)
 sbin="$S/build/slow/class0"
 
+# Under nohup the suite ignores SIGHUP, and so would every run it starts
+# (an ignored signal stays ignored across exec, and distmpmd rightly
+# keeps it so): the runs that are to be cancelled start with SIGHUP's
+# default action, as from a terminal (env --default-signal, coreutils
+# 8.31).  Without it, the SIGHUP test gave 4 false failures under nohup.
+if env --default-signal=HUP true 2>/dev/null; then
+    dfl_hup=(env --default-signal=HUP)
+else
+    dfl_hup=()
+fi
+
 # cancel_run NAME SIGNAL HOW: start run DIR, wait for its 2 ranks, then
 # send SIGNAL ("kill": to distmpmd alone; "timeout": with timeout(1))
 cancel_run() {
     local name=$1 sig=$2 how=$3 pid
     if [ "$how" = timeout ]; then
-        timeout -s "$sig" 4 "$DMD" run build/slow </dev/null \
-            >"$base/cancel.out" 2>"$base/cancel.err" &
+        timeout -s "$sig" 4 "${dfl_hup[@]}" "$DMD" run build/slow \
+            </dev/null >"$base/cancel.out" 2>"$base/cancel.err" &
     else
-        "$DMD" run build/slow </dev/null \
+        "${dfl_hup[@]}" "$DMD" run build/slow </dev/null \
             >"$base/cancel.out" 2>"$base/cancel.err" &
     fi
     pid=$!
@@ -426,6 +437,18 @@ same "SIGHUP to distmpmd run: exit status 1, a message" \
     "1: distmpmd: run cancelled by signal 1 (Hangup)" \
     "$rc: $(tail -n 1 "$base/cancel.err")"
 same "... and nothing is left" "" "$left"
+
+# the same with SIGHUP ignored, as when the suite runs under nohup
+if [ ${#dfl_hup[@]} -gt 0 ]; then
+    trap '' HUP
+    cancel_run "SIGHUP under nohup" HUP kill
+    trap - HUP
+    same "SIGHUP when the suite ignores it (nohup): still cancels, nothing left" \
+        "1: distmpmd: run cancelled by signal 1 (Hangup)|" \
+        "$rc: $(tail -n 1 "$base/cancel.err")|$left"
+else
+    echo "# skipped: SIGHUP under nohup (no env --default-signal)"
+fi
 
 cancel_run "timeout" TERM timeout
 same "timeout 4 distmpmd run: 124, cancelled by signal 15" \
