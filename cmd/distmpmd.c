@@ -142,7 +142,8 @@ static const char *usage_build =
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
-"                    [-o DIR] [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"                    [--no-input-check] [-o DIR] [-j N] [--cflag FLAG]...\n"
+"                    [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
@@ -168,6 +169,8 @@ static const char *usage_run =
 "               --multi-prog) instead of running it; relative files given\n"
 "               to mpiexec (-f hosts) are made absolute\n"
 "  -q, --quiet  no line on success\n"
+"  --no-input-check  do not check the input files here (for a launch\n"
+"               node that does not see the files the ranks will read)\n"
 "  -o, -j, --cflag    as for build\n";
 
 static const char *usage_classes =
@@ -238,7 +241,7 @@ static int cmd_help(int argc, char **argv);
 enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
-	OPT_WORK,
+	OPT_WORK, OPT_NO_INPUT_CHECK,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -712,6 +715,7 @@ static int cmd_run(int argc, char **argv)
 		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-input-check", no_argument, NULL, OPT_NO_INPUT_CHECK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "cflag", required_argument, NULL, OPT_CFLAG },
@@ -724,7 +728,8 @@ static int cmd_run(int argc, char **argv)
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
 	const char *target = NULL, *out = NULL, *trace = NULL;
-	int stats = 0, dry_run = 0, quiet = 0, n_extra = 0, r = 0, i, c;
+	int stats = 0, dry_run = 0, quiet = 0, check = 1, n_extra = 0, r = 0;
+	int i, c;
 	char **extra = NULL, *dir = NULL, **args = NULL, **abs = NULL;
 	char **owned = NULL;
 
@@ -742,6 +747,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case OPT_NO_INPUT_CHECK:
+			check = 0;
 			break;
 		case OPT_TRACE:
 			trace = a.value;
@@ -803,10 +811,10 @@ static int cmd_run(int argc, char **argv)
 			r = 1;
 			goto done;
 		}
-		if (!dry_run && check_dir_files(dir))
+		if (!dry_run && check && check_dir_files(dir))
 			r = 1;
 	} else {
-		r = build_job(target, out, &b, &dir, 0, !dry_run);
+		r = build_job(target, out, &b, &dir, 0, !dry_run && check);
 	}
 	if (r)
 		goto done;

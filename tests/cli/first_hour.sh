@@ -388,3 +388,30 @@ rc=$?
 same "tests/run.sh (make test) ends with its total time, then the count" \
     "1: unknown test part 'bogus'|=== total|time: N s (0 min N s)|0 passed, 1 failed" \
     "$rc: $(sed 's/[0-9][0-9]* s/N s/g' "$base/out" | tr '\n' '|' | sed 's/|$//')"
+
+# --no-input-check: for a launch node that does not see the files; the
+# ranks check them then (one MPI_Abort per rank)
+cd "$I"
+rm -f B.npy
+"$DMD" build pumma_2x2.yaml >/dev/null 2>&1
+grep -q '^files:' build/pumma_2x2/manifest.yaml
+check "(the manifest lists the files again)" $?
+run_dmd run build/pumma_2x2 --no-input-check
+same "run DIR --no-input-check: mpiexec starts, the ranks find B.npy missing" \
+    "1: 1 distmpmd: mpiexec.mpich failed (exit status 1)" \
+    "$rc: $(grep -c "tensor 'B': cannot open" "$base/err") $(tail -n 1 "$base/err")"
+
+# the man page describes what the first hour added
+if command -v groff >/dev/null; then
+    MANWIDTH=2000 man -l "$ROOT/doc/distmpmd.1" 2>&1 </dev/null |
+        tr -s ' ' >"$base/man.txt"
+    rc=${PIPESTATUS[0]}
+    for word in "ref inputs JOB" "ref check JOB" DISTMPMD_PYTHON \
+            "share/distmpmd/dmd_ref.py" "--quiet" "--no-input-check" \
+            "nothing was run; to make the inputs" "distmpmd: ran" \
+            "made absolute" "reads a copy of" "GFLOP/s" "core type"; do
+        grep -qF -- "$word" "$base/man.txt" || rc="$rc, no $word"
+    done
+    same "the man page: ref, the input check, run's line, --dry-run's files, sweep" \
+        0 "$rc"
+fi
