@@ -1455,11 +1455,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+	/* --help and --version, or an unambiguous prefix (--vers) */
+	if (!strcmp(cmd, "-h") || (strlen(cmd) > 2 &&
+			!strncmp("--help", cmd, strlen(cmd)))) {
 		fputs(usage_main, stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+	if (!strcmp(cmd, "-V") || (strlen(cmd) > 2 &&
+			!strncmp("--version", cmd, strlen(cmd))))
 		return cmd_version();
 	if (cmd[0] == '-' && cmd[1]) {
 		char *shown = dmd_args_show(cmd);

@@ -28,6 +28,9 @@ libyaml: $(pkg-config --modversion yaml-0.1)" \
 run_dmd -V
 same "-V is --version" "0 $(printf '%s' "$got_isl")" \
     "$rc $(printf '%s\n' "$out" | sed -n 3p)"
+run_dmd --vers
+same "--vers (a prefix) is --version" "0 $(printf '%s' "$got_isl")" \
+    "$rc $(printf '%s\n' "$out" | sed -n 3p)"
 
 # ------------------------------------------------------------------ help
 
