@@ -1,8 +1,10 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
-# (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark;
+# (obj/libdmdrt.a for MPICH; obj/openmpi/libdmdrt.a for Open MPI when it
+# is installed).  "make test" runs every test; "make bench" the benchmark;
 # "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file, the man page and the sequential reference
-# (share/distmpmd/dmd_ref.py, run by "distmpmd ref").
+# headers, a pkg-config file, the man pages (distmpmd(1), distmpmd-job(5))
+# and the sequential reference (share/distmpmd/dmd_ref.py, run by
+# "distmpmd ref").
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -33,7 +35,18 @@ RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
 RT_CFLAGS := -O2 -g $(WARN) -std=gnu11 \
 	$(shell pkg-config --cflags openblas)
 
-all: $(B)/distmpmd obj/libdmdrt.a
+# The runtime of another MPI (spec section 2, "MPI"): obj/KEY/libdmdrt.a,
+# compiled with that MPI's wrapper MPICC_KEY ("make runtime-openmpi");
+# "make all" builds Open MPI's when its wrapper is installed.  distmpmd
+# links a class built with --mpicc/DISTMPMD_MPICC against the runtime
+# of the wrapper's MPI (cmd/dmd_build.c).
+MPICC_openmpi ?= mpicc.openmpi
+RT_MPIS := openmpi
+RT_MPIS_FOUND := $(foreach m,$(RT_MPIS),\
+	$(if $(shell command -v $(MPICC_$(m)) 2>/dev/null),$(m)))
+
+all: $(B)/distmpmd obj/libdmdrt.a \
+	$(foreach m,$(RT_MPIS_FOUND),obj/$(m)/libdmdrt.a)
 
 $(B)/distmpmd: $(COMPILER_OBJ)
 	@mkdir -p $(@D)
@@ -52,6 +65,20 @@ obj/runtime/%.o: runtime/%.c $(wildcard runtime/*.h)
 obj/libdmdrt.a: $(RT_OBJ)
 	rm -f $@
 	ar rcs $@ $^
+
+define dmd_rt_mpi
+obj/$(1)/runtime/%.o: runtime/%.c $$(wildcard runtime/*.h)
+	@mkdir -p $$(@D)
+	$$(MPICC_$(1)) $$(RT_CFLAGS) -c -o $$@ $$<
+
+obj/$(1)/libdmdrt.a: $$(patsubst %.c,obj/$(1)/%.o,$$(RT_SRC))
+	rm -f $$@
+	ar rcs $$@ $$^
+
+runtime-$(1): obj/$(1)/libdmdrt.a
+.PHONY: runtime-$(1)
+endef
+$(foreach m,$(RT_MPIS),$(eval $(call dmd_rt_mpi,$(m))))
 
 $(O)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(@D)
@@ -77,11 +104,13 @@ bench: all
 # <prefix>/lib/libdmdrt.a), and distmpmd.pc relative to itself.
 VERSION := 0.1
 
-# What "distmpmd --version" says it was built with: the MPI of $(MPICC)'s
-# mpi.h (its name, version and MPI standard), OpenBLAS as pkg-config
-# knows it.  Expanded only when cmd/distmpmd.c is compiled.
-DMD_MPI_DESC = $(shell printf '\043include <mpi.h>\n' | \
-	$(MPICC) -E -dM -x c - 2>/dev/null | awk ' \
+# What "distmpmd --version" says it was built with: the MPI of a wrapper's
+# mpi.h, $(call dmd_mpi_desc,WRAPPER) (its name, version and MPI
+# standard: "MPICH 4.0.2, MPI 4.0"), for $(MPICC) and for the wrapper of
+# every other runtime built; OpenBLAS as pkg-config knows it.  Expanded
+# only when cmd/distmpmd.c is compiled.
+dmd_mpi_desc = $(shell printf '\043include <mpi.h>\n' | \
+	$(1) -E -dM -x c - 2>/dev/null | awk ' \
 	$$1 == "\043define" { v[$$2] = $$3; gsub(/"/, "", v[$$2]) } \
 	END { \
 	  if ("MPICH_VERSION" in v) n = "MPICH " v["MPICH_VERSION"]; \
@@ -92,9 +121,14 @@ DMD_MPI_DESC = $(shell printf '\043include <mpi.h>\n' | \
 	  if ("MPI_VERSION" in v) n = n ", MPI " v["MPI_VERSION"] "." \
 	    v["MPI_SUBVERSION"]; \
 	  print n }')
+DMD_MPI_DESC = $(call dmd_mpi_desc,$(MPICC))
+DMD_MPI_MORE = $(strip $(foreach m,$(RT_MPIS_FOUND),\
+	$(call dmd_mpi_desc,$(MPICC_$(m))) (the runtime for --mpicc \
+	$(MPICC_$(m)));))
 $(O)/cmd/distmpmd.o: Makefile
 $(O)/cmd/distmpmd.o: CFLAGS += -DDMD_VERSION='"$(VERSION)"' \
 	-DDMD_MPI='"$(DMD_MPI_DESC)"' -DDMD_MPICC='"$(MPICC)"' \
+	-DDMD_MPI_MORE='"$(DMD_MPI_MORE)"' \
 	-DDMD_OPENBLAS='"$(shell pkg-config --modversion openblas)"'
 
 PREFIX ?= /usr/local
@@ -103,6 +137,7 @@ BINDIR = $(PREFIX)/bin
 LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include/distmpmd
 MAN1DIR = $(PREFIX)/share/man/man1
+MAN5DIR = $(PREFIX)/share/man/man5
 # the sequential reference, run by "distmpmd ref" and "sweep --ref"
 DATADIR = $(PREFIX)/share/distmpmd
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
@@ -124,20 +159,32 @@ obj/distmpmd.pc: Makefile
 install: all obj/distmpmd.pc
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
 		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
-		"$(DESTDIR)$(PKGCONFIGDIR)" "$(DESTDIR)$(DATADIR)"
+		"$(DESTDIR)$(MAN5DIR)" "$(DESTDIR)$(PKGCONFIGDIR)" \
+		"$(DESTDIR)$(DATADIR)"
 	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
 	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
+	for m in $(RT_MPIS_FOUND); do \
+		install -d "$(DESTDIR)$(LIBDIR)/distmpmd/$$m" && \
+		install -m 644 obj/$$m/libdmdrt.a \
+			"$(DESTDIR)$(LIBDIR)/distmpmd/$$m/libdmdrt.a" || exit 1; \
+	done
 	install -m 644 $(RT_HEADERS) "$(DESTDIR)$(INCLUDEDIR)/"
 	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
 	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
+	install -m 644 doc/distmpmd-job.5 "$(DESTDIR)$(MAN5DIR)/distmpmd-job.5"
 	install -m 644 tests/ref/dmd_ref.py "$(DESTDIR)$(DATADIR)/dmd_ref.py"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
 		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
 		"$(DESTDIR)$(MAN1DIR)/distmpmd.1" \
+		"$(DESTDIR)$(MAN5DIR)/distmpmd-job.5" \
 		"$(DESTDIR)$(DATADIR)/dmd_ref.py"
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
+	for m in $(RT_MPIS); do \
+		rm -f "$(DESTDIR)$(LIBDIR)/distmpmd/$$m/libdmdrt.a"; \
+		rmdir "$(DESTDIR)$(LIBDIR)/distmpmd/$$m" 2>/dev/null; \
+	done; rmdir "$(DESTDIR)$(LIBDIR)/distmpmd" 2>/dev/null; true
 	-rmdir "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(DATADIR)"
 
 # The libFuzzer harness of the job reader and the analysis

@@ -2,7 +2,8 @@
 # Install what distmpmd needs (Debian 12, as root) when it is missing, then
 # build it.  Safe to run again: installed packages are left alone.
 set -euo pipefail
-PKGS="build-essential pkg-config libisl-dev mpich libmpich-dev
+PKGS="build-essential pkg-config libisl-dev mpich libmpich-dev openmpi-bin
+libopenmpi-dev
 libopenblas-dev libyaml-dev python3 python3-numpy python3-yaml valgrind
 groff-base man-db util-linux bsdutils"
 missing=""

@@ -64,6 +64,9 @@
 #ifndef DMD_MPICC
 #define DMD_MPICC "mpicc.mpich"
 #endif
+#ifndef DMD_MPI_MORE
+#define DMD_MPI_MORE ""
+#endif
 #ifndef DMD_OPENBLAS
 #define DMD_OPENBLAS "unknown version"
 #endif
@@ -126,7 +129,7 @@ static const char *usage_help =
 "or, without COMMAND, the list of commands.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...\n"
+"usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
@@ -138,12 +141,14 @@ static const char *usage_build =
 "  -j, --jobs N       compile N classes at once (default: the cores)\n"
 "  --cflag FLAG       one more compiler flag (repeatable), after the\n"
 "                     defaults -O3 -Wall -Wextra and after the words of\n"
-"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n";
+"                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n"
+"  --mpicc CC         the MPI compiler wrapper (default: $DISTMPMD_MPICC,\n"
+"                     else mpicc.mpich), e.g. mpicc.openmpi\n";
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
-"                    [--no-input-check] [-o DIR] [-j N] [--cflag FLAG]...\n"
-"                    [-- MPIEXEC_ARGS]\n"
+"                    [--no-input-check] [-o DIR] [-j N] [--mpicc CC]\n"
+"                    [--mpiexec MPIEXEC] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
@@ -171,7 +176,9 @@ static const char *usage_run =
 "  -q, --quiet  no line on success\n"
 "  --no-input-check  do not check the input files here (for a launch\n"
 "               node that does not see the files the ranks will read)\n"
-"  -o, -j, --cflag    as for build\n";
+"  --mpiexec MPIEXEC  the MPI launcher (default: $DISTMPMD_MPIEXEC, else\n"
+"               mpiexec.mpich); it must belong to the MPI that built DIR\n"
+"  -o, -j, --mpicc, --cflag    as for build\n";
 
 static const char *usage_classes =
 "usage: distmpmd classes JOB [--svg FILE]\n"
@@ -241,7 +248,7 @@ static int cmd_help(int argc, char **argv);
 enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
-	OPT_WORK, OPT_NO_INPUT_CHECK,
+	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -322,15 +329,15 @@ static int arg_rest(struct dmd_args *a, const char **pos)
 	return r;
 }
 
-/* The build options given on the command line (-j, --cflag). */
+/* The build options given on the command line (-j, --mpicc, --cflag). */
 struct build_args {
 	struct dmd_build_opts opts;
 	char **cflags;			/* owned array, strings not owned */
-	int given;			/* any of -o, -j, --cflag given */
+	int given;		/* any of -o, -j, --mpicc, --cflag given */
 };
 
-/* Handle option "c" if it is a build option (-j N, --cflag FLAG).
- * Returns 1 if it was, 0 if not, 2 after a message. */
+/* Handle option "c" if it is a build option (-j N, --mpicc CC, --cflag
+ * FLAG).  Returns 1 if it was, 0 if not, 2 after a message. */
 static int arg_build(struct dmd_args *a, int c, struct build_args *b)
 {
 	long j;
@@ -339,6 +346,14 @@ static int arg_build(struct dmd_args *a, int c, struct build_args *b)
 		if (arg_integer(a->cmd, a, "-j", a->value, 1, INT_MAX, &j))
 			return 2;
 		b->opts.jobs = (int) j;
+		b->given = 1;
+		return 1;
+	}
+	if (c == OPT_MPICC) {
+		if (!*a->value)
+			return arg_error(a, "--mpicc needs a compiler wrapper",
+				NULL);
+		b->opts.mpicc = a->value;
 		b->given = 1;
 		return 1;
 	}
@@ -451,6 +466,7 @@ static int build_job(const char *job, const char *out,
 static const struct option build_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
+	{ "mpicc", required_argument, NULL, OPT_MPICC },
 	{ "cflag", required_argument, NULL, OPT_CFLAG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -705,9 +721,10 @@ error:
 }
 
 /* distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
- * [-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
- * With --trace, "-genv DMD_TRACE <absolute FILE>" goes before the
- * MPIEXEC_ARGS, and after a successful run the trace is drawn. */
+ * [-j N] [--mpicc CC] [--mpiexec MPIEXEC] [--cflag FLAG]...
+ * [-- MPIEXEC_ARGS]
+ * With --trace, every rank gets DMD_TRACE=<absolute FILE>
+ * (dmd_launch), and after a successful run the trace is drawn. */
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -718,6 +735,8 @@ static int cmd_run(int argc, char **argv)
 		{ "no-input-check", no_argument, NULL, OPT_NO_INPUT_CHECK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "mpicc", required_argument, NULL, OPT_MPICC },
+		{ "mpiexec", required_argument, NULL, OPT_MPIEXEC },
 		{ "cflag", required_argument, NULL, OPT_CFLAG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -727,13 +746,14 @@ static int cmd_run(int argc, char **argv)
 		.longopts = opts };
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
+	struct dmd_launch_opts lo;
 	const char *target = NULL, *out = NULL, *trace = NULL;
 	int stats = 0, dry_run = 0, quiet = 0, check = 1, n_extra = 0, r = 0;
 	int i, c;
-	char **extra = NULL, *dir = NULL, **args = NULL, **abs = NULL;
-	char **owned = NULL;
+	char **extra = NULL, *dir = NULL, **abs = NULL, **owned = NULL;
 
 	memset(&b, 0, sizeof(b));
+	memset(&lo, 0, sizeof(lo));
 	while (!r && (c = dmd_args_next(&a)) > 0) {
 		switch (c) {
 		case 'h':
@@ -741,6 +761,7 @@ static int cmd_run(int argc, char **argv)
 			goto done;
 		case OPT_STATS:
 			stats = 1;
+
 			break;
 		case OPT_DRY_RUN:
 			dry_run = 1;
@@ -750,6 +771,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_NO_INPUT_CHECK:
 			check = 0;
+			break;
+		case OPT_MPIEXEC:
+			if (!*a.value)
+				r = arg_error(&a, "--mpiexec needs a launcher",
+					NULL);
+			lo.mpiexec = a.value;
 			break;
 		case OPT_TRACE:
 			trace = a.value;
@@ -782,27 +809,11 @@ static int cmd_run(int argc, char **argv)
 		r = trace_files(&a, trace, &t);
 	if (r)
 		goto done;
-	if (trace) {
-		/* -genv DMD_TRACE FILE, then the user's MPIEXEC_ARGS */
-		args = malloc((n_extra + 4) * sizeof(*args));
-		if (!args) {
-			fprintf(stderr, "distmpmd: out of memory\n");
-			r = 1;
-			goto done;
-		}
-		args[0] = "-genv";
-		args[1] = "DMD_TRACE";
-		args[2] = t.json;
-		for (i = 0; i < n_extra; ++i)
-			args[3 + i] = extra[i];
-		args[3 + n_extra] = NULL;
-		extra = args;
-		n_extra += 3;
-	}
 	if (is_dir(target)) {
 		if (b.given) {
-			r = arg_error(&a, "-o, -j and --cflag apply to a job "
-				"file, but '%s' is a build directory", target);
+			r = arg_error(&a, "-o, -j, --mpicc and --cflag apply "
+				"to a job file, but '%s' is a build directory",
+				target);
 			goto done;
 		}
 		dir = strdup(target);
@@ -819,10 +830,14 @@ static int cmd_run(int argc, char **argv)
 	if (r)
 		goto done;
 	fflush(stdout);
+	lo.stats = stats;
+	lo.trace = t.json;
+	lo.n_extra = n_extra;
+	lo.extra = extra;
 	if (dry_run)
-		r = dmd_launch_dry_run(dir, stats, n_extra, extra, stdout);
+		r = dmd_launch_dry_run(dir, &lo, stdout);
 	else
-		r = dmd_launch(dir, stats, n_extra, extra);
+		r = dmd_launch(dir, &lo);
 	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
 		r = 1;
 	if (!r && !dry_run && !quiet)
@@ -834,7 +849,6 @@ done:
 			free(owned[i]);
 	free(owned);
 	free(abs);
-	free(args);
 	free(t.json);
 	free(t.svg);
 	free(dir);
@@ -1433,10 +1447,16 @@ static int cmd_help(int argc, char **argv)
 static int cmd_version(void)
 {
 	const char *isl = isl_version();
+	const char *more = DMD_MPI_MORE, *end;
 
 	printf("distmpmd %s\n", DMD_VERSION);
 	printf("MPI: %s (the runtime was compiled with %s)\n", DMD_MPI,
 		DMD_MPICC);
+	/* the runtimes of other MPIs, each ending with ';' */
+	for (; (end = strchr(more, ';')); more = end + 1) {
+		more += strspn(more, " ");
+		printf("MPI: %.*s\n", (int) (end - more), more);
+	}
 	/* isl_version() ends with a newline */
 	printf("isl: %.*s\n", (int) strcspn(isl, "\n"), isl);
 	printf("OpenBLAS: %s\n", DMD_OPENBLAS);

@@ -1,7 +1,8 @@
 /* dmd_build.c: from the compiler's result to a build directory (see
  * dmd_build.h): the sources, the class binaries compiled in parallel
- * with mpicc.mpich (fork/execvp, no shell), manifest.yaml, appfile and
- * multiprog.conf.
+ * with the MPI compiler wrapper (mpicc.mpich unless --mpicc or
+ * DISTMPMD_MPICC says otherwise; fork/execvp, no shell), manifest.yaml
+ * (which records the MPI), appfile and multiprog.conf.
  *
  * Every file is written under a temporary name in the build directory
  * (".NAME.tmp.PID") and renamed, so that concurrent builds of one job
@@ -20,7 +21,13 @@
  * executable: installed, <prefix>/include/distmpmd and
  * <prefix>/lib/libdmdrt.a for <prefix>/bin/distmpmd; in the source
  * tree, runtime/ and obj/libdmdrt.a beside bin/.  DISTMPMD_HOME, when
- * set, replaces <prefix> (either layout).
+ * set, replaces <prefix> (either layout).  That runtime is MPICH's; the
+ * runtime of another MPI is <prefix>/lib/distmpmd/KEY/libdmdrt.a, in
+ * the source tree obj/KEY/libdmdrt.a (KEY: "openmpi").  The runtime
+ * carries the mark of the MPI whose mpi.h compiled it
+ * (runtime/dmd_rt_mpi.c), and a class is never linked against the
+ * runtime of another MPI: its handles and constants would not be the
+ * library's.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -37,6 +44,7 @@
 #include "cmd/dmd_build.h"
 #include "manifests/dmd_launch.h"
 #include "manifests/dmd_manifest.h"
+#include "manifests/dmd_mpi.h"
 #include "manifests/dmd_sha256.h"
 
 #ifndef DMD_BLAS_CFLAGS
@@ -45,8 +53,6 @@
 #ifndef DMD_BLAS_LIBS
 #define DMD_BLAS_LIBS "-lopenblas"
 #endif
-
-#define DMD_BUILD_MPICC "mpicc.mpich"
 
 /* The flags every class is compiled with, before the include and
  * library flags.  No -Werror: a warning must not fail a user's build. */
@@ -72,6 +78,8 @@ struct dmd_build {
 	const char *dir;	/* as given, for messages */
 	char *absdir;
 	struct dmd_build_rt rt;
+	const char *cc;		/* the MPI compiler wrapper */
+	struct dmd_mpi mpi;	/* its MPI */
 	char *job_dir;		/* the -DDMD_JOB_DIR=... argument */
 	char *job_rel;		/* its value: the job directory relative to
 				 * absdir, or absolute */
@@ -130,18 +138,29 @@ static int dmd_build_readable(const char *path)
 		access(path, R_OK) == 0;
 }
 
-/* Look for the runtime in "prefix", in the installed layout and then in
- * the source tree's.  Returns 1 and fills "rt" if found, 0 if not, -1
- * if memory runs out. */
-static int dmd_build_rt_in(const char *prefix, struct dmd_build_rt *rt)
+/* Look for the runtime of MPI "family" in "prefix", in the installed
+ * layout and then in the source tree's.  Returns 1 and fills "rt" if
+ * found, 0 if not, -1 if memory runs out. */
+static int dmd_build_rt_in(const char *prefix, enum dmd_mpi_family family,
+	struct dmd_build_rt *rt)
 {
-	static const char *const layouts[][2] = {
-		{ "include/distmpmd", "lib/libdmdrt.a" },
-		{ "runtime", "obj/libdmdrt.a" },
-	};
-	size_t i;
+	const char *key = dmd_mpi_key(family);
+	char *layouts[2][2] = { { "include/distmpmd", NULL },
+		{ "runtime", NULL } };
+	int i, r = -1;
 
-	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); ++i) {
+	if (family == DMD_MPI_MPICH) {
+		layouts[0][1] = strdup("lib/libdmdrt.a");
+		layouts[1][1] = strdup("obj/libdmdrt.a");
+	} else if (asprintf(&layouts[0][1], "lib/distmpmd/%s/libdmdrt.a",
+			key) < 0 ||
+		   asprintf(&layouts[1][1], "obj/%s/libdmdrt.a", key) < 0) {
+		layouts[0][1] = layouts[1][1] = NULL;
+	}
+	if (!layouts[0][1] || !layouts[1][1])
+		goto done;
+	r = 0;
+	for (i = 0; i < 2 && r == 0; ++i) {
 		char *inc = dmd_build_path(prefix, layouts[i][0]);
 		char *lib = dmd_build_path(prefix, layouts[i][1]);
 		char *hdr = inc ? dmd_build_path(inc, "dmd_rt.h") : NULL;
@@ -153,32 +172,124 @@ static int dmd_build_rt_in(const char *prefix, struct dmd_build_rt *rt)
 		if (found) {
 			rt->include = inc;
 			rt->lib = lib;
-			return 1;
+			r = 1;
+			break;
 		}
 		free(inc);
 		free(lib);
 		if (nomem)
-			return -1;
+			r = -1;
 	}
-	return 0;
+done:
+	free(layouts[0][1]);
+	free(layouts[1][1]);
+	return r;
 }
 
-/* Find the runtime (see the top of this file).  -1 with a message if it
- * is nowhere. */
-static int dmd_build_find_rt(struct dmd_build_rt *rt)
+/* Say that the runtime of MPI "m" is not in "prefix", which is
+ * DISTMPMD_HOME if "home", else found from the executable. */
+static void dmd_build_no_rt(const struct dmd_mpi *m, const char *prefix,
+	int home)
+{
+	const char *key = dmd_mpi_key(m->family);
+
+	if (home)
+		fprintf(stderr, "distmpmd: DISTMPMD_HOME=%s holds no distmpmd "
+			"runtime", prefix);
+	else
+		fprintf(stderr, "distmpmd: cannot find the distmpmd runtime");
+	if (m->family != DMD_MPI_MPICH)
+		fprintf(stderr, " for %s", dmd_mpi_name(m->family));
+	if (!home)
+		fprintf(stderr, " in %s", prefix);
+	if (m->family == DMD_MPI_MPICH)
+		fprintf(stderr, " (neither include/distmpmd/dmd_rt.h and "
+			"lib/libdmdrt.a nor runtime/dmd_rt.h and "
+			"obj/libdmdrt.a)");
+	else
+		fprintf(stderr, " (neither include/distmpmd/dmd_rt.h and "
+			"lib/distmpmd/%s/libdmdrt.a nor runtime/dmd_rt.h and "
+			"obj/%s/libdmdrt.a; in the source tree: make "
+			"runtime-%s)", key, key, key);
+	fprintf(stderr, "%s\n", home ? "" : "; set DISTMPMD_HOME");
+}
+
+/* Check that the runtime library "lib" was compiled with the mpi.h of
+ * MPI "m": the mark of runtime/dmd_rt_mpi.c ("distmpmd-runtime-mpi=KEY;",
+ * none in runtimes older than it, which were MPICH's).  -1 after a
+ * message. */
+static int dmd_build_check_rt(const char *lib, const struct dmd_mpi *m)
+{
+	static const char mark[] = "distmpmd-runtime-mpi=";
+	char *data = NULL, *p, *end;
+	const char *key = "mpich";
+	size_t size = 0, len;
+	FILE *f = fopen(lib, "rb");
+	int fam, r = -1;
+
+	if (!f) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", lib,
+			strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		char *more = realloc(data, size + 65536);
+
+		if (!more) {
+			dmd_build_nomem();
+			goto done;
+		}
+		data = more;
+		len = fread(data + size, 1, 65536, f);
+		size += len;
+		if (len < 65536)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", lib,
+			strerror(errno));
+		goto done;
+	}
+	p = memmem(data, size, mark, sizeof(mark) - 1);
+	if (p) {
+		p += sizeof(mark) - 1;
+		end = memchr(p, ';', size - (p - data));
+		key = NULL;
+		if (end && end - p < 32) {
+			*end = '\0';
+			key = p;
+		}
+	}
+	fam = key ? dmd_mpi_family_of(key) : -1;
+	if (fam != (int) m->family) {
+		fprintf(stderr, "distmpmd: the runtime %s was compiled with "
+			"%s, not with %s\n", lib,
+			fam < 0 ? "another MPI" : dmd_mpi_name(fam),
+			dmd_mpi_name(m->family));
+		goto done;
+	}
+	r = 0;
+done:
+	free(data);
+	fclose(f);
+	return r;
+}
+
+/* Find the runtime of MPI "m" (see the top of this file) and check its
+ * mark.  -1 with a message if it is nowhere or of another MPI. */
+static int dmd_build_find_rt(const struct dmd_mpi *m, struct dmd_build_rt *rt)
 {
 	const char *home = getenv("DISTMPMD_HOME");
 	char *exe, *prefix, *p;
 	int r;
 
 	if (home && *home) {
-		r = dmd_build_rt_in(home, rt);
+		r = dmd_build_rt_in(home, m->family, rt);
 		if (r == 0)
-			fprintf(stderr, "distmpmd: DISTMPMD_HOME=%s holds no "
-				"distmpmd runtime (neither include/distmpmd/"
-				"dmd_rt.h and lib/libdmdrt.a nor runtime/"
-				"dmd_rt.h and obj/libdmdrt.a)\n", home);
-		return r == 1 ? 0 : -1;
+			dmd_build_no_rt(m, home, 1);
+		if (r == 1)
+			return dmd_build_check_rt(rt->lib, m);
+		return -1;
 	}
 	exe = realpath("/proc/self/exe", NULL);
 	if (!exe) {
@@ -195,14 +306,13 @@ static int dmd_build_find_rt(struct dmd_build_rt *rt)
 	p = strrchr(prefix, '/');
 	if (p)
 		p[p == prefix ? 1 : 0] = '\0';
-	r = dmd_build_rt_in(prefix, rt);
+	r = dmd_build_rt_in(prefix, m->family, rt);
 	if (r == 0)
-		fprintf(stderr, "distmpmd: cannot find the distmpmd runtime "
-			"in %s (neither include/distmpmd/dmd_rt.h and "
-			"lib/libdmdrt.a nor runtime/dmd_rt.h and "
-			"obj/libdmdrt.a); set DISTMPMD_HOME\n", prefix);
+		dmd_build_no_rt(m, prefix, 0);
 	free(exe);
-	return r == 1 ? 0 : -1;
+	if (r == 1)
+		return dmd_build_check_rt(rt->lib, m);
+	return -1;
 }
 
 /* Return the path of the directory "to" relative to the directory
@@ -383,7 +493,7 @@ error:
 
 /* Fill "a" with the command line that compiles class "k", run in the
  * build directory:
- *   mpicc.mpich -O3 -Wall -Wextra -I<runtime>
+ *   MPICC -O3 -Wall -Wextra -I<runtime>
  *	<BLAS cflags>
  *	-DDMD_JOB_DIR=<literal> -o .classK.tmp.PID classK.c
  *	<libdmdrt.a> <BLAS libs> -lm <DISTMPMD_CFLAGS> <--cflag...>
@@ -403,7 +513,7 @@ static int dmd_build_argv(struct dmd_build *b, int k,
 		goto error;
 	}
 	tmp_base = strrchr(b->bin_tmp[k], '/') + 1;
-	if (dmd_build_arg(a, DMD_BUILD_MPICC) < 0)
+	if (dmd_build_arg(a, b->cc) < 0)
 		goto error;
 	for (i = 0; i < sizeof(dmd_build_default_flags) /
 			sizeof(dmd_build_default_flags[0]); ++i)
@@ -444,12 +554,12 @@ static int dmd_build_status(struct dmd_build *b, int k, int status)
 		return 0;
 	if (WIFEXITED(status))
 		fprintf(stderr, "distmpmd: compiling %s/class%d.c failed "
-			"(%s exit status %d)\n", b->dir, k, DMD_BUILD_MPICC,
+			"(%s exit status %d)\n", b->dir, k, b->cc,
 			WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		fprintf(stderr, "distmpmd: compiling %s/class%d.c failed "
 			"(%s killed by signal %d)\n", b->dir, k,
-			DMD_BUILD_MPICC, WTERMSIG(status));
+			b->cc, WTERMSIG(status));
 	else
 		fprintf(stderr, "distmpmd: compiling %s/class%d.c failed\n",
 			b->dir, k);
@@ -577,6 +687,9 @@ static int dmd_build_manifest(struct dmd_build *b)
 		return dmd_build_nomem();
 	}
 	memset(&man, 0, sizeof(man));
+	man.mpi = (char *) dmd_mpi_key(b->mpi.family);
+	man.mpi_version = b->mpi.version;
+	man.mpicc = (char *) b->cc;
 	man.job = (char *) in->job_name;
 	man.n_axes = in->n_axes;
 	man.axes = (char **) in->axes;
@@ -649,10 +762,12 @@ static int dmd_build_mkdir(const char *dir)
 	return 0;
 }
 
-/* Prepare "b" for building "in" into "dir": the directory, the runtime,
- * the job directory as a C string, the temporary names. */
+/* Prepare "b" for building "in" into "dir": the directory, the MPI
+ * wrapper and its MPI, the runtime of that MPI, the job directory as a
+ * C string, the temporary names. */
 static int dmd_build_prepare(struct dmd_build *b,
-	const struct dmd_build_input *in, const char *dir)
+	const struct dmd_build_input *in, const char *dir,
+	const struct dmd_build_opts *opts)
 {
 	char *job_dir = NULL, *rel = NULL, *lit = NULL;
 	char name[32];
@@ -668,7 +783,9 @@ static int dmd_build_prepare(struct dmd_build *b,
 			"%s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	if (dmd_build_find_rt(&b->rt) < 0)
+	b->cc = dmd_mpi_cc(opts->mpicc);
+	if (dmd_mpi_probe_cc(b->cc, &b->mpi) < 0 ||
+	    dmd_build_find_rt(&b->mpi, &b->rt) < 0)
 		return -1;
 	job_dir = realpath(in->job_dir, NULL);
 	rel = dmd_build_relative(b->absdir, job_dir ? job_dir : in->job_dir);
@@ -733,7 +850,7 @@ int dmd_build_dir(const struct dmd_build_input *in, const char *dir,
 		fprintf(stderr, "distmpmd: internal error: no rank classes\n");
 		return 1;
 	}
-	if (dmd_build_prepare(&b, in, dir) < 0)
+	if (dmd_build_prepare(&b, in, dir, opts) < 0)
 		goto error;
 	if (in->common && dmd_build_put(&b, "common.h", in->common) < 0)
 		goto error;

@@ -58,6 +58,7 @@ struct dmd_build_opts {
 	int n_cflags;		/* extra compiler flags, one argument each */
 	char *const *cflags;
 	int progress;		/* print a progress line (on a terminal) */
+	const char *mpicc;	/* --mpicc, or NULL (manifests/dmd_mpi.h) */
 };
 
 /* Write "in" into build directory "dir" (created if missing): common.h,

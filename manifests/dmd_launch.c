@@ -1,17 +1,22 @@
 /* dmd_launch.c: processes without a shell (compilers, mpiexec), passing
- * on cancellation, and running a build directory with MPICH's mpiexec
- * (spec section 2, "distmpmd run").
+ * on cancellation, and running a build directory with the launcher of
+ * the MPI that built it (spec section 2, "distmpmd run", "MPI").
  *
- * The launcher is always called mpiexec.mpich: on machines where Open MPI
- * is installed as well (it comes with ScaLAPACK), plain "mpiexec" may be
- * Open MPI's, which does not understand MPICH's -configfile.
+ * The launcher is mpiexec.mpich unless the command line or
+ * DISTMPMD_MPIEXEC names another (manifests/dmd_mpi.c): on machines
+ * where Open MPI is installed as well, plain "mpiexec" may be Open
+ * MPI's.  It must belong to the MPI whose wrapper built the directory
+ * (the manifest's "mpi"): a program built against one MPI's library
+ * does not run under another's launcher.
  *
- * A run starts the ranks on mpiexec's command line, in MPICH's colon
- * form, "-n COUNT -wdir DIR DIR/BINARY : ...", one section per line of
- * the appfile (after checking that the appfile is what the manifest
- * implies): hydra applies a -wdir given before the first section (or on
- * the command line of -configfile) to the first executable only, and an
- * appfile has no quoting for a directory with white space in its name.
+ * A run starts the ranks on mpiexec's command line, in the colon form
+ * that MPICH and Open MPI share, "-n COUNT -wdir DIR DIR/BINARY : ...",
+ * one section per line of the appfile (after checking that the appfile
+ * is what the manifest implies): hydra applies a -wdir given before the
+ * first section (or on the command line of -configfile) to the first
+ * executable only, and an appfile has no quoting for a directory with
+ * white space in its name.  MPICH's -genv holds for every section; Open
+ * MPI's -x only for its own, so it is repeated in each.
  *
  * Cancelling: hydra's mpiexec stops its proxies and ranks when it gets
  * SIGINT or SIGTERM, but the proxies and ranks run in sessions of their
@@ -28,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +47,7 @@
 #include "ir/dmd_int.h"
 #include "dmd_launch.h"
 #include "dmd_manifest.h"
-
-#define DMD_LAUNCH_MPIEXEC "mpiexec.mpich"
+#include "dmd_mpi.h"
 
 /* At most this many processes started and not yet waited for. */
 #define DMD_LAUNCH_MAX 256
@@ -150,12 +155,13 @@ int dmd_launch_cancelled(void)
 /* In the child after fork: a process group of its own, the signal mask
  * of before the fork and the dispositions of before dmd_launch_catch,
  * SIGTERM if distmpmd dies (even of SIGKILL), standard output on
- * "out_fd" (if >= 0), the directory "wdir", then "argv" with "envp".
+ * "out_fd" (if >= 0), standard input and error on "null_fd" (if >= 0),
+ * the directory "wdir", then "argv" with "envp".
  * If anything fails, errno goes to the parent through "fd" (closed on a
  * successful exec).  Only async-signal-safe calls. */
 static void dmd_launch_child(char *const *argv, char *const *envp,
-	const char *wdir, int out_fd, int fd, const sigset_t *mask,
-	pid_t parent)
+	const char *wdir, int out_fd, int null_fd, int fd,
+	const sigset_t *mask, pid_t parent)
 {
 	struct sigaction sa;
 	int i, err;
@@ -175,6 +181,7 @@ static void dmd_launch_child(char *const *argv, char *const *envp,
 	}
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	if ((out_fd < 0 || out_fd == 1 || dup2(out_fd, 1) == 1) &&
+	    (null_fd < 0 || (dup2(null_fd, 0) == 0 && dup2(null_fd, 2) == 2)) &&
 	    (!wdir || chdir(wdir) == 0))
 		execvpe(argv[0], argv, envp ? envp : environ);
 	err = errno;
@@ -190,9 +197,20 @@ pid_t dmd_launch_start(char *const *argv, char *const *envp,
 	return dmd_launch_start_out(argv, envp, wdir, -1);
 }
 
+static pid_t dmd_launch_start_io(char *const *argv, char *const *envp,
+	const char *wdir, int out_fd, int null_fd);
+
 /* Start "argv" with its standard output on "out_fd" (see the header). */
 pid_t dmd_launch_start_out(char *const *argv, char *const *envp,
 	const char *wdir, int out_fd)
+{
+	return dmd_launch_start_io(argv, envp, wdir, out_fd, -1);
+}
+
+/* Start "argv" with its standard output on "out_fd" and, if "null_fd"
+ * is not -1, its standard input and error on "null_fd". */
+static pid_t dmd_launch_start_io(char *const *argv, char *const *envp,
+	const char *wdir, int out_fd, int null_fd)
 {
 	sigset_t block, old;
 	int pipefd[2] = { -1, -1 };
@@ -218,8 +236,8 @@ pid_t dmd_launch_start_out(char *const *argv, char *const *envp,
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		dmd_launch_child(argv, envp, wdir, out_fd, pipefd[1], &old,
-			parent);
+		dmd_launch_child(argv, envp, wdir, out_fd, null_fd, pipefd[1],
+			&old, parent);
 	if (pid > 0) {
 		setpgid(pid, pid);
 		dmd_launch_groups[slot] = pid;
@@ -284,6 +302,76 @@ static double dmd_launch_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Run "argv" and keep what it prints (see the header). */
+int dmd_launch_capture(char *const *argv, char *out, size_t size,
+	int seconds, int *status)
+{
+	double deadline = dmd_launch_now() + seconds;
+	int pipefd[2] = { -1, -1 }, null_fd, r = 0;
+	size_t len = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null_fd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "distmpmd: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		if (null_fd >= 0)
+			close(null_fd);
+		return -1;
+	}
+	pid = dmd_launch_start_io(argv, NULL, NULL, pipefd[1], null_fd);
+	close(pipefd[1]);
+	close(null_fd);
+	if (pid < 0) {
+		close(pipefd[0]);
+		return -1;
+	}
+	for (;;) {
+		struct pollfd p = { pipefd[0], POLLIN, 0 };
+		double left = deadline - dmd_launch_now();
+		char drop[4096];
+		ssize_t n;
+
+		if (left <= 0) {
+			r = -2;
+			break;
+		}
+		n = poll(&p, 1, (int) (left * 1000) + 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			continue;
+		if (len + 1 < size)
+			n = read(pipefd[0], out + len, size - 1 - len);
+		else
+			n = read(pipefd[0], drop, sizeof(drop));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len + 1 < size)
+			len += n;
+	}
+	out[len] = '\0';
+	close(pipefd[0]);
+	if (r == -2)
+		kill(-pid, SIGKILL);
+	/* what is left of its group goes before the group's id is free */
+	{
+		siginfo_t info;
+
+		while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0 &&
+		       errno == EINTR)
+			;
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	dmd_launch_forget(pid);
+	return r;
 }
 
 /* Sleep "s" seconds or until a signal arrives. */
@@ -514,33 +602,46 @@ static void dmd_launch_cmd_free(struct dmd_launch_cmd *c)
 	free(c->argv);
 }
 
-/* Put in "c" the command line that runs the build directory "absdir"
- * whose checked manifest implies the appfile "appfile" (its text):
- *   mpiexec.mpich EXTRA... [-genv DMD_STATS 1]
- *	-n COUNT -wdir ABSDIR ABSDIR/BINARY : ...
- * with one section per appfile line, or, if "configfile", the sections
- * replaced by "-configfile appfile" (to be run in ABSDIR).  -1 with a
- * message if memory runs out. */
-static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
-	const char *appfile, int stats, int n_extra, char **extra,
-	int configfile)
+/* Keep "s" (newly allocated, may be NULL) in "c" and return it. */
+static char *dmd_launch_own(struct dmd_launch_cmd *c, char *s)
 {
+	c->own[c->n_own++] = s;
+	return s;
+}
+
+/* Put in "c" the command line that runs the build directory "absdir"
+ * whose checked manifest implies the appfile "appfile" (its text), with
+ * the launcher "exec" of MPI "family" (see dmd_launch in the header),
+ * or, if "configfile" (MPICH only), with the sections replaced by
+ * "-configfile appfile" (to be run in ABSDIR).  -1 with a message if
+ * memory runs out. */
+static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
+	const char *appfile, const char *exec, enum dmd_mpi_family family,
+	const struct dmd_launch_opts *o, int configfile)
+{
+	int ompi = family == DMD_MPI_OPENMPI;
 	const char *line;
 	int i, n_lines = 0;
 
 	memset(c, 0, sizeof(*c));
 	for (line = appfile; *line; ++line)
 		n_lines += *line == '\n';
-	/* mpiexec, extra, -genv DMD_STATS 1 or -configfile appfile,
-	 * six per line (": -n COUNT -wdir DIR PATH"), NULL */
-	c->argv = malloc((n_extra + 6 * n_lines + 6) * sizeof(*c->argv));
-	c->own = calloc(2 * n_lines + 1, sizeof(*c->own));
+	/* the launcher, extra, 2 x "-genv NAME VALUE" or -configfile
+	 * appfile; per line ": -n COUNT -wdir DIR PATH" and with Open MPI
+	 * up to 4 x "-x NAME[=VALUE]"; NULL */
+	c->argv = malloc((o->n_extra + 14 * n_lines + 9) * sizeof(*c->argv));
+	c->own = calloc(4 * n_lines + 1, sizeof(*c->own));
 	if (!c->argv || !c->own)
 		goto error;
-	c->argv[c->n++] = DMD_LAUNCH_MPIEXEC;
-	for (i = 0; i < n_extra; ++i)
-		c->argv[c->n++] = extra[i];
-	if (stats) {
+	c->argv[c->n++] = (char *) exec;
+	if (!ompi && o->trace) {
+		c->argv[c->n++] = "-genv";
+		c->argv[c->n++] = "DMD_TRACE";
+		c->argv[c->n++] = (char *) o->trace;
+	}
+	for (i = 0; i < o->n_extra; ++i)
+		c->argv[c->n++] = o->extra[i];
+	if (!ompi && o->stats) {
 		c->argv[c->n++] = "-genv";
 		c->argv[c->n++] = "DMD_STATS";
 		c->argv[c->n++] = "1";
@@ -554,20 +655,38 @@ static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
 	for (line = appfile; n_lines > 0 && *line; ) {
 		const char *count = line + 3, *binary = strchr(count, ' ');
 		const char *end = strchr(line, '\n');
-		char *name;
+		char *name, *s;
 
 		if (line != appfile)
 			c->argv[c->n++] = ":";
 		c->argv[c->n++] = "-n";
-		c->own[c->n_own] = strndup(count, binary - count);
-		c->argv[c->n++] = c->own[c->n_own++];
+		if (!(c->argv[c->n++] = dmd_launch_own(c,
+				strndup(count, binary - count))))
+			goto error;
 		c->argv[c->n++] = "-wdir";
 		c->argv[c->n++] = (char *) absdir;
+		if (ompi && o->trace) {
+			c->argv[c->n++] = "-x";
+			if (asprintf(&s, "DMD_TRACE=%s", o->trace) < 0 ||
+			    !(c->argv[c->n++] = dmd_launch_own(c, s)))
+				goto error;
+		}
+		if (ompi && o->stats) {
+			c->argv[c->n++] = "-x";
+			c->argv[c->n++] = "DMD_STATS=1";
+		}
+		if (ompi) {
+			c->argv[c->n++] = "-x";
+			c->argv[c->n++] = "OPENBLAS_NUM_THREADS";
+		}
+		if (ompi && getenv("DMD_JOB_DIR")) {
+			c->argv[c->n++] = "-x";
+			c->argv[c->n++] = "DMD_JOB_DIR";
+		}
 		name = strndup(binary + 3, end - binary - 3);
-		c->own[c->n_own] = name ? dmd_launch_path(absdir, name) : NULL;
+		s = name ? dmd_launch_path(absdir, name) : NULL;
 		free(name);
-		c->argv[c->n++] = c->own[c->n_own++];
-		if (!c->own[c->n_own - 1] || !c->own[c->n_own - 2])
+		if (!(c->argv[c->n++] = dmd_launch_own(c, s)))
 			goto error;
 		line = end + 1;
 	}
@@ -619,32 +738,64 @@ static char **dmd_launch_envp(char **job_dir)
 	return envp;
 }
 
-/* Report how mpiexec ended, given its wait "status", unless it
- * succeeded.  Return the exit status for distmpmd: 0 or 1. */
-static int dmd_launch_status(int status)
+/* Report how the launcher "exec" ended, given its wait "status", unless
+ * it succeeded.  Return the exit status for distmpmd: 0 or 1. */
+static int dmd_launch_status(const char *exec, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
 		fprintf(stderr, "distmpmd: %s failed (exit status %d)\n",
-			DMD_LAUNCH_MPIEXEC, WEXITSTATUS(status));
+			exec, WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
 		fprintf(stderr, "distmpmd: %s killed by signal %d (%s)\n",
-			DMD_LAUNCH_MPIEXEC, WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
+			exec, WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
-		fprintf(stderr, "distmpmd: %s failed\n", DMD_LAUNCH_MPIEXEC);
+		fprintf(stderr, "distmpmd: %s failed\n", exec);
 	return 1;
 }
 
+/* Check that the launcher "exec" belongs to the MPI that built "dir"
+ * (manifest "m"), whose family goes to *family.  -1 after a message. */
+static int dmd_launch_check_mpi(const char *dir, const struct dmd_manifest *m,
+	const char *exec, enum dmd_mpi_family *family)
+{
+	struct dmd_mpi built, run;
+
+	built.family = DMD_MPI_MPICH;
+	if (m->mpi)
+		built.family = dmd_mpi_family_of(m->mpi);
+	if (dmd_mpi_probe_exec(exec, &run) < 0)
+		return -1;
+	*family = built.family;
+	if (run.family == built.family)
+		return 0;
+	fprintf(stderr, "distmpmd: %s was built with %s (", dir,
+		dmd_mpi_name(built.family));
+	dmd_mpi_show_in(stderr, m->mpicc ? m->mpicc : "mpicc.mpich");
+	fprintf(stderr, ") but the launcher ");
+	dmd_mpi_show_in(stderr, exec);
+	fprintf(stderr, " is %s's: give %s's launcher (--mpiexec or "
+		"DISTMPMD_MPIEXEC, e.g. %s)\n", dmd_mpi_name(run.family),
+		dmd_mpi_name(built.family),
+		built.family == DMD_MPI_MPICH ? "mpiexec.mpich" :
+		"mpiexec.openmpi");
+	return -1;
+}
+
 /* Check "dir" and return its absolute path and the appfile text that
- * its manifest implies (*m the manifest), or -1 after a message. */
-static int dmd_launch_prepare(const char *dir, struct dmd_manifest **m,
-	char **absdir, char **appfile)
+ * its manifest implies (*m the manifest), and the launcher and its MPI
+ * family, or -1 after a message. */
+static int dmd_launch_prepare(const char *dir, const struct dmd_launch_opts *o,
+	struct dmd_manifest **m, char **absdir, char **appfile,
+	const char **exec, enum dmd_mpi_family *family)
 {
 	*absdir = *appfile = NULL;
 	*m = dmd_manifest_verify(dir);
 	if (!*m)
+		return -1;
+	*exec = dmd_mpi_exec(o->mpiexec);
+	if (dmd_launch_check_mpi(dir, *m, *exec, family) < 0)
 		return -1;
 	*absdir = realpath(dir, NULL);
 	if (!*absdir) {
@@ -657,23 +808,25 @@ static int dmd_launch_prepare(const char *dir, struct dmd_manifest **m,
 }
 
 /* Run the build directory "dir" (see the header). */
-int dmd_launch(const char *dir, int stats, int n_extra, char **extra)
+int dmd_launch(const char *dir, const struct dmd_launch_opts *o)
 {
 	struct dmd_manifest *m = NULL;
 	struct dmd_launch_cmd c;
+	enum dmd_mpi_family family;
+	const char *exec = NULL;
 	char *absdir = NULL, *appfile = NULL, *job_dir = NULL;
 	char **envp = NULL;
 	int status = 0, sig, r = 1;
 	pid_t pid, done;
 
 	memset(&c, 0, sizeof(c));
-	if (n_extra < 0 || (n_extra > 0 && !extra)) {
+	if (o->n_extra < 0 || (o->n_extra > 0 && !o->extra)) {
 		fprintf(stderr, "distmpmd: bad mpiexec arguments\n");
 		return 1;
 	}
-	if (dmd_launch_prepare(dir, &m, &absdir, &appfile) < 0 ||
-	    dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
-			0) < 0)
+	if (dmd_launch_prepare(dir, o, &m, &absdir, &appfile, &exec,
+			&family) < 0 ||
+	    dmd_launch_command(&c, absdir, appfile, exec, family, o, 0) < 0)
 		goto error;
 	envp = dmd_launch_envp(&job_dir);
 	if (!envp) {
@@ -696,7 +849,7 @@ int dmd_launch(const char *dir, int stats, int n_extra, char **extra)
 		fprintf(stderr, "distmpmd: run cancelled by signal %d (%s)\n",
 			sig, strsignal(sig));
 	else if (pid > 0 && status != -1)
-		r = dmd_launch_status(status);
+		r = dmd_launch_status(exec, status);
 error:
 	dmd_launch_cmd_free(&c);
 	free(job_dir);
@@ -750,11 +903,13 @@ static void dmd_launch_print(FILE *out, const char *pre, char **argv,
 }
 
 /* Print the commands that run "dir" (see the header). */
-int dmd_launch_dry_run(const char *dir, int stats, int n_extra,
-	char **extra, FILE *out)
+int dmd_launch_dry_run(const char *dir, const struct dmd_launch_opts *o,
+	FILE *out)
 {
 	struct dmd_manifest *m = NULL;
 	struct dmd_launch_cmd c;
+	enum dmd_mpi_family family;
+	const char *exec = NULL;
 	char *absdir = NULL, *appfile = NULL, *multiprog = NULL;
 	char *srun[6] = { NULL };
 	const char *env = getenv("OPENBLAS_NUM_THREADS") ? "" :
@@ -762,24 +917,28 @@ int dmd_launch_dry_run(const char *dir, int stats, int n_extra,
 	int r = 1;
 
 	memset(&c, 0, sizeof(c));
-	if (dmd_launch_prepare(dir, &m, &absdir, &appfile) < 0 ||
-	    dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
-			0) < 0)
+	if (dmd_launch_prepare(dir, o, &m, &absdir, &appfile, &exec,
+			&family) < 0 ||
+	    dmd_launch_command(&c, absdir, appfile, exec, family, o, 0) < 0)
 		goto error;
 	fprintf(out, "# %s: %ld ranks, %d class%s\n", dir, m->nranks,
 		m->n_classes, m->n_classes == 1 ? "" : "es");
-	fprintf(out, "# MPICH, the ranks on the command line (what "
-		"distmpmd run does):\n");
+	fprintf(out, "# %s, the ranks on the command line (what "
+		"distmpmd run does):\n", dmd_mpi_name(family));
 	dmd_launch_print(out, env, c.argv, NULL);
 	dmd_launch_cmd_free(&c);
-	if (dmd_launch_command(&c, absdir, appfile, stats, n_extra, extra,
-			1) < 0)
-		goto error;
-	fprintf(out, "# MPICH, with the appfile, in the build directory:\n");
-	fputs("(cd ", out);
-	dmd_launch_quote(out, absdir);
-	fputs(" && ", out);
-	dmd_launch_print(out, env, c.argv, ")");
+	memset(&c, 0, sizeof(c));
+	if (family == DMD_MPI_MPICH) {
+		if (dmd_launch_command(&c, absdir, appfile, exec, family, o,
+				1) < 0)
+			goto error;
+		fprintf(out, "# MPICH, with the appfile, in the build "
+			"directory:\n");
+		fputs("(cd ", out);
+		dmd_launch_quote(out, absdir);
+		fputs(" && ", out);
+		dmd_launch_print(out, env, c.argv, ")");
+	}
 	multiprog = dmd_launch_path(absdir, "multiprog.conf");
 	if (!multiprog || asprintf(&srun[1], "--ntasks=%ld", m->nranks) < 0 ||
 	    asprintf(&srun[2], "--chdir=%s", absdir) < 0) {
@@ -791,7 +950,7 @@ int dmd_launch_dry_run(const char *dir, int stats, int n_extra,
 	srun[4] = multiprog;
 	fprintf(out, "# Slurm, inside an allocation of %ld task%s:\n",
 		m->nranks, m->nranks == 1 ? "" : "s");
-	fprintf(out, "%s%s", env, stats ? "DMD_STATS=1 " : "");
+	fprintf(out, "%s%s", env, o->stats ? "DMD_STATS=1 " : "");
 	dmd_launch_print(out, NULL, srun, NULL);
 	r = fflush(out) == 0 ? 0 : 1;
 error:

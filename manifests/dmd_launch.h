@@ -1,5 +1,5 @@
 /* dmd_launch.h: starting and waiting for processes without a shell
- * (the compilers of a build, mpiexec.mpich for a run), passing on
+ * (the compilers of a build, the MPI launcher for a run), passing on
  * cancellation, and launching a build directory.
  *
  * Every process is started with fork and execvp from an argument vector,
@@ -37,6 +37,14 @@ pid_t dmd_launch_start(char *const *argv, char *const *envp,
  * descriptor "out_fd" (-1: ours). */
 pid_t dmd_launch_start_out(char *const *argv, char *const *envp,
 	const char *wdir, int out_fd);
+/* Run "argv" (no shell) with its standard input and error on /dev/null
+ * and its standard output into "out" (at most size - 1 bytes kept, NUL
+ * terminated, the rest read and dropped); wait for it, at most
+ * "seconds" (then its process group is killed).  Returns 0 with its wait
+ * status in *status, -2 if it did not end in time, or -1 after a message
+ * if it could not be started. */
+int dmd_launch_capture(char *const *argv, char *out, size_t size,
+	int seconds, int *status);
 /* Wait for one of the processes started by dmd_launch_start to end;
  * return its pid and its wait status in *status, or -1 if there are none
  * left (or waiting failed, with a message).  Before it is reaped, what
@@ -48,23 +56,43 @@ pid_t dmd_launch_wait(int *status);
  * still there. */
 void dmd_launch_kill_all(void);
 
-/* Run the build directory "dir": check it (dmd_manifest_verify), then
- * run "mpiexec.mpich [extra args] [-genv DMD_STATS 1] -n COUNT -wdir DIR
- * DIR/BINARY : ..." with one section per line of the appfile (DIR
- * absolute), waiting for it with signals caught.  The
- * environment gets OPENBLAS_NUM_THREADS=1 if it is not set, and a
- * relative DMD_JOB_DIR is made absolute.  Returns the exit status to use:
- * 0 if mpiexec succeeded, 1 otherwise (a message says why: a failed
- * check, mpiexec.mpich missing or failing, a cancelling signal). */
-int dmd_launch(const char *dir, int stats, int n_extra, char **extra);
+/* How to launch a build directory.  "trace" (absolute, or NULL) goes to
+ * every rank as DMD_TRACE, "stats" as DMD_STATS=1; "mpiexec" is the
+ * launcher given on the command line (NULL: dmd_mpi_exec's default);
+ * "extra" (n_extra words) goes to the launcher before the ranks. */
+struct dmd_launch_opts {
+	int stats;
+	const char *trace;
+	const char *mpiexec;
+	int n_extra;
+	char **extra;
+};
+
+/* Run the build directory "dir": check it (dmd_manifest_verify), check
+ * that the launcher belongs to the MPI that built it (the manifest's
+ * "mpi", MPICH when it has none), then run it with the ranks on the
+ * launcher's command line, one section per line of the appfile (DIR
+ * absolute), waiting for it with signals caught:
+ *   MPICH:    MPIEXEC [-genv DMD_TRACE FILE] EXTRA [-genv DMD_STATS 1]
+ *	       -n COUNT -wdir DIR DIR/BINARY : ...
+ *   Open MPI: MPIEXEC EXTRA -n COUNT -wdir DIR [-x DMD_TRACE=FILE]
+ *	       [-x DMD_STATS=1] -x OPENBLAS_NUM_THREADS [-x DMD_JOB_DIR]
+ *	       DIR/BINARY : ...
+ * (Open MPI's -x holds for its own section only, and is what carries a
+ * variable to other nodes.)  The environment gets OPENBLAS_NUM_THREADS=1
+ * if it is not set, and a relative DMD_JOB_DIR is made absolute.
+ * Returns the exit status to use: 0 if the launcher succeeded, 1
+ * otherwise (a message says why: a failed check, a launcher of another
+ * MPI, missing or failing, a cancelling signal). */
+int dmd_launch(const char *dir, const struct dmd_launch_opts *o);
 
 /* Check "dir" as dmd_launch does, then print to "out", without running
- * anything, the commands that run it: mpiexec.mpich with the ranks on
- * its command line (colon form, what dmd_launch runs), mpiexec.mpich
- * with the appfile in the build directory, and srun --multi-prog; each
- * one line, quoted for a POSIX shell.  Returns 0,
- * or 1 after a message. */
-int dmd_launch_dry_run(const char *dir, int stats, int n_extra,
-	char **extra, FILE *out);
+ * anything, the commands that run it: the launcher with the ranks on
+ * its command line (what dmd_launch runs), with MPICH also
+ * mpiexec -configfile appfile in the build directory, and srun
+ * --multi-prog; each one line, quoted for a POSIX shell.  Returns 0, or
+ * 1 after a message. */
+int dmd_launch_dry_run(const char *dir, const struct dmd_launch_opts *o,
+	FILE *out);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "ir/dmd_int.h"
 #include "dmd_manifest.h"
+#include "dmd_mpi.h"
 
 /* The version written as "distmpmd: 1" and the only one read. */
 #define DMD_MANIFEST_VERSION 1
@@ -471,6 +472,22 @@ static int dmd_manifest_emit_mesh(yaml_emitter_t *e,
 	return dmd_manifest_emit_map_end(e);
 }
 
+/* Emit the MPI of "m" as "mpi: {family: openmpi, version: 4.1.4,
+ * mpicc: mpicc.openmpi}". */
+static int dmd_manifest_emit_mpi(yaml_emitter_t *e,
+	const struct dmd_manifest *m)
+{
+	if (dmd_manifest_emit_str(e, "mpi") < 0 ||
+	    dmd_manifest_emit_map(e, 1) < 0 ||
+	    dmd_manifest_emit_key_str(e, "family", m->mpi) < 0 ||
+	    dmd_manifest_emit_key_str(e, "version",
+			m->mpi_version ? m->mpi_version : "") < 0 ||
+	    dmd_manifest_emit_key_str(e, "mpicc",
+			m->mpicc ? m->mpicc : "") < 0)
+		return -1;
+	return dmd_manifest_emit_map_end(e);
+}
+
 /* Emit class "c" as a block mapping with the keys id, source, binary,
  * sha256 (if present), ranks, count and, if present, set and why. */
 static int dmd_manifest_emit_class(yaml_emitter_t *e,
@@ -559,6 +576,7 @@ static int dmd_manifest_emit_document(yaml_emitter_t *e,
 	    dmd_manifest_emit_str(e, "mesh") < 0 ||
 	    dmd_manifest_emit_mesh(e, m) < 0 ||
 	    dmd_manifest_emit_key_long(e, "nranks", m->nranks) < 0 ||
+	    (m->mpi && dmd_manifest_emit_mpi(e, m) < 0) ||
 	    (m->job_dir && dmd_manifest_emit_files(e, m) < 0) ||
 	    dmd_manifest_emit_str(e, "classes") < 0 ||
 	    dmd_manifest_emit_seq(e, 0) < 0)
@@ -870,6 +888,9 @@ struct dmd_manifest *dmd_manifest_free(struct dmd_manifest *m)
 
 	if (!m)
 		return NULL;
+	free(m->mpi);
+	free(m->mpi_version);
+	free(m->mpicc);
 	free(m->job);
 	if (m->axes)
 		for (i = 0; i < m->n_axes; ++i)
@@ -1163,6 +1184,27 @@ static int dmd_manifest_read_class(struct dmd_manifest_reader *rd,
 	return 0;
 }
 
+/* Read the mapping "node" {family: F, version: V, mpicc: CC} into "m";
+ * F must be a family that distmpmd knows. */
+static int dmd_manifest_read_mpi(struct dmd_manifest_reader *rd,
+	yaml_node_t *node, struct dmd_manifest *m)
+{
+	static const char *const keys[] = { "family", "version", "mpicc" };
+	yaml_node_t *v[3];
+
+	if (dmd_manifest_map_get(rd, node, "mpi", 3, keys, 0x7, v) < 0 ||
+	    dmd_manifest_read_str(rd, v[0], "family", &m->mpi) < 0 ||
+	    dmd_manifest_read_str(rd, v[1], "version", &m->mpi_version) < 0 ||
+	    dmd_manifest_read_str(rd, v[2], "mpicc", &m->mpicc) < 0)
+		return -1;
+	if (dmd_mpi_family_of(m->mpi) < 0) {
+		dmd_manifest_read_error(rd, v[0], "an MPI family that this "
+			"distmpmd does not know (it knows mpich and openmpi)");
+		return -1;
+	}
+	return 0;
+}
+
 /* Read the file mapping "node" ({tensor, file, role, dtype, shape}, see
  * dmd_manifest_emit_files) into "f". */
 static int dmd_manifest_read_file(struct dmd_manifest_reader *rd,
@@ -1262,14 +1304,14 @@ static int dmd_manifest_read_root(struct dmd_manifest_reader *rd,
 	yaml_node_t *root, struct dmd_manifest *m)
 {
 	static const char *const keys[] = {
-		"distmpmd", "job", "mesh", "nranks", "classes",
+		"distmpmd", "job", "mesh", "nranks", "classes", "mpi",
 		"job_dir", "job_file", "files",
 	};
-	yaml_node_t *v[8];
+	yaml_node_t *v[9];
 	long version;
 	int i, n;
 
-	if (dmd_manifest_map_get(rd, root, "the manifest", 8, keys, 0x1,
+	if (dmd_manifest_map_get(rd, root, "the manifest", 9, keys, 0x1,
 			v) < 0)
 		return -1;
 	if (dmd_manifest_read_long(rd, v[0], "distmpmd", &version) < 0)
@@ -1281,13 +1323,15 @@ static int dmd_manifest_read_root(struct dmd_manifest_reader *rd,
 		return -1;
 	}
 	/* Only now that the version is known, require the other keys. */
-	if (dmd_manifest_map_get(rd, root, "the manifest", 8, keys, 0x1f,
+	if (dmd_manifest_map_get(rd, root, "the manifest", 9, keys, 0x1f,
 			v) < 0)
+		return -1;
+	if (v[5] && dmd_manifest_read_mpi(rd, v[5], m) < 0)
 		return -1;
 	if (dmd_manifest_read_str(rd, v[1], "job", &m->job) < 0 ||
 	    dmd_manifest_read_mesh(rd, v[2], m) < 0 ||
 	    dmd_manifest_read_long(rd, v[3], "nranks", &m->nranks) < 0 ||
-	    dmd_manifest_read_files(rd, root, v + 5, m) < 0)
+	    dmd_manifest_read_files(rd, root, v + 6, m) < 0)
 		return -1;
 	n = dmd_manifest_seq_len(rd, v[4], "classes");
 	if (n < 0)

@@ -35,6 +35,11 @@ struct dmd_mfile {
 	long *shape;		/* ndim extents */
 };
 
+/* The MPI that built the directory ("mpi" in manifest.yaml): the
+ * family's key as manifests/dmd_mpi.c names it ("mpich", "openmpi"),
+ * its version as the wrapper said it (may be ""), the wrapper.  A
+ * manifest without "mpi" (written before it was recorded) was built
+ * with mpicc.mpich: all three NULL. */
 struct dmd_manifest {
 	char *job;
 	int n_axes;
@@ -43,6 +48,9 @@ struct dmd_manifest {
 	long nranks;
 	int n_classes;
 	struct dmd_mclass *classes;
+	char *mpi;
+	char *mpi_version;
+	char *mpicc;
 	/* The job's directory as the programs have it compiled in
 	 * (DMD_JOB_DIR: relative to the build directory, or absolute), the
 	 * job file's name in it, and the job's .npy files; NULL and 0 in a

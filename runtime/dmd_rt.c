@@ -341,6 +341,7 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	dmd_rt *rt;
 	int rank, size, i, n;
 
+	dmd_rt_mpi_before_init();
 	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);

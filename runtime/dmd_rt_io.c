@@ -275,8 +275,8 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 		t->name);
 	dmd_rt_box_get(rt, t->ndim, bx, rel, ext, &box);
 	errno = 0;
-	rc = MPI_File_read_all_c(fh, (char *) buf + box.offset * rt->esize,
-		box.count, box.type, MPI_STATUS_IGNORE);
+	rc = dmd_rt_mpi_read_all(rt, fh,
+		(char *) buf + box.offset * rt->esize, box.count, box.type);
 	dmd_rt_io_check(rt, rc, errno, "cannot read", path, t->name);
 	errno = 0;
 	rc = MPI_File_close(&fh);
@@ -476,9 +476,9 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 			writer ? ext : zero);
 		dmd_rt_io_note(rc, errno, err);
 		errno = 0;
-		rc = MPI_File_write_all_c(fh,
+		rc = dmd_rt_mpi_write_all(rt, fh,
 			(const char *) buf + box.offset * rt->esize,
-			box.count, box.type, MPI_STATUS_IGNORE);
+			box.count, box.type);
 		dmd_rt_io_note(rc, errno, err);
 		errno = 0;
 		rc = MPI_File_close(&fh);

@@ -9,6 +9,8 @@
  *	dmd_rt_xfer.c	boxes, the datatype cache, transfers, local copies
  *	dmd_rt_blas.c	dmd_gemm (panels with MPI progress), BLAS kernel check
  *	dmd_rt_trace.c	trace events, their gathering and the JSON file
+ *	dmd_rt_mpi.c	the calls whose counts may pass INT_MAX (MPI 4's
+ *			large-count calls, or MPI 3 with derived types)
  *	dmd_npy.c	the .npy header (no MPI)
  */
 #ifndef DMD_RT_PRIVATE_H
@@ -198,6 +200,24 @@ const char *dmd_rt_blas_core(void);
 void dmd_rt_trace_event(dmd_rt *rt, int kind, int label, double t0,
 	double t1, int64_t bytes);
 void dmd_rt_trace_write(dmd_rt *rt);
+
+/* dmd_rt_mpi.c */
+void dmd_rt_mpi_before_init(void);
+int dmd_rt_mpi_isend(dmd_rt *rt, const void *buf, MPI_Count count,
+	MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+	MPI_Request *req);
+int dmd_rt_mpi_irecv(dmd_rt *rt, void *buf, MPI_Count count,
+	MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req);
+int dmd_rt_mpi_ibcast(dmd_rt *rt, void *buf, MPI_Count count,
+	MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req);
+int dmd_rt_mpi_read_all(dmd_rt *rt, MPI_File fh, void *buf, MPI_Count count,
+	MPI_Datatype type);
+int dmd_rt_mpi_write_all(dmd_rt *rt, MPI_File fh, const void *buf,
+	MPI_Count count, MPI_Datatype type);
+void dmd_rt_mpi_gatherv(dmd_rt *rt, const void *send, MPI_Count n,
+	void *recv, const MPI_Count *counts, const MPI_Aint *displs,
+	MPI_Comm comm);
+int dmd_rt_debug_large_count(long *n_big);
 
 /* For the unit test: how many derived datatypes the cache has created,
  * and how many panels dmd_gemm has computed (0 while nothing is in flight).

@@ -325,10 +325,9 @@ void dmd_rt_trace_write(dmd_rt *rt)
 		ev = dmd_rt_malloc(rt, (nev ? nev : 1) * sizeof(*ev));
 		tabs = dmd_rt_malloc(rt, ntab ? ntab : 1);
 	}
-	MPI_Gatherv_c(rt->ev, rt->n_ev * (int64_t) sizeof(*rt->ev), MPI_BYTE,
-		ev, cev, dev, MPI_BYTE, 0, rt->cart);
-	MPI_Gatherv_c(tab, tablen, MPI_BYTE, tabs, ctab, dtab, MPI_BYTE, 0,
-		rt->cart);
+	dmd_rt_mpi_gatherv(rt, rt->ev, rt->n_ev * (int64_t) sizeof(*rt->ev),
+		ev, cev, dev, rt->cart);
+	dmd_rt_mpi_gatherv(rt, tab, tablen, tabs, ctab, dtab, rt->cart);
 	free(tab);
 
 	memset(&v, 0, sizeof(v));

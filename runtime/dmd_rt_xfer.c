@@ -6,13 +6,14 @@
  * origin 0.  The datatype depends only on the box's "levels": the
  * (count, stride) pairs that remain after dropping extents of 1 and
  * merging dimensions that continue each other in memory.  Each distinct
- * list of levels is created once (nested MPI_Type_create_hvector_c) and
+ * list of levels is created once (nested MPI_Type_create_hvector) and
  * kept in a small hash table until dmd_finish: a transfer that repeats
  * every time step creates no new type.
  *
- * Plain counts are MPI_Count (MPI 4 large-count calls, MPICH 4): a
- * contiguous box may have more than INT_MAX elements.  Derived types use
- * int counts per level (see dmd_rt_make_type).
+ * Plain counts are MPI_Count: a contiguous box may have more than
+ * INT_MAX elements (MPI 4's large-count calls, or derived types with
+ * MPI 3: dmd_rt_mpi.c).  Derived types use int counts per level (see
+ * dmd_rt_make_type).
  *
  * Transfers: each dmd_req collects the MPI requests posted on it since its
  * last dmd_wait; a request with posted operations is "in flight" and is
@@ -307,8 +308,8 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	MPI_Ibcast_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type,
-		(int) root, comm, dmd_rt_slot(rt, q, box.nelem));
+	dmd_rt_mpi_ibcast(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
+		box.type, (int) root, comm, dmd_rt_slot(rt, q, box.nelem));
 	if (rt->coords[axis] != root)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -334,7 +335,8 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	src = (c + d) % p;
 	dmd_rt_box_get(rt, ndim, rx, rlo, rcnt, &rbox);
 	if (rbox.nelem > 0) {
-		MPI_Irecv_c(dmd_rt_box_ptr(rt, rbuf, &rbox), rbox.count,
+		dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, rbuf, &rbox),
+			rbox.count,
 			rbox.type, src, q->tag, comm,
 			dmd_rt_slot(rt, q, rbox.nelem));
 		if (src != c)
@@ -342,7 +344,8 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	}
 	dmd_rt_box_get(rt, ndim, sx, slo, scnt, &sbox);
 	if (sbox.nelem > 0)
-		MPI_Isend_c(dmd_rt_box_ptr(rt, sbuf, &sbox), sbox.count,
+		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, sbuf, &sbox),
+			sbox.count,
 			sbox.type, dst, q->tag, comm,
 			dmd_rt_slot(rt, q, sbox.nelem));
 }
@@ -374,8 +377,9 @@ void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	MPI_Irecv_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, from,
-		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
+	dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
+		box.type, from, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, box.nelem));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -391,8 +395,9 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	MPI_Isend_c(dmd_rt_box_ptr(rt, buf, &box), box.count, box.type, to,
-		q->tag, rt->cart, dmd_rt_slot(rt, q, box.nelem));
+	dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
+		box.type, to, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, box.nelem));
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;
@@ -425,7 +430,7 @@ void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 		s->cnt[d] = cnt[d];
 	}
 	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
-	MPI_Irecv_c(s->tmp, n, rt->base, from, q->tag, rt->cart,
+	dmd_rt_mpi_irecv(rt, s->tmp, n, rt->base, from, q->tag, rt->cart,
 		dmd_rt_slot(rt, q, n));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, n);

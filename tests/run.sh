@@ -5,7 +5,9 @@
 # them up and prints the total the same way, after the time each part
 # took ("--- NAME: S s") and the total time ("time: S s (M min S s)").
 # Parts:
-#   unit       runtime (MPI, .npy, transfers, stats), manifest/appfile/
+#   unit       runtime (MPI, .npy, transfers, stats; also with MPI 3's
+#              int counts and derived types past a small limit, under
+#              MPICH and under Open MPI), manifest/appfile/
 #              launcher, parser (also: each job read twice in one
 #              process; the reader's limits), isl model (objects
 #              compared with isl_*_is_equal against strings)
@@ -23,21 +25,27 @@
 #   e2e        generated programs run under mpiexec.mpich and match the
 #              reference, including uneven shapes; NaN, infinities and
 #              signed zeros through every function (special_values.py);
-#              every operator/operand pair of right sides (expr_trees.py)
+#              every operator/operand pair of right sides (expr_trees.py);
+#              some also built and launched with Open MPI
 #   fuzz       random jobs (uneven extents, random distributions and
-#              schedules; fixed seeds FUZZ_SEEDS) and random programs
-#              (several steps, resharding, partial sums, repeat, self
-#              reads; FUZZ_PROG_SEEDS) match the reference
+#              schedules, random expressions, cut ranges, inputs poisoned
+#              with NaN/inf/-0.0; fixed seeds FUZZ_SEEDS) and random
+#              programs (several steps, resharding, partial sums, repeat,
+#              self reads; FUZZ_PROG_SEEDS) match the reference; unheld
+#              blocks and two outputs on one file are refused
 #   cli        the command line and the build directory: no shell, hostile
 #              names, concurrent builds, run DIR's checks (SHA-256,
 #              launcher files), cancelling, messages, -j, launchers,
 #              make install (also under ASan/UBSan/LeakSanitizer)
+#   doc        the job format's reference (doc/job-format.md and the man
+#              page distmpmd-job(5)) names every key of the reader's
+#              tables; its example jobs run and match the reference
 # TESTS="unit errors" selects parts.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli}
+PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli doc}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -79,6 +87,8 @@ for part in $PARTS; do
     case $part in
     unit)
         run unit/runtime bash tests/unit/rt_test.sh
+        run unit/runtime-mpi3 env RT_MPI=mpich-mpi3 bash tests/unit/rt_test.sh
+        run unit/runtime-openmpi env RT_MPI=openmpi bash tests/unit/rt_test.sh
         run unit/manifest bash tests/unit/manifest_test.sh
         run unit/parse bash tests/unit/parse_ok.sh
         run unit/parse_again bash tests/unit/parse_again.sh
@@ -118,6 +128,16 @@ for part in $PARTS; do
             bin/distmpmd tests/ref/dmd_ref.py
         run e2e/expr_trees /usr/bin/python3 tests/e2e/expr_trees.py \
             bin/distmpmd tests/ref/dmd_ref.py
+        # the same programs built and launched with Open MPI (as root,
+        # four ranks on two cores): every kind of transfer (broadcast,
+        # shift, point to point, halos, sums of partials, reshards)
+        run e2e/openmpi env DISTMPMD_MPICC=mpicc.openmpi \
+            DISTMPMD_MPIEXEC=mpiexec.openmpi E2E_MPI=openmpi \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            OMPI_MCA_rmaps_base_oversubscribe=1 \
+            bash tests/e2e/run.sh pumma_2x2 cannon_2x2 summa_2x2 ag_gemm_4 \
+            jacobi2d_2x2 partial_linear_2x2 hostile_names \
+            reshard_alltoall_3 stencil_acc_3 conv dot
         ;;
     fuzz)
         run fuzz /usr/bin/python3 tests/fuzz/fuzz.py --seeds ${FUZZ_SEEDS:-0:100} \
@@ -130,6 +150,9 @@ for part in $PARTS; do
         if [ -x bin-san/distmpmd ]; then
             run cli/sanitizers san_env bash tests/cli/run.sh
         fi
+        ;;
+    doc)
+        run doc bash tests/doc/run.sh
         ;;
     *)
         echo "unknown test part '$part'"

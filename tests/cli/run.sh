@@ -21,6 +21,8 @@
 #   - integers on the command line: no wrapping (tests/cli/numbers.sh)
 #   - the first hour: --version, help, getopt_long options, "did you
 #     mean" (tests/cli/first_hour.sh)
+#   - any MPI: Open MPI's wrapper and launcher, the MPI in the manifest,
+#     run DIR refusing another MPI's launcher (tests/cli/mpi.sh)
 # The last line is "N passed, M failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -165,13 +167,19 @@ def title(e):
 $prog" "$f" "$@" 2>&1
 }
 
-# A fake mpicc.mpich (first in PATH): "sleep" waits, "fail1" fails for
+# A fake mpicc.mpich (first in PATH), an MPICH to "-show" and "-v":
+# "sleep" waits, "fail1" fails for
 # class1.c, "log" records start and end in $base/cc.log; otherwise it
 # writes a copy of /bin/true as the -o target.
 fake=$base/fakecc
 mkdir -p "$fake"
 cat >"$fake/mpicc.mpich" <<'SH'
 #!/bin/bash
+# what distmpmd asks to tell the MPI (manifests/dmd_mpi.c)
+case $1 in
+    -show) echo "gcc -I/fake/mpich -lmpich"; exit 0 ;;
+    -v) echo "mpicc for MPICH version 0.fake"; exit 0 ;;
+esac
 out=
 prev=
 for a in "$@"; do
@@ -482,7 +490,7 @@ same "... only the sources are in the directory" "class0.c class1.c common.h" \
 cd "$J"
 run_dmd build --frob tail.yaml
 same "an unknown option is named, then the usage; exit 2" \
-    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]..." \
+    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
     "$rc: $(printf '%s\n' "$err" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
 run_dmd run tail.yaml --frob
 same "... for run too" "2: distmpmd: run: unknown option '--frob'" \
@@ -547,11 +555,11 @@ same "an unknown command" "2: distmpmd: unknown command 'frob'" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build --help
 same "build --help: the usage on stdout, exit 0" \
-    "0: usage: distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]..." \
+    "0: usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
     "$rc: $(printf '%s\n' "$out" | head -n 1)"
 run_dmd run build/tail -j 2
 same "-j with a build directory is refused" \
-    "2: distmpmd: run: -o, -j and --cflag apply to a job file, but 'build/tail' is a build directory" \
+    "2: distmpmd: run: -o, -j, --mpicc and --cflag apply to a job file, but 'build/tail' is a build directory" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build tail.yaml -o "missing parent/dir"
 same "a build directory whose parent is missing: the system's reason" \
@@ -715,7 +723,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -723,7 +731,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "7 /opt/dmd/bin/distmpmd" \
+        "9 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"
@@ -831,6 +839,7 @@ same "outputs 'real/o.npy' and 'link/o.npy' (link -> real) are refused" \
 
 # The v2 commands: run --trace, diff, sweep, classes --svg.
 . "$ROOT/tests/cli/v2.sh"
+. "$ROOT/tests/cli/mpi.sh"
 
 # Integers on the command line: ranges, no wrapping.
 . "$ROOT/tests/cli/numbers.sh"

@@ -20,6 +20,9 @@
 #   E2E_SKIP_PROGRAMS=1  skip the jobs written as a 'program' (spec 1.5), for a
 #                        compiler that cannot run programs yet
 #   E2E_KEEP=1           keep every temporary directory (failed ones are kept)
+#   E2E_MPI=KEY          the manifest must record this MPI (openmpi: with
+#                        DISTMPMD_MPICC and DISTMPMD_MPIEXEC set to Open
+#                        MPI's wrapper and launcher)
 #
 # Prints "ok NAME (...)" or "FAIL NAME: reason" per job, then
 # "N passed, M failed"; exits 1 if any job failed.
@@ -103,6 +106,13 @@ run_job() {      # JOB_PATH NAME
     elif [ "$rc" -ne 0 ]; then
         cat "$tmp/stdout" "$tmp/stderr" >"$tmp/run.log"
         fail "$name" "$tmp" "distmpmd run exited with status $rc" "$tmp/run.log"
+        return
+    fi
+
+    if [ -n "${E2E_MPI:-}" ] && ! grep -q "^mpi: {family: $E2E_MPI, " \
+            "$tmp"/build/*/manifest.yaml; then
+        fail "$name" "$tmp" "the manifest does not record $E2E_MPI" \
+            "$(ls "$tmp"/build/*/manifest.yaml | head -n 1)"
         return
     fi
 

@@ -1,21 +1,32 @@
 #!/usr/bin/python3
 """Random programs: several steps, layouts change from step to step.
 
-    fuzz_prog.py [--seeds A:B] [--keep] [--timeout S] DISTMPMD REF
+    fuzz_prog.py [--seeds A:B] [--jobs N] [--log FILE [--resume]]
+                 [--explain] [--keep] [--timeout S] DISTMPMD REF
+    fuzz_prog.py --print [--seeds A:B]       print the jobs (and metadata)
+    fuzz_prog.py --job FILE DISTMPMD REF     check one job file again
+    fuzz_prog.py --inputs FILE [REF]         write its inputs, poisoned
 
 For each seed, generate a small program job (spec 1.5: 2-5 steps, a mesh
 of at most 6 ranks, uneven extents, intermediates in layouts that differ
 from step to step, matrix products with random valid schedules, partial
 sums read by a later step, `repeat` blocks, steps that read what they
-write, several output files), run it with `distmpmd run --stats`, and
+write, random expressions (unary minus chains, every function), steps
+whose accesses cut each other's ranges (D[i] = A[i + 1] - A[i] into a
+shorter D, C[i] = A[2 * i, i]), several output files, an input reading
+the file an output writes), run it with `distmpmd run --stats`, and
 compare every output with the independent reference (tests/ref/dmd_ref.py).
-A job the compiler refuses with exit 2 and a message saying the feature is
-not supported counts as a pass; anything else (a crash, a wrong result, a
-hang, an internal error) is a failure.  Prints "ok SEED ..." /
-"FAIL SEED ..." per seed, a breakdown of the refusals, and
-"N passed, M failed"; exit 1 if anything failed.
+As in fuzz.py (which runs the seeds, see its docstring): inputs poisoned
+with NaN, inf and -0.0, signs of zeros checked in sum-free programs, and
+jobs that must be refused: a layout where some block has no holder, two
+outputs naming one file (`both write`, naming both).  A job the compiler
+refuses with exit 2 and a message saying the feature is not supported
+counts as a pass; anything else (a crash, a wrong result, a hang, an
+internal error) is a failure, classified by the items of issue 15.
+Prints "ok SEED ..." / "FAIL SEED [item] ..." per seed, a breakdown of
+the refusals and failures, and "N passed, M failed"; exit 1 if anything
+failed.
 """
-import argparse
 import collections
 import os
 import random
@@ -23,7 +34,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fuzz  # noqa: E402  (matmul_schedule, run_seeds)
+import fuzz  # noqa: E402  (matmul_schedule, the seed loop)
+import fuzz_expr  # noqa: E402
 
 
 # ----------------------------------------------------------------------------
@@ -147,7 +159,9 @@ def rand_layout(rng, dims, axes, shape, kind=None, allow_place=False,
 
 FUNCS1 = ["tanh(%s)", "sigmoid(%s)", "erf(%s)", "gelu(%s)", "abs(%s)",
           "log(abs(%s) + 1)", "relu(%s)", "exp(-abs(%s))",
-          "sqrt(abs(%s))", "(%s) / (1 + abs(%s))"]
+          "sqrt(abs(%s))", "(%s) / (1 + abs(%s))", "sqrt(%s)", "log(%s)",
+          "- -%s", "-(-%s)", "max(%s, 0.5)", "min(-0.5, %s, - -1)",
+          "exp(tanh(%s))"]
 
 
 def func1(rng, x):
@@ -162,8 +176,10 @@ class Tensor:
         self.layout = layout
         self.role = role          # 'in', 'mid' (intermediate), 'out' (file)
         self.file = role == "out" or (role == "in" and False)
+        self.fname = name + ".npy"
         self.seed = None
         self.written = False
+        self.bound = 1.0 if role == "in" else 100.0
 
 
 class Program:
@@ -179,6 +195,9 @@ class Program:
         # a few extents per program, some of them smaller than the mesh
         pool = [1, 2, 3, 5, 7, 7, 9, 11, 13, 13, 16, 17, 19, 23]
         self.extents = rng.sample(pool, 4)
+        self.expect = []          # metadata: the job must be refused
+        # sometimes one tensor in a layout where some block has no holder
+        self.unheld = rng.random() < 0.06
 
     # --- tensors
     def new(self, dims, role, layout=None, kind=None, partial_ok=False):
@@ -188,9 +207,18 @@ class Program:
             layout = rand_layout(rng, dims, self.axes, self.shape, kind,
                                  allow_place=(role == "in" or
                                               rng.random() < 0.3))
+        if self.unheld and dims and rng.random() < 0.4:
+            lay = fuzz_expr.unheld_layout(rng, len(dims), self.axes,
+                                          self.shape)
+            if lay:
+                layout = Layout(lay[0], "block", None, lay[1])
+                self.unheld = False
+                partial_ok = False
+                self.expect.append("# fuzz-expect: no rank holds block; "
+                                   "%s" % name)
         t = Tensor(name, dims, layout, role)
         if role == "in":
-            if rng.random() < 0.35:
+            if rng.random() < 0.45:
                 t.file = True
             else:
                 t.seed = rng.randint(0, 99)
@@ -590,6 +618,113 @@ class Program:
         dst.written = True
         return True
 
+    def step_expr(self, last):
+        """A random expression (fuzz_expr: unary minus chains, every
+        function and operator) over tensors of one shape, into a new
+        tensor or added to one (maybe itself: T[i] += - - T[i] * 2)."""
+        rng = self.rng
+        a = rng.choice(self.pool())
+        iv = ["i", "j", "l"][:len(a.dims)]
+        idx = "[%s]" % ", ".join(iv) if iv else ""
+        same = [t for t in self.pool() if t.dims == a.dims and t is not a]
+        srcs = [a] + rng.sample(same, min(len(same), rng.randint(0, 2)))
+        if rng.random() < 0.3:
+            srcs.append(self.new(a.dims, "in"))
+        leaves = [(t.name + idx, t.bound) for t in srcs]
+        op, dst = "=", None
+        if rng.random() < 0.25:
+            cand = [t for t in self.pool() if t.dims == a.dims
+                    and not t.layout.partial]
+            if cand:
+                dst = rng.choice(cand)
+                op = "+="
+                if rng.random() < 0.5:
+                    leaves.append((dst.name + idx, dst.bound))
+        if dst is None:
+            dst = self.new(a.dims, self.out_role(last),
+                           partial_ok=rng.random() < 0.05)
+        g = fuzz_expr.ExprGen(rng, leaves, rng.choice([2, 3, 4]))
+        rhs = fuzz_expr.text(g.expr(), rng)
+        sched = self.elem_sched(iv, sorted({t.name for t in srcs}), 0.35) \
+            if iv else []
+        self.emit("%s%s %s %s" % (dst.name, idx, op, rhs), sched)
+        dst.written = True
+        if op == "+=" and dst.role != "out" and not dst.file:
+            self.need_out.append(dst)
+        return True
+
+    def step_cut(self, last):
+        """Accesses whose ranges cut each other (spec 1.3): D[i] =
+        A[i + d] - A[i] into a D of another extent, C[i] = A[2 * i, i],
+        a diagonal, or vectors of different extents added."""
+        rng = self.rng
+        r = rng.random()
+        one = self.pool(1, lambda t: not t.layout.partial)
+        two = self.pool(2, lambda t: not t.layout.partial)
+        if r < 0.35 and one:
+            A = rng.choice(one)
+            d = rng.randint(1, 2)
+            E = A.dims[0]
+            D = self.new([max(1, E - d + rng.choice([0, 0, -1, 1]))],
+                         self.out_role(last))
+            form = rng.choice(["%(A)s[i + %(d)d] - %(A)s[i]",
+                               "%(A)s[i - -%(d)d] - %(A)s[- -i]",
+                               "(%(A)s[i + %(d)d] - %(A)s[i]) / 2"])
+            stmt = "%s[i] = " % D.name + form % {"A": A.name, "d": d}
+            iv, reads = ["i"], [A.name]
+        elif r < 0.7 and two:
+            A = rng.choice(two)
+            R, Q = A.dims
+            C = self.new([rng.randint(1, max(R, Q) + 1)],
+                         self.out_role(last))
+            stmt = "%s[i] = %s" % (C.name, rng.choice([
+                "%(A)s[2 * i, i]", "%(A)s[i, i + 1]", "%(A)s[i, 2 * i + 1]",
+                "- -%(A)s[i, i] * 2", "%(A)s[3 - i, i]"]) % {"A": A.name})
+            iv, reads = ["i"], [A.name]
+        elif len(one) >= 2:
+            A, B = rng.sample(one, 2)
+            C = self.new([rng.choice([A.dims[0], B.dims[0],
+                                      self.ext() + 1])],
+                         self.out_role(last))
+            stmt = "%s[i] = %s[i] %s %s[i]" % (
+                C.name, A.name, rng.choice(["+", "*", "- -", "-"]), B.name)
+            iv, reads = ["i"], [A.name, B.name]
+        else:
+            return False
+        self.emit(stmt, self.elem_sched(iv, reads, 0.35))
+        self.tensors[stmt.split("[")[0]].written = True
+        return True
+
+    def share_files(self):
+        """Sometimes two written tensors name one file (must be refused:
+        'both write', naming both), or an input that no step writes reads
+        the file an output writes (valid: read before, written after)."""
+        rng = self.rng
+        outs = [t for t in self.tensors.values() if t.written and
+                t.role == "out"]
+        r = rng.random()
+        if r < 0.1 and outs and not self.expect:     # one refusal a job
+            a = rng.choice(outs)
+            others = [t for t in outs if t is not a]
+            mids = [t for t in self.tensors.values() if t.written and
+                    t.role == "mid" and not t.layout.partial and
+                    self.is_written_by_step(t)]
+            if others:
+                b = rng.choice(others)
+            elif mids:
+                b = rng.choice(mids)
+                b.role, b.file = "out", True
+            else:
+                return
+            b.fname = a.fname
+            self.expect.append("# fuzz-expect: both write; %s %s" % tuple(
+                sorted([a.name, b.name])))
+        elif r < 0.18 and outs:
+            ins = [t for t in self.tensors.values() if t.role == "in" and
+                   t.file and not self.is_written_by_step(t)]
+            if ins:
+                rng.choice(ins).fname = rng.choice(outs).fname
+
     def generate(self):
         rng = self.rng
         self.need_out = []
@@ -603,7 +738,8 @@ class Program:
                  (self.step_elem, 3), (self.step_transpose, 1),
                  (self.step_reduce, 2), (self.step_broadcast, 1),
                  (self.step_stencil, 2), (self.step_repeat, 2),
-                 (self.step_selfread, 2), (self.step_scalar, 1)]
+                 (self.step_selfread, 2), (self.step_scalar, 1),
+                 (self.step_expr, 4), (self.step_cut, 2)]
         fns, weights = zip(*kinds)
         tries = 0
         while self.nsteps < target and tries < 50:
@@ -639,6 +775,7 @@ class Program:
                         self.tensors.values()):
             srcs = [t for t in self.pool() if t.dims]
             self.copy_out(srcs[-1])
+        self.share_files()
 
     def is_written_by_step(self, t):
         return any(re.match(r"\s*- compute: %s\b" % t.name, s)
@@ -721,7 +858,8 @@ class Program:
 
     def text(self):
         seed = self.seed
-        out = ["# fuzz_prog seed %d" % seed, "name: fuzzprog%d" % seed,
+        out = ["# fuzz_prog seed %d" % seed] + self.expect[:1] + [
+               "name: fuzzprog%d" % seed,
                "mesh: {axes: [%s], shape: [%s]}" % (
                    ", ".join(self.axes), ", ".join(str(s)
                                                   for s in self.shape)),
@@ -731,7 +869,7 @@ class Program:
                 t.name, ", ".join(str(e) for e in t.dims), self.dtype,
                 t.layout.text())
             if t.role == "out" or (t.role == "in" and t.file):
-                s += ", file: %s.npy" % t.name
+                s += ", file: %s" % t.fname
             elif t.role == "in":
                 s += ", init: random, seed: %d" % t.seed
             out.append(s + "}")
@@ -751,46 +889,10 @@ def job(seed):
 
 
 # ----------------------------------------------------------------------------
-# driver
-
-def refusal_kind(line):
-    """A refusal message without its location and quoted names."""
-    m = re.sub(r"^.*?error: ", "", line)
-    m = re.sub(r"'[^']*'", "'_'", m)
-    m = re.sub(r"\d+", "N", m)
-    return m
-
+# driver: fuzz.py's (seed loop, poisoning, judging, --log, --explain)
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", default="0:20")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--print", action="store_true",
-                    help="print the jobs, do not run them")
-    ap.add_argument("distmpmd", nargs="?")
-    ap.add_argument("ref", nargs="?")
-    args = ap.parse_args()
-    lo, hi = (int(v) for v in args.seeds.split(":"))
-    if args.print:
-        for seed in range(lo, hi):
-            sys.stdout.write(job(seed) + "\n")
-        return 0
-    if not args.distmpmd or not args.ref:
-        ap.error("DISTMPMD and REF are required")
-    args.distmpmd = os.path.abspath(args.distmpmd)
-    args.ref = os.path.abspath(args.ref)
-    passed, failed, lines = fuzz.run_seeds(job, "fuzzprog", lo, hi,
-                                           args.distmpmd, args.ref,
-                                           args.timeout, args.keep)
-    refusals = collections.Counter(refusal_kind(line) for line in lines)
-    refused = len(lines)
-    if refusals:
-        print("refusals (%d):" % refused)
-        for m, n in refusals.most_common():
-            print("  %4d  %s" % (n, m))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return fuzz.main_for(job, "fuzzprog", 120)
 
 
 if __name__ == "__main__":

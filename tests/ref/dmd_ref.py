@@ -8,8 +8,12 @@ partial tensor's value is simply its value), and runs the program in
 float64 with numpy.  It shares no code with the C compiler on purpose.
 
     dmd_ref.py inputs JOB.yaml             write the input .npy files
-    dmd_ref.py check JOB.yaml [--rtol R]   compare every output .npy file
-                                           with the expected values
+    dmd_ref.py check JOB.yaml [--rtol R] [--signed-zeros]
+                                           compare every output .npy file
+                                           with the expected values (NaN
+                                           equals NaN, inf only inf; with
+                                           --signed-zeros also the sign of
+                                           each zero)
     dmd_ref.py expect JOB.yaml OUT.npy     write the expected output (float64)
     dmd_ref.py expect JOB.yaml DIR         write every output as DIR/NAME.npy
     dmd_ref.py ideal JOB.yaml              ideal data movement of each step
@@ -20,7 +24,8 @@ Semantics, as implemented here (a 'compute' job is a program of one step):
   * inputs: the tensors some step reads before any step writes them (walking
     the program in order, a 'repeat' once).  An input with 'file' is read
     from it (by 'check': from the values 'inputs' wrote, rebuilt from the
-    seed when the program also writes that file); one without is
+    seed when the program also writes that file, through that tensor or
+    another naming the same file); one without is
     initialised by 'init' (random, zeros, ones); one with neither is an
     error (an intermediate read before it is written).  Every other tensor
     starts as zeros: 'init' only initialises inputs, as in v1, where the
@@ -34,7 +39,12 @@ Semantics, as implemented here (a 'compute' job is a program of one step):
     summed over, around the whole right side.  With '=' the elements some
     point writes start at zero, with '+=' at their value; elements no point
     writes keep their value (with '=' too).  Several points writing one
-    element (B[i + j] = ...) add up.
+    element (B[i + j] = ...) add up.  A step with no such sum (no
+    reduction variable, each element written by one point: writes_once)
+    evaluates its right side as C evaluates the expression tree and
+    assigns it (with '+=': adds it to the old value once), so the sign of
+    a zero is C's: B[i] = -A[i] of 0 is -0.0 (a sum started at zero would
+    make it +0.0).
   * 'repeat: N' runs its steps N times in order (nested repeats allowed).
   * functions: max, min (2 or more arguments), exp, sqrt, relu, tanh,
     sigmoid = 1/(1+exp(-x)), erf, gelu = 0.5*x*(1+erf(x/sqrt(2))), abs, log.
@@ -965,7 +975,7 @@ def evaluate_fast(stmt, state):
             view[...] = True
         if stmt.op == "=":
             return np.where(written, acc, old)
-        return old + acc
+        return np.where(written, old + acc, old)
 
 
 # --------------------------------------------------------------------------
@@ -1134,11 +1144,16 @@ def starting_values(job, tensor, from_file):
 
 
 def initial_state(job):
-    """Every tensor's value before the first step, float64.  An input that
-    the program also writes to its file is rebuilt from its seed (the
-    program has overwritten the file)."""
-    return {name: np.array(starting_values(job, t, name not in job.outputs),
-                           dtype=np.float64, order="C")
+    """Every tensor's value before the first step, float64.  An input whose
+    file the program also writes (itself, or another tensor naming the
+    same file) is rebuilt from its seed (the program has overwritten the
+    file)."""
+    written = {os.path.normpath(job.file_path(job.tensors[n]))
+               for n in job.outputs}
+    return {name: np.array(starting_values(
+                job, t, not (t.file and os.path.normpath(job.file_path(t))
+                             in written)),
+                dtype=np.float64, order="C")
             for name, t in job.tensors.items()}
 
 
@@ -1436,13 +1451,19 @@ def compare(got, want):
     return float(diff[worst]) / scale, tuple(int(i) for i in worst)
 
 
+def zero_signs(got, want):
+    """Indices of the elements where both are zero with different signs."""
+    bad = (got == 0) & (want == 0) & (np.signbit(got) != np.signbit(want))
+    return np.argwhere(bad)
+
+
 def need_outputs(job):
     if not job.outputs:
         raise JobError("no output to check: no tensor with 'file:' is "
                        "written by the program")
 
 
-def cmd_check(job, rtol):
+def cmd_check(job, rtol, signed_zeros=False):
     need_outputs(job)
     wants = expected_outputs(job)
     status = 0
@@ -1459,7 +1480,14 @@ def cmd_check(job, rtol):
         got = np.load(path).astype(np.float64)
         err, worst = compare(got, want)
         head = f"{name}: max rel err {err:.1e} ({out.dtype}, tol {fmt_tol(tol)})"
-        if err <= tol:
+        signs = zero_signs(got, want) if signed_zeros else []
+        if err <= tol and len(signs):
+            worst = tuple(int(i) for i in signs[0])
+            print(f"FAIL {name}: sign of zero differs at {len(signs)} "
+                  f"element(s), first at index {worst}: got {got[worst]!r}, "
+                  f"want {want[worst]!r}")
+            status = 1
+        elif err <= tol:
             print(f"ok {head}")
         else:
             print(f"FAIL {head} at index {worst}: got {got[worst]!r}, "
@@ -1520,6 +1548,9 @@ def main(argv):
     c = sub.add_parser("check", help="check the output .npy files")
     c.add_argument("job")
     c.add_argument("--rtol", type=float, default=None)
+    c.add_argument("--signed-zeros", action="store_true",
+                   help="also fail where both values are zero but their "
+                   "signs differ")
     e = sub.add_parser("expect", help="write the expected outputs (float64)")
     e.add_argument("job")
     e.add_argument("out", help="OUT.npy (one output) or a directory")
@@ -1534,7 +1565,7 @@ def main(argv):
         if args.cmd == "inputs":
             return cmd_inputs(job)
         if args.cmd == "check":
-            return cmd_check(job, args.rtol)
+            return cmd_check(job, args.rtol, args.signed_zeros)
         if args.cmd == "ideal":
             return cmd_ideal(job)
         return cmd_expect(job, args.out)

@@ -5,8 +5,9 @@
 #   - 'inputs' (which files, which seeds, which dtype),
 #   - the evaluator on small cases with hand-computed results, each also run
 #     through 'check' with a right output (exit 0) and a wrong one (exit 1),
-#   - 'check' failures (shape, dtype, order, NaN, missing file, tolerance) and
-#     usage errors (exit 2),
+#   - 'check' failures (shape, dtype, order, NaN, missing file, tolerance,
+#     signs of zeros) and usage errors (exit 2),
+#   - NaN, inf and -0.0 through every function and operator,
 #   - the e2e jobs of tests/e2e/jobs against numpy's own products.
 # Usage: bash tests/ref/selftest.sh      (last line: "N passed, M failed")
 set -euo pipefail
@@ -730,6 +731,137 @@ np.save(f"{d}/A.npy", start * 4)
 assert run_ref("check", path)[0] == 0
 np.save(f"{d}/A.npy", start * 2)
 assert run_ref("check", path)[0] == 1
+EOF
+
+pycase prog_input_shares_output_file <<'EOF'
+# An input that only reads X.npy and an output that writes it (spec 1.5:
+# allowed, one writer): 'check' rebuilds the input from its seed, since the
+# file holds the output after the run.
+path = write_job("""
+name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [4], dtype: f64, dist: [x], file: X.npy, seed: 5}
+  B: {shape: [4], dtype: f64, dist: [x], file: X.npy}
+program:
+  - compute: B[i] = 2 * A[i]
+""")
+assert run_ref("inputs", path)[0] == 0
+d = os.path.dirname(path)
+start = np.load(f"{d}/X.npy")
+assert start[1] == plain_random(5, 1)
+np.save(f"{d}/X.npy", 2 * start)
+rc, text = run_ref("check", path)
+assert rc == 0 and text.startswith("ok B:"), text
+np.save(f"{d}/X.npy", 4 * start)
+assert run_ref("check", path)[0] == 1
+EOF
+
+pycase special_values_through_functions <<'EOF'
+# NaN, +inf, -inf and -0.0 through every function and operator, as numpy
+# (spec 1.3): max/min give NaN when an argument is NaN; 'check' treats NaN
+# as equal to NaN, inf only to the same inf.
+nan, inf = float("nan"), float("inf")
+a = [nan, inf, -inf, -0.0, 0.0, 1.0]
+cases = [
+    ("max(A[i], 0.5) + min(A[i], -0.5)", [nan, inf, -inf, 0.0, 0.0, 0.5]),
+    ("max(0.5, A[i], -1)", [nan, inf, 0.5, 0.5, 0.5, 1.0]),
+    ("relu(A[i])", [nan, inf, 0.0, 0.0, 0.0, 1.0]),
+    ("exp(A[i])", [nan, inf, 0.0, 1.0, 1.0, math.e]),
+    ("sqrt(A[i])", [nan, inf, nan, -0.0, 0.0, 1.0]),
+    ("log(A[i])", [nan, inf, nan, -inf, -inf, 0.0]),
+    ("tanh(A[i])", [nan, 1.0, -1.0, -0.0, 0.0, math.tanh(1)]),
+    ("sigmoid(A[i])", [nan, 1.0, 0.0, 0.5, 0.5, 1 / (1 + math.exp(-1))]),
+    ("erf(A[i])", [nan, 1.0, -1.0, -0.0, 0.0, math.erf(1)]),
+    ("gelu(A[i])", [nan, inf, nan, -0.0, 0.0, 0.5 * (1 + math.erf(2**-0.5))]),
+    ("abs(A[i])", [nan, inf, inf, 0.0, 0.0, 1.0]),
+    ("1 / A[i]", [nan, 0.0, -0.0, -inf, inf, 1.0]),
+    ("- -A[i]", a),
+    ("-(-(A[i]))", a),
+    ("-A[i]", [nan, -inf, inf, 0.0, -0.0, -1.0]),
+    ("A[i] - - -A[i]", [nan, nan, nan, 0.0, 0.0, 0.0]),
+    ("A[i] * 0", [nan, nan, nan, -0.0, 0.0, 0.0]),
+]
+for expr, want in cases:
+    path = make_job(f"B[i] = {expr}", {"A": {"shape": [6], "values": a},
+                                       "B": {"shape": [6], "file": "B.npy"}})
+    out = os.path.join(os.path.dirname(path), "B.npy")
+    # max and min as numpy's maximum and minimum: ties (-0.0 against 0.0)
+    # give the second argument, relu(x) is maximum(x, 0.0)
+    signed = True
+    for mode in ("fast", "pointwise"):
+        got = dmd_ref.expected_outputs(dmd_ref.Job(path), mode)["B"]
+        print(expr, mode, got.tolist(), want)
+        for g, w in zip(got.tolist(), want):
+            assert (math.isnan(g) and math.isnan(w)) or (
+                (g == w or abs(g - w) <= 1e-15) and (not signed or
+                math.copysign(1, g) == math.copysign(1, w))), \
+                (expr, mode, g, w)
+    np.save(out, np.array(want))
+    rc, text = run_ref("check", path, *(["--signed-zeros"] if signed else []))
+    assert rc == 0, text
+# a NaN where a number is wanted, a number where NaN is, inf against a
+# finite value or the other inf: each fails
+for bad in ([0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            [nan, 0.0, 0.0, 0.0, 0.0, nan],
+            [nan, 0.0, 0.0, 0.0, 1e300, 1.0],
+            [nan, 0.0, 0.0, 0.0, -inf, 1.0]):
+    np.save(out, np.array(bad))
+    rc, text = run_ref("check", path)
+    assert rc == 1 and text.startswith("FAIL B: max rel err"), (bad, text)
+EOF
+
+pycase signed_zeros <<'EOF'
+# -0.0 is assigned as computed by a step without a sum (no 0 + x); with
+# --signed-zeros, 'check' fails where both are zero with different signs
+# (without it they are equal).  A sum over a reduction variable starts at
+# +0.0 (0 + -0 = +0), as does '=' into elements several points write.
+a = [-0.0, 0.0, -0.0, 2.0]
+for stmt, want in [("B[i] = -A[i]", [0.0, -0.0, 0.0, -2.0]),
+                   ("B[i] = A[i] * 1", [-0.0, 0.0, -0.0, 2.0]),
+                   ("B[i] = A[i] + A[i]", [-0.0, 0.0, -0.0, 4.0]),
+                   ("B[i] = A[i] - A[i]", [0.0, 0.0, 0.0, 0.0]),
+                   ("B[i] = -(A[i] + A[i])", [0.0, -0.0, 0.0, -4.0]),
+                   ("B[i] = A[3 - i] / -1", [-2.0, 0.0, -0.0, 0.0]),
+                   ("B[i] = A[i] * A[j]", [0.0, 0.0, 0.0, 4.0]),
+                   ("B[0] = A[i] * A[i + 3]", [0.0, 0.0, 0.0, 0.0])]:
+    tensors = {"A": {"shape": [4], "values": a},
+               "B": {"shape": [4], "file": "B.npy"}}
+    path = make_job(stmt, tensors)
+    for mode in ("fast", "pointwise"):
+        got = dmd_ref.expected_outputs(dmd_ref.Job(path), mode)["B"]
+        print(stmt, mode, got.tolist(), want)
+        assert [math.copysign(1, g) for g in got] == \
+            [math.copysign(1, w) for w in want] and \
+            np.array_equal(got, want), (stmt, mode)
+    out = os.path.join(os.path.dirname(path), "B.npy")
+    np.save(out, np.array(want))
+    assert run_ref("check", path, "--signed-zeros")[0] == 0
+    flipped = np.array(want)
+    zero = int(np.flatnonzero(flipped == 0)[0])
+    flipped[zero] = -flipped[zero]
+    np.save(out, flipped)
+    assert run_ref("check", path)[0] == 0
+    rc, text = run_ref("check", path, "--signed-zeros")
+    assert rc == 1 and text.startswith(
+        f"FAIL B: sign of zero differs at 1 element(s), first at index "
+        f"({zero},)"), text
+# '+=' without a sum adds once: -0.0 + -0.0 stays -0.0
+path = write_job("""
+name: t
+mesh: {axes: [x], shape: [1]}
+tensors:
+  A: {shape: [4], dtype: f64, dist: ["-"], file: A.npy}
+  B: {shape: [4], dtype: f64, dist: ["-"], file: B.npy}
+program:
+  - compute: B[i] = A[i] * 1
+  - compute: B[i] += A[i]
+""", {"A": a})
+for mode in ("fast", "pointwise"):
+    got = dmd_ref.expected_outputs(dmd_ref.Job(path), mode)["B"]
+    print("+=", mode, got.tolist())
+    assert [math.copysign(1, g) for g in got] == [-1, 1, -1, 1] and \
+        got.tolist() == [0, 0, 0, 4], mode
 EOF
 
 pycase prog_job_errors_exit_2 <<'EOF'

@@ -174,7 +174,8 @@ static struct dmd_mclass classes4[] = {
 	  "the corner (1, 0)", 1, ranges4_1, 1, NULL },
 };
 static const struct dmd_manifest manifest4 = {
-	"toy", 2, axes4, shape4, 4, 2, classes4, NULL, NULL, 0, NULL,
+	"toy", 2, axes4, shape4, 4, 2, classes4,
+	"openmpi", "4.1.4", "/opt/my mpi/bin/mpicc", NULL, NULL, 0, NULL,
 };
 
 static const char *const manifest4_yaml =
@@ -182,6 +183,8 @@ static const char *const manifest4_yaml =
 	"job: toy\n"
 	"mesh: {axes: [x, y], shape: [2, 2]}\n"
 	"nranks: 4\n"
+	"mpi: {family: openmpi, version: '4.1.4', "
+		"mpicc: /opt/my mpi/bin/mpicc}\n"
 	"classes:\n"
 	"- id: 0\n"
 	"  source: class0.c\n"
@@ -214,7 +217,10 @@ static int same_manifest(const struct dmd_manifest *a,
 	int i, j;
 
 	if (!a || !same_str(a->job, b->job) || a->n_axes != b->n_axes ||
-	    a->nranks != b->nranks || a->n_classes != b->n_classes)
+	    a->nranks != b->nranks || a->n_classes != b->n_classes ||
+	    !same_str(a->mpi, b->mpi) ||
+	    !same_str(a->mpi_version, b->mpi_version) ||
+	    !same_str(a->mpicc, b->mpicc))
 		return 0;
 	for (i = 0; i < a->n_axes; ++i)
 		if (!same_str(a->axes[i], b->axes[i]) ||
@@ -299,7 +305,8 @@ static void test_round_trip(const char *work)
 		  "0123456789abcdef0123456789abcdef" },
 	};
 	static const struct dmd_manifest m20 = {
-		"1e3", 1, axes, shape, 20, 2, classes, NULL, NULL, 0, NULL,
+		"1e3", 1, axes, shape, 20, 2, classes, NULL, NULL, NULL, NULL,
+		NULL, 0, NULL,
 	};
 	struct dmd_manifest *m;
 	char *dir = make_dir(work, "b20");
@@ -356,8 +363,8 @@ static void test_files(const char *work)
 		{ "s", "true", 0, 1, 0, 0, NULL },
 	};
 	static const struct dmd_manifest mf = {
-		"files", 1, axes, shape, 2, 1, classes, "../..", "job.yaml",
-		3, files,
+		"files", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL,
+		"../..", "job.yaml", 3, files,
 	};
 	struct dmd_manifest *m;
 	char *dir = make_dir(work, "bfiles");
@@ -565,6 +572,23 @@ static void test_read_errors(const char *work)
 		"count: 2}\n",
 		"r9/manifest.yaml:6:43: error: a range of ranks must be",
 		"a range that is not a pair");
+	check_read_fails(work, "r10", "distmpmd: 1\njob: toy\n"
+		"mesh: {axes: [x], shape: [2]}\nnranks: 2\n"
+		"mpi: {family: lam, version: '7', mpicc: mpicc.lam}\n"
+		"classes:\n"
+		"- {id: 0, source: a.c, binary: a, ranks: [[0, 1]], "
+		"count: 2}\n",
+		"r10/manifest.yaml:5:15: error: an MPI family that this "
+		"distmpmd does not know (it knows mpich and openmpi)",
+		"an MPI that distmpmd does not know");
+	check_read_fails(work, "r11", "distmpmd: 1\njob: toy\n"
+		"mesh: {axes: [x], shape: [2]}\nnranks: 2\n"
+		"mpi: {family: openmpi, version: '4.1.4'}\n"
+		"classes:\n"
+		"- {id: 0, source: a.c, binary: a, ranks: [[0, 1]], "
+		"count: 2}\n",
+		"r11/manifest.yaml:5:6: error: mpi has no 'mpicc'",
+		"an MPI without its wrapper");
 }
 
 /* Copy the file "from" to "to" (mode 0755). */
@@ -609,7 +633,8 @@ static char *make_launch_dir(const char *work, const char *name,
 		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, sha },
 	};
 	static const struct dmd_manifest m2 = {
-		"hello", 1, axes, shape, 2, 1, classes, NULL, NULL, 0, NULL,
+		"hello", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL, NULL,
+		NULL, 0, NULL,
 	};
 	char *dir = make_dir(work, name);
 
@@ -723,6 +748,19 @@ static void test_verify(const char *work)
 	free(dir);
 }
 
+/* dmd_launch of "dir" with the default launcher, "stats" and the extra
+ * arguments "extra" (n of them). */
+static int launch(const char *dir, int stats, int n, char **extra)
+{
+	struct dmd_launch_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.stats = stats;
+	o.n_extra = n;
+	o.extra = extra;
+	return dmd_launch(dir, &o);
+}
+
 /* Launching fails cleanly when mpiexec.mpich cannot be started or there
  * is no appfile. */
 static void test_launch_errors(const char *work)
@@ -734,7 +772,7 @@ static void test_launch_errors(const char *work)
 
 	setenv("PATH", "/nonexistent", 1);
 	capture_begin(work);
-	r = dmd_launch(dir, 0, 0, NULL);
+	r = launch(dir, 0, 0, NULL);
 	CHECK_SAYS(capture_end(), "distmpmd: cannot run mpiexec.mpich: "
 		"No such file or directory", "a missing mpiexec.mpich says so");
 	CHECK(r == 1, "a missing mpiexec.mpich gives 1");
@@ -744,8 +782,36 @@ static void test_launch_errors(const char *work)
 		unsetenv("PATH");
 	free(path);
 
+	/* a directory built with Open MPI, the default launcher (MPICH's):
+	 * refused before anything runs */
+	{
+		struct dmd_manifest *m = dmd_manifest_read(dir);
+		char *want;
+
+		if (!m)
+			abort();
+		m->mpi = strdup("openmpi");
+		m->mpi_version = strdup("4.1.4");
+		m->mpicc = strdup("mpicc.openmpi");
+		if (dmd_manifest_write(dir, m) < 0)
+			abort();
+		dmd_manifest_free(m);
+		if (asprintf(&want, "distmpmd: %s was built with Open MPI "
+				"(mpicc.openmpi) but the launcher mpiexec.mpich "
+				"is MPICH's: give Open MPI's launcher (--mpiexec "
+				"or DISTMPMD_MPIEXEC, e.g. mpiexec.openmpi)\n",
+				dir) < 0)
+			abort();
+		capture_begin(work);
+		r = launch(dir, 0, 0, NULL);
+		CHECK_SAYS(capture_end(), want, "the launcher of another MPI "
+			"is refused");
+		CHECK(r == 1, "... with 1");
+		free(want);
+	}
+
 	capture_begin(work);
-	r = dmd_launch(empty, 0, 0, NULL);
+	r = launch(empty, 0, 0, NULL);
 	CHECK_SAYS(capture_end(), "noapp/manifest.yaml: No such file",
 		"a directory without a manifest says so");
 	CHECK(r == 1, "a directory without a manifest gives 1");
@@ -764,17 +830,17 @@ static void test_launch(const char *work, const char *hello,
 	int r;
 
 	unsetenv("OPENBLAS_NUM_THREADS");
-	CHECK(dmd_launch(ok, 0, 0, NULL) == 0,
+	CHECK(launch(ok, 0, 0, NULL) == 0,
 		"hello on 2 ranks returns 0 (OPENBLAS_NUM_THREADS=1 added)");
-	CHECK(dmd_launch(ok, 1, 3, extra) == 0,
+	CHECK(launch(ok, 1, 3, extra) == 0,
 		"with stats and extra arguments, the ranks get DMD_STATS=1");
 	setenv("OPENBLAS_NUM_THREADS", "3", 1);
-	CHECK(dmd_launch(ok, 1, 6, extra) == 0,
+	CHECK(launch(ok, 1, 6, extra) == 0,
 		"a user's OPENBLAS_NUM_THREADS is kept");
 	unsetenv("OPENBLAS_NUM_THREADS");
 
 	capture_begin(work);
-	r = dmd_launch(bad, 0, 0, NULL);
+	r = launch(bad, 0, 0, NULL);
 	CHECK_SAYS(capture_end(), "distmpmd: mpiexec.mpich failed (exit status",
 		"a failed rank is reported");
 	CHECK(r == 1, "a program that exits 3 gives 1");

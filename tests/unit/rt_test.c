@@ -1015,7 +1015,10 @@ static void print_expected(void)
 	long long in[8] = { exp_bytes, exp_msgs, exp_sb[0], exp_sm[0],
 		exp_sb[1], exp_sm[1], exp_sb[2], exp_sm[2] };
 	long long sum[8], max = 0;
+	long n_big, all_big = 0;
+	int large = dmd_rt_debug_large_count(&n_big);
 
+	MPI_Reduce(&n_big, &all_big, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(in, sum, 8, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&exp_bytes, &max, 1, MPI_LONG_LONG, MPI_MAX, 0,
 		MPI_COMM_WORLD);
@@ -1024,6 +1027,9 @@ static void print_expected(void)
 			"messages=%lld steps=%lld:%lld,%lld:%lld,%lld:%lld\n",
 			sum[0], max, sum[1], sum[2], sum[3], sum[4], sum[5],
 			sum[6], sum[7]);
+		/* which calls the runtime makes (rt_test.sh, RT_MPI) */
+		printf("mpi large_count=%d big_types=%s\n", large,
+			all_big > 0 ? "some" : "none");
 		fflush(stdout);
 	}
 }

@@ -7,6 +7,17 @@
 # Last line: "N passed, M failed"; exit status non-zero on any failure.
 #
 # Needs mpicc.mpich, mpiexec.mpich and /usr/bin/python3 with numpy.
+#
+# RT_MPI chooses the MPI and the runtime's path for counts:
+#   mpich       (default) obj/libdmdrt.a: MPI 4's large-count calls
+#   mpich-mpi3  the runtime compiled with -DDMD_RT_MPI3
+#               -DDMD_RT_COUNT_MAX=7: MPI 3's int-count calls, every
+#               count past 7 items as one item of a derived datatype
+#   openmpi     mpicc.openmpi and mpiexec.openmpi (Debian's Open MPI 4.1
+#               is MPI 3), the runtime with -DDMD_RT_COUNT_MAX=7
+# The two variants run the main and gemm tests (every transfer, the files
+# read and written, the stats and the trace, checked on values), and
+# check that the runtime made derived datatypes for large counts.
 
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$(pwd)
@@ -23,22 +34,56 @@ ok() { pass=$((pass + 1)); echo "ok $1"; }
 ko() { fail=$((fail + 1)); echo "FAIL $1"; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 
+RT_MPI=${RT_MPI:-mpich}
+MPICC=mpicc.mpich
+MPIEXEC=mpiexec.mpich
+RT_DEFS=
+LARGE=1
+case $RT_MPI in
+mpich) ;;
+mpich-mpi3) RT_DEFS="-DDMD_RT_MPI3 -DDMD_RT_COUNT_MAX=7"; LARGE=0 ;;
+openmpi)
+	MPICC=mpicc.openmpi
+	MPIEXEC=mpiexec.openmpi
+	RT_DEFS="-DDMD_RT_COUNT_MAX=7"
+	LARGE=0
+	# as root, and 4 ranks on fewer cores
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	export OMPI_MCA_rmaps_base_oversubscribe=1
+	;;
+*) echo "rt_test.sh: unknown RT_MPI=$RT_MPI"; ko "RT_MPI"; finish ;;
+esac
+
 # run OUT ERR ARGS...: mpiexec with a time limit; the exit status is kept.
 run() {
 	local out=$1 err=$2
 	shift 2
-	timeout 60 mpiexec.mpich "$@" >"$out" 2>"$err"
+	timeout 60 $MPIEXEC "$@" >"$out" 2>"$err"
 }
 
-if make -s obj/libdmdrt.a >"$WORK/make.log" 2>&1 &&
-   mpicc.mpich -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$TOP" \
+if [ "$RT_MPI" = mpich ]; then
+	make -s obj/libdmdrt.a >"$WORK/make.log" 2>&1
+	RTLIB=obj/libdmdrt.a
+else
+	# the runtime's files compiled as the Makefile does, with RT_DEFS
+	mkdir -p "$WORK/rt"
+	for f in runtime/*.c; do
+		$MPICC -O2 -g -Wall -Wextra -Werror -std=gnu11 $RT_DEFS \
+			$(pkg-config --cflags openblas) -c -o \
+			"$WORK/rt/$(basename "$f" .c).o" "$f" || break
+	done >"$WORK/make.log" 2>&1
+	ar rcs "$WORK/rt/libdmdrt.a" "$WORK"/rt/*.o >>"$WORK/make.log" 2>&1
+	RTLIB=$WORK/rt/libdmdrt.a
+fi
+if [ -s "$RTLIB" ] && [ ! -s "$WORK/make.log" ] &&
+   $MPICC -O2 -g -Wall -Wextra -Werror -std=gnu11 -I"$TOP" \
 	$(pkg-config --cflags openblas) -o "$WORK/rt_test" \
-	tests/unit/rt_test.c obj/libdmdrt.a $(pkg-config --libs openblas) \
+	tests/unit/rt_test.c "$RTLIB" $(pkg-config --libs openblas) \
 	-lm >>"$WORK/make.log" 2>&1; then
-	ok build
+	ok "build ($RT_MPI)"
 else
 	cat "$WORK/make.log"
-	ko build
+	ko "build ($RT_MPI)"
 	finish
 fi
 BIN=$WORK/rt_test
@@ -84,6 +129,15 @@ EOF
 	fi
 	sections "$WORK/$dt.out" 11 "$dt"
 	grep -q '^rank' "$WORK/$dt.err" && head -20 "$WORK/$dt.err"
+	# the calls for counts that the runtime was compiled to make
+	big=some
+	[ $LARGE = 1 ] && big=none
+	got=$(grep '^mpi ' "$WORK/$dt.out")
+	if [ "$got" = "mpi large_count=$LARGE big_types=$big" ]; then
+		ok "$dt: $RT_MPI: large_count=$LARGE big_types=$big"
+	else
+		ko "$dt: $RT_MPI: want large_count=$LARGE big_types=$big, got '$got'"
+	fi
 
 	# The stats line, exactly (times and gflops checked apart).
 	if $PY - "$WORK/$dt.out" "$OBLIB" <<'EOF'; then
@@ -245,6 +299,9 @@ EOF
 	sections "$WORK/g$dt.out" 1 "$dt"
 	grep -q '^rank' "$WORK/g$dt.err" && head -20 "$WORK/g$dt.err"
 done
+
+# The variants stop here (see RT_MPI above).
+[ "$RT_MPI" = mpich ] || finish
 
 # The full test under valgrind (f64): no memory error, no leak.
 if command -v valgrind >/dev/null; then
