@@ -2,7 +2,9 @@
 # (obj/libdmdrt.a for MPICH; obj/openmpi/libdmdrt.a for Open MPI when it
 # is installed).  "make test" runs every test; "make bench" the benchmark;
 # "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file and the man pages (distmpmd(1), distmpmd-job(5)).
+# headers, a pkg-config file, the man pages (distmpmd(1), distmpmd-job(5))
+# and the sequential reference (share/distmpmd/dmd_ref.py, run by
+# "distmpmd ref").
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -24,8 +26,9 @@ O := obj-san
 B := bin-san
 endif
 
+# runtime/dmd_npy.c (no MPI) is in both: run checks the inputs with it
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c cmd/*.c)
+	manifests/*.c cmd/*.c) runtime/dmd_npy.c
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
@@ -100,6 +103,34 @@ bench: all
 # runtime relative to its own executable (<prefix>/include/distmpmd,
 # <prefix>/lib/libdmdrt.a), and distmpmd.pc relative to itself.
 VERSION := 0.1
+
+# What "distmpmd --version" says it was built with: the MPI of a wrapper's
+# mpi.h, $(call dmd_mpi_desc,WRAPPER) (its name, version and MPI
+# standard: "MPICH 4.0.2, MPI 4.0"), for $(MPICC) and for the wrapper of
+# every other runtime built; OpenBLAS as pkg-config knows it.  Expanded
+# only when cmd/distmpmd.c is compiled.
+dmd_mpi_desc = $(shell printf '\043include <mpi.h>\n' | \
+	$(1) -E -dM -x c - 2>/dev/null | awk ' \
+	$$1 == "\043define" { v[$$2] = $$3; gsub(/"/, "", v[$$2]) } \
+	END { \
+	  if ("MPICH_VERSION" in v) n = "MPICH " v["MPICH_VERSION"]; \
+	  else if ("OMPI_MAJOR_VERSION" in v) n = "Open MPI " \
+	    v["OMPI_MAJOR_VERSION"] "." v["OMPI_MINOR_VERSION"] "." \
+	    v["OMPI_RELEASE_VERSION"]; \
+	  else n = "an unknown MPI"; \
+	  if ("MPI_VERSION" in v) n = n ", MPI " v["MPI_VERSION"] "." \
+	    v["MPI_SUBVERSION"]; \
+	  print n }')
+DMD_MPI_DESC = $(call dmd_mpi_desc,$(MPICC))
+DMD_MPI_MORE = $(strip $(foreach m,$(RT_MPIS_FOUND),\
+	$(call dmd_mpi_desc,$(MPICC_$(m))) (the runtime for --mpicc \
+	$(MPICC_$(m)));))
+$(O)/cmd/distmpmd.o: Makefile
+$(O)/cmd/distmpmd.o: CFLAGS += -DDMD_VERSION='"$(VERSION)"' \
+	-DDMD_MPI='"$(DMD_MPI_DESC)"' -DDMD_MPICC='"$(MPICC)"' \
+	-DDMD_MPI_MORE='"$(DMD_MPI_MORE)"' \
+	-DDMD_OPENBLAS='"$(shell pkg-config --modversion openblas)"'
+
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
@@ -107,6 +138,8 @@ LIBDIR = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include/distmpmd
 MAN1DIR = $(PREFIX)/share/man/man1
 MAN5DIR = $(PREFIX)/share/man/man5
+# the sequential reference, run by "distmpmd ref" and "sweep --ref"
+DATADIR = $(PREFIX)/share/distmpmd
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
 
@@ -126,7 +159,8 @@ obj/distmpmd.pc: Makefile
 install: all obj/distmpmd.pc
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(LIBDIR)" \
 		"$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(MAN1DIR)" \
-		"$(DESTDIR)$(MAN5DIR)" "$(DESTDIR)$(PKGCONFIGDIR)"
+		"$(DESTDIR)$(MAN5DIR)" "$(DESTDIR)$(PKGCONFIGDIR)" \
+		"$(DESTDIR)$(DATADIR)"
 	install -m 755 bin/distmpmd "$(DESTDIR)$(BINDIR)/distmpmd"
 	install -m 644 obj/libdmdrt.a "$(DESTDIR)$(LIBDIR)/libdmdrt.a"
 	for m in $(RT_MPIS_FOUND); do \
@@ -138,18 +172,20 @@ install: all obj/distmpmd.pc
 	install -m 644 obj/distmpmd.pc "$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc"
 	install -m 644 doc/distmpmd.1 "$(DESTDIR)$(MAN1DIR)/distmpmd.1"
 	install -m 644 doc/distmpmd-job.5 "$(DESTDIR)$(MAN5DIR)/distmpmd-job.5"
+	install -m 644 tests/ref/dmd_ref.py "$(DESTDIR)$(DATADIR)/dmd_ref.py"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/distmpmd" "$(DESTDIR)$(LIBDIR)/libdmdrt.a" \
 		"$(DESTDIR)$(PKGCONFIGDIR)/distmpmd.pc" \
 		"$(DESTDIR)$(MAN1DIR)/distmpmd.1" \
-		"$(DESTDIR)$(MAN5DIR)/distmpmd-job.5"
+		"$(DESTDIR)$(MAN5DIR)/distmpmd-job.5" \
+		"$(DESTDIR)$(DATADIR)/dmd_ref.py"
 	rm -f $(patsubst runtime/%,"$(DESTDIR)$(INCLUDEDIR)/%",$(RT_HEADERS))
 	for m in $(RT_MPIS); do \
 		rm -f "$(DESTDIR)$(LIBDIR)/distmpmd/$$m/libdmdrt.a"; \
 		rmdir "$(DESTDIR)$(LIBDIR)/distmpmd/$$m" 2>/dev/null; \
 	done; rmdir "$(DESTDIR)$(LIBDIR)/distmpmd" 2>/dev/null; true
-	-rmdir "$(DESTDIR)$(INCLUDEDIR)"
+	-rmdir "$(DESTDIR)$(INCLUDEDIR)" "$(DESTDIR)$(DATADIR)"
 
 # The libFuzzer harness of the job reader and the analysis
 # (tests/fuzz/fuzz_job.c), with ASan and UBSan, into obj-fuzz/; "make

@@ -9,6 +9,12 @@
  *   distmpmd diff JOB RANK_A RANK_B
  *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
  *	[--no-run] [--work DIR]
+ *   distmpmd ref inputs|check|expect|ideal JOB ...
+ *   distmpmd help [COMMAND]
+ *   distmpmd --version
+ *
+ * Options are read with GNU getopt_long (cmd/dmd_args.c), integers with
+ * ir/dmd_int.c (exact, range-checked: nothing wraps).
  *
  * Exit status: 0 success; 1 a run or build that failed; 2 a bad job file
  * or bad arguments.
@@ -32,17 +38,42 @@
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <isl/set.h>
+#include <isl/version.h>
+#include <yaml.h>
 
+#include "cmd/dmd_args.h"
 #include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
+#include "cmd/dmd_files.h"
+#include "cmd/dmd_ref.h"
 #include "cmd/dmd_svg.h"
 #include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
+#include "manifests/dmd_manifest.h"
 #include "manifests/dmd_trace.h"
+#include "ir/dmd_int.h"
+
+/* What --version says; the Makefile gives the real values. */
+#ifndef DMD_VERSION
+#define DMD_VERSION "unknown"
+#endif
+#ifndef DMD_MPI
+#define DMD_MPI "unknown MPI"
+#endif
+#ifndef DMD_MPICC
+#define DMD_MPICC "mpicc.mpich"
+#endif
+#ifndef DMD_MPI_MORE
+#define DMD_MPI_MORE ""
+#endif
+#ifndef DMD_OPENBLAS
+#define DMD_OPENBLAS "unknown version"
+#endif
 
 static const char *usage_main =
 "usage: distmpmd COMMAND [ARGS]\n"
+"       distmpmd --version | --help\n"
 "\n"
 "Compile a distributed tensor job into rank-specialized MPI programs.\n"
 "\n"
@@ -52,18 +83,50 @@ static const char *usage_main =
 "                                DIR/appfile and DIR/multiprog.conf\n"
 "                                (default DIR: build/<name>)\n"
 "  run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-- MPIEXEC_ARGS]\n"
-"                                build if given a job, then run with\n"
-"                                mpiexec.mpich -configfile DIR/appfile\n"
+"                                build if given a job, check its input\n"
+"                                files, then run it with mpiexec.mpich\n"
 "  classes JOB [--svg FILE]      the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
 "  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
 "  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
 "                                values; one CSV row per point\n"
+"  ref inputs|check JOB          the sequential reference: write the\n"
+"                                job's inputs, check its outputs\n"
+"  help [COMMAND]                this text, or what COMMAND does\n"
 "\n"
-"'distmpmd COMMAND --help' describes one command; 'man distmpmd' all.\n"
+"Options follow the command, as GNU getopt_long reads them: a long option\n"
+"may be shortened to any unambiguous prefix (--stat for --stats), its\n"
+"value given as --opt=VALUE or --opt VALUE.\n"
+"'distmpmd help COMMAND' (or 'distmpmd COMMAND --help') describes one\n"
+"command; 'man distmpmd' all of them.\n"
 "Exit status: 0 success, 1 a failed build or run, 2 a bad job or bad "
 "arguments.\n";
+
+static const char *usage_ref =
+"usage: distmpmd ref inputs JOB\n"
+"       distmpmd ref check JOB [--rtol R]\n"
+"       distmpmd ref expect JOB OUT.npy|DIR\n"
+"       distmpmd ref ideal JOB\n"
+"\n"
+"The independent sequential reference (dmd_ref.py: numpy, float64),\n"
+"installed with distmpmd.\n"
+"  inputs   write every .npy file that JOB reads, with random values in\n"
+"           [-1, 1) (spec 1.2's generator; the tensor's seed, else 100 +\n"
+"           its position), so that 'distmpmd run JOB' has its inputs\n"
+"  check    compare every .npy file JOB writes with the expected values\n"
+"           (relative error within 1e-4 for f32, 1e-9 for f64, or R);\n"
+"           exit status 1 if one differs\n"
+"  expect   write the expected outputs (float64)\n"
+"  ideal    the ideal data movement of each redistribution step\n"
+"It runs under $DISTMPMD_PYTHON if set, else /usr/bin/python3 (Debian's,\n"
+"with python3-numpy and python3-yaml).\n";
+
+static const char *usage_help =
+"usage: distmpmd help [COMMAND]\n"
+"\n"
+"Print what COMMAND does and its options (as 'distmpmd COMMAND --help'),\n"
+"or, without COMMAND, the list of commands.\n";
 
 static const char *usage_build =
 "usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
@@ -83,26 +146,36 @@ static const char *usage_build =
 "                     else mpicc.mpich), e.g. mpicc.openmpi\n";
 
 static const char *usage_run =
-"usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]\n"
-"                    [-j N] [--mpicc CC] [--mpiexec MPIEXEC]\n"
-"                    [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
+"usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
+"                    [--no-input-check] [-o DIR] [-j N] [--mpicc CC]\n"
+"                    [--mpiexec MPIEXEC] [--cflag FLAG]... [-- MPIEXEC_ARGS]\n"
 "\n"
 "Given a job file, build it first (into build/<name>, or DIR with -o);\n"
 "given a build directory, use it.  The directory is checked (the\n"
 "binaries are the ones its manifest records, the appfile is the one it\n"
-"implies), then run: mpiexec.mpich [MPIEXEC_ARGS] -wdir DIR -configfile\n"
-"DIR/appfile.  Exits 1 if any rank failed, or if the run was cancelled\n"
-"(SIGINT, SIGTERM, SIGHUP: passed on to mpiexec and its ranks).\n"
+"implies), and so are the job's input files (each a .npy file of the\n"
+"tensor's shape and dtype, where the ranks will read it: a missing one\n"
+"is named, with how to make it, before anything starts).  Then run:\n"
+"mpiexec.mpich [MPIEXEC_ARGS] -n COUNT -wdir DIR DIR/classK : ...,\n"
+"and say in one line what ran and where the outputs went.  Exits 1 if\n"
+"any rank failed, or if the run was cancelled (SIGINT, SIGTERM, SIGHUP:\n"
+"passed on to mpiexec and its ranks).\n"
 "\n"
 "  --stats      rank 0 prints one JSON line: ranks, classes, time_s,\n"
-"               gflops, bytes_moved_total, bytes_recv_max, messages\n"
+"               gflops, bytes_moved_total, bytes_recv_max, messages,\n"
+"               blas (OpenBLAS's core type for this CPU); the line of\n"
+"               run goes to stderr then\n"
 "  --trace FILE write a timeline of the run to FILE (Chrome trace-event\n"
 "               JSON: one track per rank with compute, transfers and\n"
 "               waits; open it in Perfetto) and draw it as SVG beside it\n"
 "               (FILE with the extension .svg)\n"
 "  --dry-run    print the commands that run DIR (mpiexec.mpich with the\n"
 "               ranks on its command line, with the appfile, and srun\n"
-"               --multi-prog) instead of running it\n"
+"               --multi-prog) instead of running it; relative files given\n"
+"               to mpiexec (-f hosts) are made absolute\n"
+"  -q, --quiet  no line on success\n"
+"  --no-input-check  do not check the input files here (for a launch\n"
+"               node that does not see the files the ranks will read)\n"
 "  --mpiexec MPIEXEC  the MPI launcher (default: $DISTMPMD_MPIEXEC, else\n"
 "               mpiexec.mpich); it must belong to the MPI that built DIR\n"
 "  -o, -j, --mpicc, --cflag    as for build\n";
@@ -146,10 +219,12 @@ static const char *usage_sweep =
 "                  included), or lists for a list field:\n"
 "                  mesh.shape=[2,2];[2,3]\n"
 "  -o, --output CSV  the CSV file (default: standard output)\n"
-"  --svg FILE      plot classes and bytes moved against the first KEY\n"
+"  --svg FILE      plot classes, bytes moved, time and GFLOP/s against\n"
+"                  the first KEY\n"
 "  --ref[=PATH]    write the inputs and check the outputs of every point\n"
-"                  with the reference (dmd_ref.py; found beside distmpmd\n"
-"                  unless PATH is given): max_rel_err\n"
+"                  with the reference (what 'distmpmd ref' runs, unless\n"
+"                  PATH is given): max_rel_err.  Without it, each point\n"
+"                  reads a copy of the input files beside the job\n"
 "  --no-run        only analyse: ranks and classes per point\n"
 "  --work DIR      where the points' jobs and builds go, DIR/point-N\n"
 "                  (default: build/<name>-sweep)\n";
@@ -164,133 +239,94 @@ static const char *usage_check =
 /* The compiler core is cmd/dmd_session.c; the rest of cmd/ uses only its
  * struct dmd_build_input. */
 
-/* ------------------------------------------------------------------ */
-/* Arguments */
+static int cmd_help(int argc, char **argv);
 
-/* The arguments of one command being parsed. */
-struct args {
-	const char *cmd;	/* "build", for messages */
-	const char *usage;
-	int argc;
-	char **argv;
-	int i;			/* the argument being looked at */
-	const char *value;	/* the value of the option just matched */
+/* ------------------------------------------------------------------ */
+/* Arguments (cmd/dmd_args.h: GNU getopt_long) */
+
+/* The values of the long options that have no short form. */
+enum {
+	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
+	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
+	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC,
 };
 
-/* Return "s" for a message, in newly allocated memory: bytes outside
- * printable ASCII and '\'' as octal escapes, at most 200 of them. */
-static char *show(const char *s)
+/* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
+ * dmd_args_show gives it; the usage follows.  Returns 2. */
+static int arg_error(struct dmd_args *a, const char *fmt, const char *arg)
 {
-	size_t i, n = strlen(s);
-	char *t, *p;
+	char *shown = dmd_args_show(arg ? arg : "");
 
-	if (n > 200)
-		n = 200;
-	t = malloc(4 * n + 4);
-	if (!t)
-		return NULL;
-	p = t;
-	for (i = 0; i < n; ++i) {
-		unsigned char c = s[i];
-
-		if (c < 0x20 || c >= 0x7f || c == '\'' || c == '\\')
-			p += sprintf(p, "\\%03o", c);
-		else
-			*p++ = c;
-	}
-	strcpy(p, s[i] ? "..." : "");
-	return t;
-}
-
-/* Report "distmpmd: CMD: " with the formatted message "fmt", in which
- * "%s" is "arg" as show() gives it, then the usage; return 2. */
-static int arg_error(struct args *a, const char *fmt, const char *arg)
-{
-	char *shown = show(arg ? arg : "");
-
-	fprintf(stderr, "distmpmd: %s: ", a->cmd);
-	fprintf(stderr, fmt, shown ? shown : "?");
-	fprintf(stderr, "\n\n%s", a->usage);
+	dmd_args_error(a, fmt, shown ? shown : "?");
 	free(shown);
 	return 2;
 }
 
-/* Does the current argument name the option "shrt" (may be NULL) or
- * "lng" (may be NULL), with a value?  The value is the next argument
- * (or after '=' for the long option, or attached to the short one:
- * "-j4").  Returns 1 with a->value set, 0 if it is another argument,
- * or 2 after a message if the value is missing. */
-static int arg_value(struct args *a, const char *shrt, const char *lng)
+/* Parse "text", the value of "what" (an option, "RANK_A"), as an integer
+ * in [min, max] (ir/dmd_int.h) into *v.  Returns 0, or 2 after
+ * "distmpmd: CMD: WHAT 'TEXT' is not an integer" or "... is out of
+ * range (MIN to MAX)", followed by the usage if "a" is given. */
+static int arg_integer(const char *cmd, struct dmd_args *a,
+	const char *what, const char *text, long min, long max, long *v)
 {
-	const char *s = a->argv[a->i];
-	size_t n;
+	enum dmd_int_status st;
+	char *shown;
 
-	if (lng) {
-		n = strlen(lng);
-		if (!strncmp(s, lng, n) && s[n] == '=') {
-			a->value = s + n + 1;
-			return 1;
-		}
-	}
-	if (shrt && !strncmp(s, shrt, 2) && s[2]) {
-		a->value = s + 2;
-		return 1;
-	}
-	if (!(shrt && !strcmp(s, shrt)) && !(lng && !strcmp(s, lng)))
+	st = dmd_int_parse(text, DMD_INT_NUL, min, max, v);
+	if (st == DMD_INT_OK)
 		return 0;
-	if (a->i + 1 >= a->argc) {
-		arg_error(a, "option '%s' needs an argument", s);
-		return 2;
-	}
-	a->value = a->argv[++a->i];
-	return 1;
+	shown = dmd_args_show(text);
+	if (a && st == DMD_INT_SYNTAX)
+		dmd_args_error(a, "%s '%s' is not an integer", what,
+			shown ? shown : "?");
+	else if (a)
+		dmd_args_error(a, "%s '%s' is out of range (%ld to %ld)", what,
+			shown ? shown : "?", min, max);
+	else if (st == DMD_INT_SYNTAX)
+		fprintf(stderr, "distmpmd: %s: %s '%s' is not an integer\n",
+			cmd, what, shown ? shown : "?");
+	else
+		fprintf(stderr, "distmpmd: %s: %s '%s' is out of range (%ld to "
+			"%ld)\n", cmd, what, shown ? shown : "?", min, max);
+	free(shown);
+	return 2;
 }
 
-/* Is the current argument the flag "name"? */
-static int arg_flag(struct args *a, const char *name)
+/* Check that "text", the value of "what", is an integer; its range is
+ * checked later (arg_integer), once it is known.  Returns 0, or 2 after
+ * a message and the usage. */
+static int arg_is_integer(struct dmd_args *a, const char *what,
+	const char *text)
 {
-	return !strcmp(a->argv[a->i], name);
+	long v;
+
+	if (dmd_int_parse(text, DMD_INT_NUL, LONG_MIN, LONG_MAX, &v) !=
+			DMD_INT_SYNTAX)
+		return 0;
+	return arg_integer(a->cmd, a, what, text, LONG_MIN, LONG_MAX, &v);
 }
 
-/* Is the current argument a request for help? */
-static int arg_help(struct args *a)
+/* Take the positional argument "a->value" as *pos if it is still
+ * unset; else report it.  Returns 0 or 2. */
+static int arg_positional(struct dmd_args *a, const char **pos)
 {
-	return arg_flag(a, "--help") || arg_flag(a, "-h");
-}
-
-/* Handle the current argument as not an option: the positional
- * argument *pos if it is still unset.  Returns 0, or 2 after a message
- * (an unknown option, or one argument too many). */
-static int arg_positional(struct args *a, const char **pos)
-{
-	const char *s = a->argv[a->i];
-
-	if (s[0] == '-' && s[1])
-		return arg_error(a, "unknown option '%s'", s);
 	if (*pos)
-		return arg_error(a, "unexpected argument '%s'", s);
-	*pos = s;
+		return arg_error(a, "unexpected argument '%s'", a->value);
+	*pos = a->value;
 	return 0;
 }
 
-/* Parse the index "s" (a rank or class number): decimal digits only.
- * Returns 0 with the value in *v, or -1 if "s" is not a number; a
- * number larger than LONG_MAX gives LONG_MAX (larger than any mesh). */
-static int parse_index(const char *s, long *v)
+/* Take the arguments after "--" as positional arguments, each as
+ * arg_positional does with "pos".  Returns 0 or 2. */
+static int arg_rest(struct dmd_args *a, const char **pos)
 {
-	unsigned long long u = 0;
-	const char *p;
+	int i, r = 0;
 
-	if (!*s)
-		return -1;
-	for (p = s; *p; ++p) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (u <= LONG_MAX)
-			u = u * 10 + (*p - '0');
+	for (i = a->rest; !r && i < a->argc; ++i) {
+		a->value = a->argv[i];
+		r = arg_positional(a, pos);
 	}
-	*v = u > LONG_MAX ? LONG_MAX : (long) u;
-	return 0;
+	return r;
 }
 
 /* The build options given on the command line (-j, --mpicc, --cflag). */
@@ -300,27 +336,20 @@ struct build_args {
 	int given;		/* any of -o, -j, --mpicc, --cflag given */
 };
 
-/* Handle the current argument if it is a build option (-j N, --mpicc
- * CC, --cflag FLAG).  Returns 1 if it was, 0 if not, 2 after a
- * message. */
-static int arg_build(struct args *a, struct build_args *b)
+/* Handle option "c" if it is a build option (-j N, --mpicc CC, --cflag
+ * FLAG).  Returns 1 if it was, 0 if not, 2 after a message. */
+static int arg_build(struct dmd_args *a, int c, struct build_args *b)
 {
-	int r;
 	long j;
 
-	r = arg_value(a, "-j", "--jobs");
-	if (r == 1) {
-		if (parse_index(a->value, &j) < 0 || j < 1)
-			return arg_error(a, "-j '%s' is not a positive "
-				"number", a->value);
-		b->opts.jobs = j > INT_MAX ? INT_MAX : (int) j;
+	if (c == 'j') {
+		if (arg_integer(a->cmd, a, "-j", a->value, 1, INT_MAX, &j))
+			return 2;
+		b->opts.jobs = (int) j;
 		b->given = 1;
 		return 1;
 	}
-	if (r)
-		return r;
-	r = arg_value(a, NULL, "--mpicc");
-	if (r == 1) {
+	if (c == OPT_MPICC) {
 		if (!*a->value)
 			return arg_error(a, "--mpicc needs a compiler wrapper",
 				NULL);
@@ -328,10 +357,7 @@ static int arg_build(struct args *a, struct build_args *b)
 		b->given = 1;
 		return 1;
 	}
-	if (r)
-		return r;
-	r = arg_value(a, NULL, "--cflag");
-	if (r == 1) {
+	if (c == OPT_CFLAG) {
 		char **f = realloc(b->cflags,
 			(b->opts.n_cflags + 1) * sizeof(*f));
 		if (!f) {
@@ -344,7 +370,7 @@ static int arg_build(struct args *a, struct build_args *b)
 		b->given = 1;
 		return 1;
 	}
-	return r;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -368,16 +394,57 @@ static char *default_dir(struct dmd_session *s)
 	return dir;
 }
 
+/* The files of "in" as the manifest has them (the strings not copied),
+ * in newly allocated memory; NULL if memory runs out. */
+static struct dmd_mfile *mfiles(const struct dmd_build_input *in)
+{
+	struct dmd_mfile *f = calloc(in->n_files + 1, sizeof(*f));
+	int i;
+
+	for (i = 0; f && i < in->n_files; ++i) {
+		f[i].tensor = (char *) in->files[i].tensor;
+		f[i].file = (char *) in->files[i].file;
+		f[i].input = in->files[i].input;
+		f[i].output = in->files[i].output;
+		f[i].f64 = in->files[i].f64;
+		f[i].ndim = in->files[i].ndim;
+		f[i].shape = (long *) in->files[i].shape;
+	}
+	return f;
+}
+
+/* Check the input files of the analysed job "in" for "run JOB", in the
+ * job directory the run will use (DMD_JOB_DIR, else the job's).
+ * Returns 0, or 1 after the messages (cmd/dmd_files.h). */
+static int check_job_files(const struct dmd_build_input *in)
+{
+	struct dmd_mfile *f = mfiles(in);
+	char *dir = dmd_files_job_dir("/", in->job_dir);
+	int r = 1;
+
+	if (!f || !dir)
+		fprintf(stderr, "distmpmd: out of memory\n");
+	else if (dmd_files_check("run", f, in->n_files, dir,
+			in->job_path) == 0)
+		r = 0;
+	free(dir);
+	free(f);
+	return r;
+}
+
 /* Analyse "job" and build it into "out" (NULL: the default directory,
- * whose name is returned in *dir, newly allocated). */
+ * whose name is returned in *dir, newly allocated).  With "check", the
+ * job's input files are checked first (run JOB). */
 static int build_job(const char *job, const char *out,
-	struct build_args *b, char **dir, int verbose)
+	struct build_args *b, char **dir, int verbose, int check)
 {
 	struct dmd_session s;
 	int r;
 
 	*dir = NULL;
 	r = dmd_session_analyse(&s, job, 1);
+	if (!r && check)
+		r = check_job_files(&s.in);
 	if (!r) {
 		*dir = out ? strdup(out) : default_dir(&s);
 		if (!*dir)
@@ -395,42 +462,50 @@ static int build_job(const char *job, const char *out,
 	return r;
 }
 
+/* The options of build (run has these and more). */
+static const struct option build_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "mpicc", required_argument, NULL, OPT_MPICC },
+	{ "cflag", required_argument, NULL, OPT_CFLAG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]... */
 static int cmd_build(int argc, char **argv)
 {
-	struct args a = { "build", usage_build, argc, argv, 0, NULL };
+	struct dmd_args a = { .cmd = "build", .usage = usage_build,
+		.argc = argc, .argv = argv, .shortopts = "o:j:h",
+		.longopts = build_opts };
 	struct build_args b;
 	const char *job = NULL, *out = NULL;
 	char *dir = NULL;
-	int r = 0;
+	int r = 0, c;
 
 	memset(&b, 0, sizeof(b));
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_build, stdout);
 			goto done;
 		}
-		r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+		if (c == 'o')
 			out = a.value;
-			r = 0;
-			continue;
-		}
-		if (r)
-			break;
-		r = arg_build(&a, &b);
-		if (r == 1) {
-			r = 0;
-			continue;
-		}
-		if (!r)
+		else if (c == 1)
 			r = arg_positional(&a, &job);
+		else
+			r = arg_build(&a, c, &b) == 2 ? 2 : 0;
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
 	if (!r)
-		r = build_job(job, out, &b, &dir, 1);
+		r = build_job(job, out, &b, &dir, 1, 0);
 done:
+	dmd_args_clear(&a);
 	free(dir);
 	free(b.cflags);
 	return r;
@@ -455,7 +530,7 @@ struct trace_files {
  * written, before anything is built or run.  Returns 0, or the exit
  * status after a message (2: FILE names the SVG itself; 1: a file that
  * cannot be written, with the system's reason). */
-static int trace_files(struct args *a, const char *file,
+static int trace_files(struct dmd_args *a, const char *file,
 	struct trace_files *t)
 {
 	const char *base = strrchr(file, '/'), *dot;
@@ -495,6 +570,156 @@ nomem:
 	return 1;
 }
 
+/* The manifest of the build directory "dir", and if it lists the job's
+ * files, the job directory of a run in *job_dir (newly allocated; else
+ * NULL: an older manifest).  NULL if it cannot be read, after
+ * dmd_manifest_read's message. */
+static struct dmd_manifest *run_manifest(const char *dir, char **job_dir)
+{
+	struct dmd_manifest *m;
+	char *absdir;
+
+	*job_dir = NULL;
+	m = dmd_manifest_read(dir);
+	if (!m || !m->job_dir)
+		return m;
+	absdir = realpath(dir, NULL);
+	if (absdir)
+		*job_dir = dmd_files_job_dir(absdir, m->job_dir);
+	free(absdir);
+	if (!*job_dir) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return dmd_manifest_free(m);
+	}
+	return m;
+}
+
+/* Check the input files of the build directory "dir" before "run DIR"
+ * (cmd/dmd_files.h).  Returns 0, or 1 after the messages. */
+static int check_dir_files(const char *dir)
+{
+	struct dmd_manifest *m;
+	char *job_dir, *job = NULL;
+	int r = 0;
+
+	m = run_manifest(dir, &job_dir);
+	if (!m)
+		return 1;
+	if (!job_dir) {
+		dmd_manifest_free(m);
+		return 0;
+	}
+	job = dmd_files_path(job_dir, m->job_file);
+	if (!job || dmd_files_check("run", m->files, m->n_files, job_dir,
+			job) < 0)
+		r = 1;
+	free(job);
+	free(job_dir);
+	dmd_manifest_free(m);
+	return r;
+}
+
+/* Say what "run" ran and where its outputs went, on "out":
+ *   distmpmd: ran NAME (N ranks, K classes) in DIR; wrote C.npy
+ * from the manifest of the build directory "dir" (with "trace", the
+ * timeline files "trace" and "svg" too). */
+static void say_ran(FILE *out, const char *dir, const char *trace,
+	const char *svg)
+{
+	struct dmd_manifest *m;
+	char *job_dir;
+	int i, n = 0;
+
+	m = run_manifest(dir, &job_dir);
+	if (!m)
+		return;
+	fprintf(out, "distmpmd: ran %s (%ld rank%s, %d class%s) in %s", m->job,
+		m->nranks, m->nranks == 1 ? "" : "s", m->n_classes,
+		m->n_classes == 1 ? "" : "es", dir);
+	for (i = 0; job_dir && i < m->n_files; ++i) {
+		char *path;
+
+		if (!m->files[i].output)
+			continue;
+		path = dmd_files_path(job_dir, m->files[i].file);
+		fprintf(out, "%s%s", n++ ? ", " : "; wrote ",
+			path ? path : m->files[i].file);
+		free(path);
+	}
+	if (job_dir && !n)
+		fprintf(out, "; no output file (no tensor with 'file' is "
+			"written)");
+	if (trace)
+		fprintf(out, "; timeline %s and %s", trace, svg);
+	fputc('\n', out);
+	fflush(out);
+	free(job_dir);
+	dmd_manifest_free(m);
+}
+
+/* The options of mpiexec (MPICH's hydra, Open MPI) whose value is a
+ * file: a relative one is made absolute, so that the commands of
+ * --dry-run, one of which runs in the build directory, can be pasted
+ * anywhere. */
+static const char *const file_opts[] = {
+	"-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile",
+	"--default-hostfile", "-outfile-pattern", "-errfile-pattern",
+};
+
+/* "extra" (n of them, after "--") with the relative file values of
+ * file_opts made absolute, as a new array in *abs whose new strings
+ * are in *owned (both to be freed; *owned NULL-terminated).  -1 if
+ * memory runs out or the current directory is unknown. */
+static int absolute_files(int n, char **extra, char ***abs, char ***owned)
+{
+	char *cwd = NULL;
+	int i, k, n_own = 0;
+	size_t j;
+
+	*abs = calloc(n + 1, sizeof(**abs));
+	*owned = calloc(n + 1, sizeof(**owned));
+	if (!*abs || !*owned)
+		goto error;
+	for (i = 0; i < n; ++i) {
+		const char *value = NULL;
+		size_t len = 0;
+
+		(*abs)[i] = extra[i];
+		for (j = 0; j < sizeof(file_opts) / sizeof(file_opts[0]); ++j) {
+			len = strlen(file_opts[j]);
+			if (i > 0 && !strcmp(extra[i - 1], file_opts[j])) {
+				value = extra[i];
+				len = 0;
+				break;
+			}
+			if (!strncmp(extra[i], file_opts[j], len) &&
+			    extra[i][len] == '=' && file_opts[j][1] == '-') {
+				value = extra[i] + len + 1;
+				len += 1;
+				break;
+			}
+		}
+		if (!value || !*value || value[0] == '/')
+			continue;
+		if (!cwd && !(cwd = getcwd(NULL, 0)))
+			goto error;
+		k = n_own++;
+		if (asprintf(&(*owned)[k], "%.*s%s/%s", (int) len, extra[i],
+				cwd, value) < 0) {
+			(*owned)[k] = NULL;
+			goto error;
+		}
+		(*abs)[i] = (*owned)[k];
+	}
+	free(cwd);
+	return 0;
+error:
+	fprintf(stderr, "distmpmd: %s\n", cwd || errno == ENOMEM ?
+		"out of memory" : "cannot find the current directory");
+	free(cwd);
+	return -1;
+}
+
 /* distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
  * [-j N] [--mpicc CC] [--mpiexec MPIEXEC] [--cflag FLAG]...
  * [-- MPIEXEC_ARGS]
@@ -502,71 +727,78 @@ nomem:
  * (dmd_launch), and after a successful run the trace is drawn. */
 static int cmd_run(int argc, char **argv)
 {
-	struct args a = { "run", usage_run, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "trace", required_argument, NULL, OPT_TRACE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-input-check", no_argument, NULL, OPT_NO_INPUT_CHECK },
+		{ "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "mpicc", required_argument, NULL, OPT_MPICC },
+		{ "mpiexec", required_argument, NULL, OPT_MPIEXEC },
+		{ "cflag", required_argument, NULL, OPT_CFLAG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "run", .usage = usage_run,
+		.argc = argc, .argv = argv, .shortopts = "o:j:qh",
+		.longopts = opts };
 	struct build_args b;
 	struct trace_files t = { NULL, NULL };
 	struct dmd_launch_opts lo;
 	const char *target = NULL, *out = NULL, *trace = NULL;
-	int stats = 0, dry_run = 0, n_extra = 0, r = 0;
-	char **extra = NULL, *dir = NULL;
+	int stats = 0, dry_run = 0, quiet = 0, check = 1, n_extra = 0, r = 0;
+	int i, c;
+	char **extra = NULL, *dir = NULL, **abs = NULL, **owned = NULL;
 
 	memset(&b, 0, sizeof(b));
 	memset(&lo, 0, sizeof(lo));
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_flag(&a, "--")) {
-			extra = argv + a.i + 1;
-			n_extra = argc - a.i - 1;
-			break;
-		}
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_run, stdout);
 			goto done;
-		}
-		if (arg_flag(&a, "--stats")) {
+		case OPT_STATS:
 			stats = 1;
-			continue;
-		}
-		if (arg_flag(&a, "--dry-run")) {
+
+			break;
+		case OPT_DRY_RUN:
 			dry_run = 1;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--mpiexec");
-		if (r == 1) {
-			if (!*a.value) {
-				r = arg_error(&a, "--mpiexec needs a "
-					"launcher", NULL);
-				break;
-			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case OPT_NO_INPUT_CHECK:
+			check = 0;
+			break;
+		case OPT_MPIEXEC:
+			if (!*a.value)
+				r = arg_error(&a, "--mpiexec needs a launcher",
+					NULL);
 			lo.mpiexec = a.value;
-			r = 0;
-			continue;
-		}
-		if (r)
 			break;
-		r = arg_value(&a, NULL, "--trace");
-		if (r == 1) {
+		case OPT_TRACE:
 			trace = a.value;
-			r = 0;
-			continue;
-		}
-		if (r)
 			break;
-		r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+		case 'o':
 			out = a.value;
 			b.given = 1;
-			r = 0;
-			continue;
-		}
-		if (r)
 			break;
-		r = arg_build(&a, &b);
-		if (r == 1) {
-			r = 0;
-			continue;
-		}
-		if (!r)
+		case 1:
 			r = arg_positional(&a, &target);
+			break;
+		default:
+			r = arg_build(&a, c, &b) == 2 ? 2 : 0;
+		}
+	}
+	if (c < 0)
+		r = 2;
+	if (!r) {
+		n_extra = argc - a.rest;
+		if (absolute_files(n_extra, argv + a.rest, &abs, &owned) < 0)
+			r = 1;
+		extra = abs;
 	}
 	if (!r && !target)
 		r = arg_error(&a, "no job file or build directory given", NULL);
@@ -590,11 +822,13 @@ static int cmd_run(int argc, char **argv)
 			r = 1;
 			goto done;
 		}
+		if (!dry_run && check && check_dir_files(dir))
+			r = 1;
 	} else {
-		r = build_job(target, out, &b, &dir, 0);
-		if (r)
-			goto done;
+		r = build_job(target, out, &b, &dir, 0, !dry_run && check);
 	}
+	if (r)
+		goto done;
 	fflush(stdout);
 	lo.stats = stats;
 	lo.trace = t.json;
@@ -606,7 +840,15 @@ static int cmd_run(int argc, char **argv)
 		r = dmd_launch(dir, &lo);
 	if (!r && trace && dmd_trace_svg(t.json, t.svg) < 0)
 		r = 1;
+	if (!r && !dry_run && !quiet)
+		say_ran(stats ? stderr : stdout, dir, trace, t.svg);
 done:
+	dmd_args_clear(&a);
+	if (owned)
+		for (i = 0; owned[i]; ++i)
+			free(owned[i]);
+	free(owned);
+	free(abs);
 	free(t.json);
 	free(t.svg);
 	free(dir);
@@ -614,19 +856,31 @@ done:
 	return r;
 }
 
-/* Parse the arguments of a command that takes only a job file. */
-static int job_only(struct args *a, const char **job)
+/* Parse the arguments of a command that takes only a job file (and
+ * --help).  Returns 0 with the job in *job, -1 after printing the usage
+ * (--help), or 2 after a message. */
+static int job_only(struct dmd_args *a, const char **job)
 {
-	int r = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int r = 0, c;
 
 	*job = NULL;
-	for (a->i = 0; a->i < a->argc && !r; ++a->i) {
-		if (arg_help(a)) {
+	a->shortopts = "h";
+	a->longopts = opts;
+	while (!r && (c = dmd_args_next(a)) > 0) {
+		if (c == 'h') {
 			fputs(a->usage, stdout);
 			return -1;
 		}
 		r = arg_positional(a, job);
 	}
+	if (c < 0)
+		return 2;
+	if (!r)
+		r = arg_rest(a, job);
 	if (!r && !*job)
 		r = arg_error(a, "no job file given", NULL);
 	return r;
@@ -698,27 +952,36 @@ static void draw_mesh(const struct dmd_build_input *in)
 /* distmpmd classes JOB [--svg FILE] */
 static int cmd_classes(int argc, char **argv)
 {
-	struct args a = { "classes", usage_classes, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "classes", .usage = usage_classes,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts };
 	struct dmd_session s;
 	const char *job = NULL, *svg = NULL;
-	int r = 0, i, j;
+	int r = 0, i, j, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_classes, stdout);
+			dmd_args_clear(&a);
 			return 0;
 		}
-		r = arg_value(&a, NULL, "--svg");
-		if (r == 1) {
+		if (c == OPT_SVG)
 			svg = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
+		else
 			r = arg_positional(&a, &job);
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
 	if (svg && dmd_svg_probe(svg) < 0)
@@ -753,75 +1016,73 @@ static int cmd_classes(int argc, char **argv)
 	return r;
 }
 
-/* distmpmd emit JOB --rank R | --class K */
+/* distmpmd emit JOB --rank R | --class K | --common */
 static int cmd_emit(int argc, char **argv)
 {
-	struct args a = { "emit", usage_emit, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "rank", required_argument, NULL, OPT_RANK },
+		{ "class", required_argument, NULL, OPT_CLASS },
+		{ "common", no_argument, NULL, OPT_COMMON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "emit", .usage = usage_emit,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts };
 	struct dmd_session s;
 	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
-	int i, j, r = 0, common = 0;
+	int i, j, r = 0, common = 0, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_emit, stdout);
+			dmd_args_clear(&a);
 			return 0;
-		}
-		if (arg_flag(&a, "--common")) {
+		case OPT_COMMON:
 			common = 1;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--rank");
-		if (r == 1) {
+			break;
+		case OPT_RANK:
+			/* the range is known after the analysis */
 			rank_s = a.value;
-			if (parse_index(rank_s, &rank) < 0)
-				return arg_error(&a, "--rank '%s' is not a "
-					"rank number", rank_s);
-			r = 0;
-			continue;
-		}
-		if (r)
-			return r;
-		r = arg_value(&a, NULL, "--class");
-		if (r == 1) {
+			r = arg_is_integer(&a, "--rank", rank_s);
+			break;
+		case OPT_CLASS:
 			cls_s = a.value;
-			if (parse_index(cls_s, &cls) < 0)
-				return arg_error(&a, "--class '%s' is not a "
-					"class number", cls_s);
-			r = 0;
-			continue;
-		}
-		if (!r)
+			r = arg_is_integer(&a, "--class", cls_s);
+			break;
+		default:
 			r = arg_positional(&a, &job);
+		}
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
+	if (!r && !job)
+		r = arg_error(&a, "no job file given", NULL);
+	if (!r && !!rank_s + !!cls_s + common > 1)
+		r = arg_error(&a, "give one of --rank, --class and --common",
+			NULL);
+	if (!r && !rank_s && !cls_s && !common)
+		r = arg_error(&a, "--rank R, --class K or --common is needed",
+			NULL);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
-	if (!job)
-		return arg_error(&a, "no job file given", NULL);
-	if (!!rank_s + !!cls_s + common > 1)
-		return arg_error(&a, "give one of --rank, --class and --common",
-			NULL);
-	if (!rank_s && !cls_s && !common)
-		return arg_error(&a, "--rank R, --class K or --common is "
-			"needed", NULL);
 	r = dmd_session_analyse(&s, job, 1);
 	if (!r && common) {
 		fputs(s.in.common, stdout);
 	} else if (!r && cls_s) {
-		if (cls >= s.in.n_class) {
-			fprintf(stderr, "distmpmd: there is no class %s (%d "
-				"class%s)\n", cls_s, s.in.n_class,
-				s.in.n_class == 1 ? "" : "es");
-			r = 2;
-		} else
+		r = arg_integer("emit", NULL, "--class", cls_s, 0,
+			s.in.n_class - 1, &cls);
+		if (!r)
 			fputs(s.in.cls[cls].code, stdout);
-	} else if (!r && rank >= s.in.nranks) {
-		fprintf(stderr, "distmpmd: rank %s is not in the mesh (%ld "
-			"rank%s)\n", rank_s, s.in.nranks,
-			s.in.nranks == 1 ? "" : "s");
-		r = 2;
 	} else if (!r) {
-		for (i = 0; i < s.in.n_class; ++i)
+		r = arg_integer("emit", NULL, "--rank", rank_s, 0,
+			s.in.nranks - 1, &rank);
+		for (i = 0; !r && i < s.in.n_class; ++i)
 			for (j = 0; j < s.in.cls[i].n_ranges; ++j)
 				if (s.in.cls[i].ranges[j][0] <= rank &&
 				    rank <= s.in.cls[i].ranges[j][1]) {
@@ -854,43 +1115,55 @@ static int class_of(const struct dmd_build_input *in, long rank)
  * bad argument; one outside the mesh is reported as by emit --rank. */
 static int cmd_diff(int argc, char **argv)
 {
-	struct args a = { "diff", usage_diff, argc, argv, 0, NULL };
+	static const char *const what[2] = { "RANK_A", "RANK_B" };
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "diff", .usage = usage_diff,
+		.argc = argc, .argv = argv, .shortopts = "h",
+		.longopts = opts, .negative_positionals = 1 };
 	struct dmd_session s;
 	const char *pos[3] = { NULL, NULL, NULL };
 	char *label[2] = { NULL, NULL };
 	long rank[2];
-	int cls[2], r = 0, n = 0, k;
+	int cls[2], r = 0, n = 0, k, c;
 
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		const char *arg = argv[a.i];
-
-		if (arg_help(&a)) {
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		if (c == 'h') {
 			fputs(usage_diff, stdout);
+			dmd_args_clear(&a);
 			return 0;
 		}
-		if (n == 3 || (arg[0] == '-' && !(n > 0 && arg[1] >= '0' &&
-				arg[1] <= '9')))
-			r = arg_positional(&a, &pos[2]);
+		if (n < 3)
+			pos[n++] = a.value;
 		else
-			pos[n++] = arg;
+			r = arg_error(&a, "unexpected argument '%s'",
+				a.value);
+	}
+	if (c < 0)
+		r = 2;
+	for (k = a.rest; !r && k < argc; ++k) {
+		a.value = argv[k];
+		if (n < 3)
+			pos[n++] = a.value;
+		else
+			r = arg_error(&a, "unexpected argument '%s'",
+				a.value);
 	}
 	if (!r && n < 3)
 		r = arg_error(&a, n == 0 ? "no job file given" :
 			"two ranks are needed: JOB RANK_A RANK_B", NULL);
 	for (k = 0; !r && k < 2; ++k)
-		if (parse_index(pos[1 + k], &rank[k]) < 0)
-			r = arg_error(&a, "'%s' is not a rank number",
-				pos[1 + k]);
+		r = arg_is_integer(&a, what[k], pos[1 + k]);
+	dmd_args_clear(&a);
 	if (r)
 		return r;
 	r = dmd_session_analyse(&s, pos[0], 1);
 	for (k = 0; !r && k < 2; ++k) {
-		if (rank[k] >= s.in.nranks) {
-			fprintf(stderr, "distmpmd: rank %s is not in the mesh "
-				"(%ld rank%s)\n", pos[1 + k], s.in.nranks,
-				s.in.nranks == 1 ? "" : "s");
-			r = 2;
-		} else
+		r = arg_integer("diff", NULL, what[k], pos[1 + k], 0,
+			s.in.nranks - 1, &rank[k]);
+		if (!r)
 			cls[k] = class_of(&s.in, rank[k]);
 	}
 	if (!r && cls[0] == cls[1]) {
@@ -932,36 +1205,76 @@ static int sweep_analyse(const char *job, int classes, long *ranks,
 	return r;
 }
 
+/* The input files of a job, for sweep (see dmd_sweep_inputs). */
+static int sweep_inputs(const char *job, char ***files)
+{
+	struct dmd_session s;
+	int r, i, n = 0;
+
+	*files = NULL;
+	r = dmd_session_analyse(&s, job, 0);
+	if (!r) {
+		*files = calloc(s.in.n_files + 1, sizeof(**files));
+		for (i = 0; *files && i < s.in.n_files; ++i) {
+			if (!s.in.files[i].input)
+				continue;
+			(*files)[n] = strdup(s.in.files[i].file);
+			if (!(*files)[n++])
+				break;
+		}
+		if (!*files || i < s.in.n_files) {
+			fprintf(stderr, "distmpmd: out of memory\n");
+			r = 1;
+		}
+	}
+	dmd_session_free(&s);
+	if (r && *files) {
+		for (i = 0; (*files)[i]; ++i)
+			free((*files)[i]);
+		free(*files);
+		*files = NULL;
+	}
+	return r;
+}
+
 /* distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE]
  * [--ref[=PATH]] [--no-run] [--work DIR] */
 static int cmd_sweep(int argc, char **argv)
 {
-	struct args a = { "sweep", usage_sweep, argc, argv, 0, NULL };
+	static const struct option opts[] = {
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "output", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "ref", optional_argument, NULL, OPT_REF },
+		{ "no-run", no_argument, NULL, OPT_NO_RUN },
+		{ "work", required_argument, NULL, OPT_WORK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "sweep", .usage = usage_sweep,
+		.argc = argc, .argv = argv, .shortopts = "o:h",
+		.longopts = opts };
 	struct dmd_sweep_opts o;
-	char **set = NULL;
-	int r = 0;
+	char **set = NULL, **more;
+	int r = 0, c;
 
 	memset(&o, 0, sizeof(o));
 	o.analyse = &sweep_analyse;
-	for (a.i = 0; a.i < argc && !r; ++a.i) {
-		if (arg_help(&a)) {
+	o.inputs = &sweep_inputs;
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
 			fputs(usage_sweep, stdout);
 			goto done;
-		}
-		if (arg_flag(&a, "--no-run")) {
+		case OPT_NO_RUN:
 			o.no_run = 1;
-			continue;
-		}
-		if (arg_flag(&a, "--ref") || !strncmp(argv[a.i], "--ref=", 6)) {
+			break;
+		case OPT_REF:
 			o.ref = 1;
-			o.ref_path = argv[a.i][5] ? argv[a.i] + 6 : NULL;
-			continue;
-		}
-		r = arg_value(&a, NULL, "--set");
-		if (r == 1) {
-			char **more = realloc(set, (o.n_set + 1) *
-				sizeof(*more));
-
+			o.ref_path = a.value;
+			break;
+		case OPT_SET:
+			more = realloc(set, (o.n_set + 1) * sizeof(*more));
 			if (!more) {
 				fprintf(stderr, "distmpmd: out of memory\n");
 				r = 1;
@@ -969,33 +1282,24 @@ static int cmd_sweep(int argc, char **argv)
 			}
 			set = more;
 			set[o.n_set++] = (char *) a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, "-o", "--output");
-		if (r == 1) {
+			break;
+		case 'o':
 			o.csv = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, NULL, "--svg");
-		if (r == 1) {
+			break;
+		case OPT_SVG:
 			o.svg = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
-			r = arg_value(&a, NULL, "--work");
-		if (r == 1) {
+			break;
+		case OPT_WORK:
 			o.work = a.value;
-			r = 0;
-			continue;
-		}
-		if (!r)
+			break;
+		default:
 			r = arg_positional(&a, &o.job);
+		}
 	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &o.job);
 	if (!r && !o.job)
 		r = arg_error(&a, "no job file given", NULL);
 	if (!r && o.n_set == 0)
@@ -1013,6 +1317,7 @@ static int cmd_sweep(int argc, char **argv)
 	o.set = set;
 	r = dmd_sweep(&o);
 done:
+	dmd_args_clear(&a);
 	free(set);
 	return r;
 }
@@ -1020,12 +1325,14 @@ done:
 /* distmpmd check JOB: a summary of the loops and transfers. */
 static int cmd_check(int argc, char **argv)
 {
-	struct args a = { "check", usage_check, argc, argv, 0, NULL };
+	struct dmd_args a = { .cmd = "check", .usage = usage_check,
+		.argc = argc, .argv = argv };
 	struct dmd_session s;
 	const char *job;
 	int r;
 
 	r = job_only(&a, &job);
+	dmd_args_clear(&a);
 	if (r)
 		return r < 0 ? 0 : r;
 	r = dmd_session_analyse(&s, job, 0);
@@ -1038,40 +1345,156 @@ static int cmd_check(int argc, char **argv)
 	return r;
 }
 
+/* distmpmd ref ARGS...: dmd_ref.py ARGS... (cmd/dmd_ref.h), in place of
+ * this process. */
+static int cmd_ref(int argc, char **argv)
+{
+	char *self;
+	int r;
+
+	if (argc < 2) {
+		fprintf(stderr, "distmpmd: ref: inputs, check, expect or ideal "
+			"is needed\n\n%s", usage_ref);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_ref, stdout);
+		return 0;
+	}
+	self = realpath("/proc/self/exe", NULL);
+	if (!self) {
+		fprintf(stderr, "distmpmd: ref: cannot find this executable: "
+			"%s\n", strerror(errno));
+		return 1;
+	}
+	r = dmd_ref_exec(self, argc - 1, argv + 1);
+	free(self);
+	return r;
+}
+
+/* The commands: name, function (called with argv[0] the command) and
+ * usage. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *const *usage;
+} commands[] = {
+	{ "build", &cmd_build, &usage_build },
+	{ "run", &cmd_run, &usage_run },
+	{ "classes", &cmd_classes, &usage_classes },
+	{ "emit", &cmd_emit, &usage_emit },
+	{ "check", &cmd_check, &usage_check },
+	{ "diff", &cmd_diff, &usage_diff },
+	{ "sweep", &cmd_sweep, &usage_sweep },
+	{ "ref", &cmd_ref, &usage_ref },
+	{ "help", &cmd_help, &usage_help },
+};
+#define N_COMMANDS ((int) (sizeof(commands) / sizeof(commands[0])))
+
+/* The command called "name", or NULL after "distmpmd: unknown command
+ * 'NAME'" (with the command it most resembles, else the list of
+ * commands). */
+static const struct command *find_command(const char *name)
+{
+	const char *names[N_COMMANDS], *hint;
+	char *shown;
+	int i;
+
+	for (i = 0; i < N_COMMANDS; ++i) {
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+		names[i] = commands[i].name;
+	}
+	hint = dmd_args_suggest(name, names, N_COMMANDS);
+	shown = dmd_args_show(name);
+	if (hint)
+		fprintf(stderr, "distmpmd: unknown command '%s'; did you mean "
+			"'%s'?\n", shown ? shown : "?", hint);
+	else
+		fprintf(stderr, "distmpmd: unknown command '%s'\n\n%s",
+			shown ? shown : "?", usage_main);
+	free(shown);
+	return NULL;
+}
+
+/* distmpmd help [COMMAND]: the usage of COMMAND, or of distmpmd. */
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc > 2) {
+		char *shown = dmd_args_show(argv[2]);
+
+		fprintf(stderr, "distmpmd: help: unexpected argument '%s'\n\n"
+			"%s", shown ? shown : "?", usage_help);
+		free(shown);
+		return 2;
+	}
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(argc < 2 ? usage_main : usage_help, stdout);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return 2;
+	fputs(*c->usage, stdout);
+	return 0;
+}
+
+/* distmpmd --version: the version, and the MPI, isl, OpenBLAS and
+ * libyaml it was built with (MPI and OpenBLAS as the Makefile found
+ * them; isl and libyaml as linked). */
+static int cmd_version(void)
+{
+	const char *isl = isl_version();
+	const char *more = DMD_MPI_MORE, *end;
+
+	printf("distmpmd %s\n", DMD_VERSION);
+	printf("MPI: %s (the runtime was compiled with %s)\n", DMD_MPI,
+		DMD_MPICC);
+	/* the runtimes of other MPIs, each ending with ';' */
+	for (; (end = strchr(more, ';')); more = end + 1) {
+		more += strspn(more, " ");
+		printf("MPI: %.*s\n", (int) (end - more), more);
+	}
+	/* isl_version() ends with a newline */
+	printf("isl: %.*s\n", (int) strcspn(isl, "\n"), isl);
+	printf("OpenBLAS: %s\n", DMD_OPENBLAS);
+	printf("libyaml: %s\n", yaml_get_version_string());
+	return 0;
+}
+
 /* Dispatch on the command. */
 int main(int argc, char **argv)
 {
+	const struct command *c;
 	const char *cmd;
-	char *shown;
 
 	if (argc < 2) {
 		fputs(usage_main, stderr);
 		return 2;
 	}
 	cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
-	    !strcmp(cmd, "help")) {
+	/* --help and --version, or an unambiguous prefix (--vers) */
+	if (!strcmp(cmd, "-h") || (strlen(cmd) > 2 &&
+			!strncmp("--help", cmd, strlen(cmd)))) {
 		fputs(usage_main, stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "build"))
-		return cmd_build(argc - 2, argv + 2);
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(cmd, "classes"))
-		return cmd_classes(argc - 2, argv + 2);
-	if (!strcmp(cmd, "emit"))
-		return cmd_emit(argc - 2, argv + 2);
-	if (!strcmp(cmd, "check"))
-		return cmd_check(argc - 2, argv + 2);
-	if (!strcmp(cmd, "diff"))
-		return cmd_diff(argc - 2, argv + 2);
-	if (!strcmp(cmd, "sweep"))
-		return cmd_sweep(argc - 2, argv + 2);
-	shown = show(cmd);
-	fprintf(stderr, "distmpmd: unknown command '%s'\n\n",
-		shown ? shown : "?");
-	free(shown);
-	fputs(usage_main, stderr);
-	return 2;
+	if (!strcmp(cmd, "-V") || (strlen(cmd) > 2 &&
+			!strncmp("--version", cmd, strlen(cmd))))
+		return cmd_version();
+	if (cmd[0] == '-' && cmd[1]) {
+		char *shown = dmd_args_show(cmd);
+
+		fprintf(stderr, "distmpmd: unknown option '%s' (options come "
+			"after the command)\n\n%s", shown ? shown : "?",
+			usage_main);
+		free(shown);
+		return 2;
+	}
+	c = find_command(cmd);
+	if (!c)
+		return 2;
+	return c->fn(argc - 1, argv + 1);
 }

@@ -81,6 +81,8 @@ struct dmd_build {
 	const char *cc;		/* the MPI compiler wrapper */
 	struct dmd_mpi mpi;	/* its MPI */
 	char *job_dir;		/* the -DDMD_JOB_DIR=... argument */
+	char *job_rel;		/* its value: the job directory relative to
+				 * absdir, or absolute */
 	char **bin_tmp;		/* per class: its binary's temporary name */
 	char (*sha)[65];	/* per class: its binary's SHA-256 */
 };
@@ -674,11 +676,16 @@ static int dmd_build_manifest(struct dmd_build *b)
 	const struct dmd_build_input *in = b->in;
 	struct dmd_manifest man;
 	struct dmd_mclass *mc;
+	struct dmd_mfile *mf;
 	int i, r = -1;
 
 	mc = calloc(in->n_class, sizeof(*mc));
-	if (!mc)
+	mf = calloc(in->n_files + 1, sizeof(*mf));
+	if (!mc || !mf) {
+		free(mc);
+		free(mf);
 		return dmd_build_nomem();
+	}
 	memset(&man, 0, sizeof(man));
 	man.mpi = (char *) dmd_mpi_key(b->mpi.family);
 	man.mpi_version = b->mpi.version;
@@ -690,6 +697,19 @@ static int dmd_build_manifest(struct dmd_build *b)
 	man.nranks = in->nranks;
 	man.n_classes = in->n_class;
 	man.classes = mc;
+	man.job_dir = b->job_rel;
+	man.job_file = (char *) in->job_file;
+	man.n_files = in->n_files;
+	man.files = mf;
+	for (i = 0; i < in->n_files; ++i) {
+		mf[i].tensor = (char *) in->files[i].tensor;
+		mf[i].file = (char *) in->files[i].file;
+		mf[i].input = in->files[i].input;
+		mf[i].output = in->files[i].output;
+		mf[i].f64 = in->files[i].f64;
+		mf[i].ndim = in->files[i].ndim;
+		mf[i].shape = (long *) in->files[i].shape;
+	}
 	for (i = 0; i < in->n_class; ++i) {
 		mc[i].id = i;
 		if (asprintf(&mc[i].source, "class%d.c", i) < 0 ||
@@ -712,6 +732,7 @@ error:
 		free(mc[i].binary);
 	}
 	free(mc);
+	free(mf);
 	return r;
 }
 
@@ -774,6 +795,8 @@ static int dmd_build_prepare(struct dmd_build *b,
 		dmd_build_nomem();
 		goto error;
 	}
+	b->job_rel = rel;
+	rel = NULL;
 	b->bin_tmp = calloc(in->n_class, sizeof(*b->bin_tmp));
 	b->sha = calloc(in->n_class, sizeof(*b->sha));
 	if (!b->bin_tmp || !b->sha) {
@@ -808,6 +831,7 @@ static void dmd_build_clear(struct dmd_build *b)
 	free(b->bin_tmp);
 	free(b->sha);
 	free(b->job_dir);
+	free(b->job_rel);
 	free(b->rt.include);
 	free(b->rt.lib);
 	free(b->absdir);

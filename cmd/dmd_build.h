@@ -21,11 +21,26 @@ struct dmd_build_class {
 	long (*ranges)[2];	/* inclusive, increasing, non-adjacent */
 };
 
+/* A .npy file of the job (spec 1.2 'file'): read, written or both. */
+struct dmd_build_file {
+	const char *tensor;
+	const char *file;	/* as in the job: relative to job_dir, or
+				 * absolute */
+	int input;		/* read before the first step */
+	int output;		/* written after the last */
+	int f64;		/* dtype f64 (else f32) */
+	int ndim;
+	const long *shape;
+};
+
 /* Everything a build directory is made of. */
 struct dmd_build_input {
 	const char *job_name;
 	const char *job_path;	/* the job file as given */
 	const char *job_dir;	/* the job file's directory, absolute */
+	const char *job_file;	/* the job file's name in job_dir */
+	int n_files;		/* the files the programs read or write */
+	const struct dmd_build_file *files;
 	int n_axes;
 	char *const *axes;
 	const long *shape;

@@ -17,6 +17,7 @@
 void dmd_session_free(struct dmd_session *s)
 {
 	free(s->cls);
+	free(s->files);
 	dmd_emit_classes_free(s->classes);
 	dmd_specs_free(s->specs);
 	dmd_part_cells_free(s->cells);
@@ -46,18 +47,54 @@ static int session_proofs_failed(struct dmd_session *s, const char *path)
 	return 1;
 }
 
-/* The core's result as struct dmd_build_input: the job's fields, the
- * shared common.h, and for each class its code, its set, why, count and
- * ranges.  Without classes, n_class is 0. */
+/* The files of the job in s->files (in.files): every tensor with a file
+ * that the programs read (an input) or write (an output), as the class
+ * programs' tensor table has them (emit/dmd_emit_file.c). */
+static int session_files(struct dmd_session *s)
+{
+	const struct dmd_job *job = s->job;
+	int t, n = 0;
+
+	s->files = calloc(job->n_tensors + 1, sizeof(*s->files));
+	if (!s->files)
+		return -1;
+	for (t = 0; t < job->n_tensors; ++t) {
+		const struct dmd_tensor *tn = &job->tensors[t];
+		const struct dmd_tensor_use *u = &s->m->use[t];
+		struct dmd_build_file *f = &s->files[n];
+
+		if (!tn->file || !(u->input || u->output))
+			continue;
+		f->tensor = tn->name;
+		f->file = tn->file;
+		f->input = u->input;
+		f->output = u->output;
+		f->f64 = tn->dtype == DMD_F64;
+		f->ndim = tn->ndim;
+		f->shape = tn->shape;
+		++n;
+	}
+	s->in.n_files = n;
+	s->in.files = s->files;
+	return 0;
+}
+
+/* The core's result as struct dmd_build_input: the job's fields and its
+ * files, the shared common.h, and for each class its code, its set, why,
+ * count and ranges.  Without classes, n_class is 0. */
 static int session_build_input(struct dmd_session *s, int classes)
 {
 	struct dmd_build_input *in = &s->in;
 	struct dmd_classes *cl = s->classes;
+	const char *slash = strrchr(s->job->path, '/');
 	int i;
 
 	in->job_name = s->job->name;
 	in->job_path = s->job->path;
 	in->job_dir = s->job->dir;
+	in->job_file = slash ? slash + 1 : s->job->path;
+	if (session_files(s) < 0)
+		return -1;
 	in->n_axes = s->job->n_axes;
 	in->axes = s->job->axes;
 	in->shape = s->job->mesh_shape;
@@ -241,7 +278,7 @@ void dmd_session_summary(struct dmd_session *s)
 		struct dmd_xfer *x = s->plan->xfer[i];
 		struct dmd_poly *p = m->poly[x->step];
 
-		printf("transfer %s of %s in step %d at %s: %s", x->name,
+		printf("transfer #%d of %s in step %d at %s: %s", x->id,
 			s->job->tensors[x->tensor].name, x->step + 1,
 			x->use == DMD_USE_RETURN ? "the end" :
 			x->level < 0 ? "the start" :

@@ -29,6 +29,7 @@ struct dmd_session {
 	struct dmd_classes *classes;
 	struct dmd_build_input in;
 	struct dmd_build_class *cls;	/* in.cls, owned */
+	struct dmd_build_file *files;	/* in.files, owned */
 };
 
 int dmd_session_analyse(struct dmd_session *s, const char *path,

@@ -18,9 +18,11 @@
  * Points: the Cartesian product of the lists, the first --set varying
  * slowest.  Point N (from 1) lives in WORK/point-N/: the edited job
  * (under the job file's own name; its "file:" paths, relative to it,
- * name files in that directory), the output of the reference
- * (ref-inputs.txt, ref-check.txt), the build directory (build/) and the
- * statistics line of the run (stats.json).  The job is edited as a YAML
+ * name files in that directory), its inputs (written by the reference
+ * with --ref, else copies of the input files beside the job), the
+ * output of the reference (ref-inputs.txt, ref-check.txt), the build
+ * directory (build/) and the statistics line of the run (stats.json).
+ * The plot (--svg) has four panels: classes, bytes moved, time, GFLOP/s.  The job is edited as a YAML
  * document and written by libyaml's emitter (comments are not kept).
  *
  * A point is one process after another, each with fork/exec (no shell):
@@ -48,14 +50,14 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "cmd/dmd_ref.h"
 #include "cmd/dmd_sweep.h"
+#include "ir/dmd_int.h"
 #include "cmd/dmd_svg.h"
 #include "manifests/dmd_launch.h"
 
 /* At most this many points in one sweep. */
 #define DMD_SWEEP_MAX_POINTS 10000
-/* The interpreter of the reference. */
-#define DMD_SWEEP_PYTHON "/usr/bin/python3"
 
 extern char **environ;
 
@@ -68,7 +70,7 @@ static const char *const dmd_sweep_columns[] = { "ranks", "classes",
 struct dmd_sweep_seg {
 	char *name;		/* owned */
 	int n_idx;
-	long idx[8];
+	long idx[8];		/* -1: larger than any list */
 	size_t end;		/* the length of the key's text up to here */
 };
 
@@ -79,12 +81,13 @@ struct dmd_sweep_key {
 	struct dmd_sweep_seg *seg;	/* owned */
 	int is_list;		/* the field is a list of values */
 	int numeric;		/* the field holds an integer */
+	unsigned long long max;	/* the largest value it can take */
 };
 
 /* One value of a --set list. */
 struct dmd_sweep_val {
 	char *text;		/* owned: as shown in the CSV and the plot */
-	long num;		/* its number, for a numeric value */
+	unsigned long long num;	/* its number, for a numeric value */
 	int n_items;		/* list field: its entries; else 1 */
 	char **items;		/* owned, with their strings */
 };
@@ -96,15 +99,20 @@ struct dmd_sweep_set {
 	int n_keys;
 	struct dmd_sweep_key *keys;	/* owned */
 	int numeric;		/* every value a number (not a list) */
+	unsigned long long max;	/* the largest value every key can take */
 	int n_vals;
 	struct dmd_sweep_val *vals;	/* owned */
 };
 
+/* The panels of the plot, one quantity each. */
+enum { DMD_SWEEP_CLASSES, DMD_SWEEP_BYTES, DMD_SWEEP_TIME, DMD_SWEEP_GFLOPS,
+	DMD_SWEEP_N_PANELS };
+
 /* What the plot needs of a point. */
 struct dmd_sweep_row {
 	int *val;		/* owned: per set, the index of its value */
-	long classes;
-	double bytes;		/* -1: not measured */
+	double v[DMD_SWEEP_N_PANELS];	/* per panel; -1: not measured
+					 * (or null, for gflops) */
 };
 
 /* The state of a sweep. */
@@ -118,6 +126,9 @@ struct dmd_sweep {
 	char *work;		/* owned: the work directory */
 	char *self;		/* owned: this executable */
 	char *ref;		/* owned: dmd_ref.py (with --ref) */
+	char *job_dir;		/* owned: the job file's directory */
+	char **copy;		/* owned, NULL-terminated: the inputs that
+				 * each point gets a copy of */
 	const char *python;
 	char **envp;		/* owned array; strings not owned */
 	FILE *csv;
@@ -147,26 +158,36 @@ static int dmd_sweep_nomem(void)
 	return 1;
 }
 
-/* Parse the decimal number "s" (digits only, as long as "n" bytes;
- * n < 0: up to the NUL) into *v.  -1 if it is not one or too large. */
-static int dmd_sweep_number(const char *s, long n, long *v)
+/* The largest value of an integer field named "name": a seed is an
+ * unsigned 64-bit integer (spec 1.2), every other integer of a job lies
+ * within an int64 (the reader refuses what it cannot take). */
+static unsigned long long dmd_sweep_max(const char *name)
 {
-	long i;
-	unsigned long long u = 0;
+	return !strcmp(name, "seed") ? ULLONG_MAX : LONG_MAX;
+}
 
-	if (n < 0)
-		n = strlen(s);
-	if (n == 0)
-		return -1;
-	for (i = 0; i < n; ++i) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		u = u * 10 + (s[i] - '0');
-		if (u > LONG_MAX)
-			return -1;
+/* Parse the value "s" (as long as "n" bytes; n < 0: up to the NUL) of
+ * a --set, an integer in [min, max] (ir/dmd_int.h), into *v.  Returns 0,
+ * or 2 after a message naming "arg" and "what" (the value, or its part
+ * of a range: "STOP '...'"). */
+static int dmd_sweep_number(const char *s, long n, unsigned long long min,
+	unsigned long long max, unsigned long long *v, const char *arg,
+	const char *what)
+{
+	size_t len = n < 0 ? strlen(s) : (size_t) n;
+
+	switch (dmd_int_parse_u64(s, len, max, v)) {
+	case DMD_INT_OK:
+		if (*v >= min)
+			return 0;
+		/* fall through */
+	case DMD_INT_RANGE:
+		return dmd_sweep_msg(2, "--set '%s': %s'%.*s' is out of range "
+			"(%llu to %llu)", arg, what, (int) len, s, min, max);
+	default:
+		return dmd_sweep_msg(2, "--set '%s': %s'%.*s' is not a number",
+			arg, what, (int) len, s);
 	}
-	*v = (long) u;
-	return 0;
 }
 
 /* Return a copy of [s, s + n) without leading and trailing white
@@ -213,11 +234,16 @@ static int dmd_sweep_parse_key(struct dmd_sweep_key *k, const char *text,
 		seg->end = q - k->text;
 		while (q < end && *q == '[') {
 			const char *r = strchr(q, ']');
+			enum dmd_int_status st;
 
-			if (!r || seg->n_idx == 8 ||
-			    dmd_sweep_number(q + 1, r - q - 1,
-				&seg->idx[seg->n_idx]) < 0)
+			if (!r || seg->n_idx == 8)
 				goto error;
+			st = dmd_int_parse(q + 1, r - q - 1, 0, LONG_MAX,
+				&seg->idx[seg->n_idx]);
+			if (st == DMD_INT_SYNTAX)
+				goto error;
+			if (st == DMD_INT_RANGE)
+				seg->idx[seg->n_idx] = -1;
 			seg->n_idx++;
 			q = r + 1;
 		}
@@ -305,6 +331,8 @@ static int dmd_sweep_resolve(yaml_document_t *doc,
 			return dmd_sweep_msg(2, "--set '%s': the job has no "
 				"field '%.*s'", arg, (int) len, k->text);
 		for (j = 0; j < seg->n_idx; ++j) {
+			const char *idx = k->text + len + 1;
+			size_t next = strchr(idx, ']') + 1 - k->text;
 			long count;
 
 			if (n->type != YAML_SEQUENCE_NODE)
@@ -313,14 +341,15 @@ static int dmd_sweep_resolve(yaml_document_t *doc,
 					k->text);
 			count = n->data.sequence.items.top -
 				n->data.sequence.items.start;
-			if (seg->idx[j] >= count)
+			if (seg->idx[j] < 0 || seg->idx[j] >= count)
 				return dmd_sweep_msg(2, "--set '%s': '%.*s' "
-					"has %ld entr%s: there is no [%ld]",
+					"has %ld entr%s: there is no [%.*s]",
 					arg, (int) len, k->text, count,
-					count == 1 ? "y" : "ies", seg->idx[j]);
+					count == 1 ? "y" : "ies",
+					(int) (next - len - 2), idx);
 			n = yaml_document_get_node(doc,
 				n->data.sequence.items.start[seg->idx[j]]);
-			len = strchr(k->text + len, ']') + 1 - k->text;
+			len = next;
 		}
 	}
 	if (n->type == YAML_SEQUENCE_NODE) {
@@ -377,6 +406,132 @@ static struct dmd_sweep_val *dmd_sweep_new_val(struct dmd_sweep_set *set)
 	return &vals[set->n_vals++];
 }
 
+/* Append the numeric value "x" to "set", its text the number in
+ * decimal.  -1 if memory runs out or there are too many values. */
+static int dmd_sweep_num_val(struct dmd_sweep_set *set, unsigned long long x)
+{
+	struct dmd_sweep_val *v;
+	char num[32];
+
+	snprintf(num, sizeof(num), "%llu", x);
+	v = dmd_sweep_new_val(set);
+	if (!v || dmd_sweep_item(v, num, strlen(num)) < 0)
+		return -1;
+	v->text = strdup(num);
+	v->num = x;
+	return v->text ? 0 : -1;
+}
+
+/* Parse the list value "t", "[A,B,...]", of "set" (every entry an
+ * integer in [0, set->max], written in decimal).  Returns 0, or 2 after
+ * a message. */
+static int dmd_sweep_parse_list(struct dmd_sweep_set *set, const char *t)
+{
+	const char *p = t + 1, *close = strchr(t, ']');
+	struct dmd_sweep_val *v;
+	unsigned long long x;
+	size_t len = 3;
+	int i, r;
+
+	if (!close || close[1] || strchr(p, '['))
+		return dmd_sweep_msg(2, "--set '%s': '%s' is not a list of "
+			"numbers [A,B,...]", set->arg, t);
+	v = dmd_sweep_new_val(set);
+	if (!v)
+		goto nomem;
+	while (p < close) {
+		const char *e = memchr(p, ',', close - p);
+		char *item, num[32];
+
+		e = e ? e : close;
+		item = dmd_sweep_trim(p, e - p);
+		if (!item)
+			goto nomem;
+		r = 0;
+		if (!*item && e == close) {
+			free(item);		/* [] or a trailing comma */
+			break;
+		}
+		if (dmd_int_parse_u64(item, DMD_INT_NUL, ULLONG_MAX, &x) ==
+				DMD_INT_SYNTAX)
+			r = dmd_sweep_msg(2, "--set '%s': '%s' is not a list "
+				"of numbers [A,B,...]", set->arg, t);
+		if (!r)
+			r = dmd_sweep_number(item, -1, 0, set->max, &x,
+				set->arg, "");
+		free(item);
+		if (r)
+			return r;
+		snprintf(num, sizeof(num), "%llu", x);
+		if (dmd_sweep_item(v, num, strlen(num)) < 0)
+			goto nomem;
+		len += strlen(num) + 1;
+		p = e + 1;
+	}
+	v->text = malloc(len);
+	if (!v->text)
+		goto nomem;
+	strcpy(v->text, "[");
+	for (i = 0; i < v->n_items; ++i) {
+		strcat(v->text, i ? "," : "");
+		strcat(v->text, v->items[i]);
+	}
+	strcat(v->text, "]");
+	return 0;
+nomem:
+	if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
+		return dmd_sweep_msg(2, "--set '%s': more than %d values",
+			set->arg, DMD_SWEEP_MAX_POINTS);
+	return dmd_sweep_nomem();
+}
+
+/* Parse the range "t", START:STOP[:STEP] (STOP included), of the
+ * numeric "set" into its values: START and STOP in [0, set->max], STEP
+ * in [1, set->max], START <= STOP; no value passes STOP (nothing
+ * wraps).  Returns 0, or 2 after a message. */
+static int dmd_sweep_parse_range(struct dmd_sweep_set *set, const char *t)
+{
+	const char *colon = strchr(t, ':'), *colon2 = strchr(colon + 1, ':');
+	unsigned long long a, b, step = 1, x;
+	long n_b = colon2 ? colon2 - colon - 1 : -1;
+	int r;
+
+	if ((colon2 && strchr(colon2 + 1, ':')) ||
+	    dmd_int_parse_u64(t, colon - t, ULLONG_MAX, &a) == DMD_INT_SYNTAX ||
+	    dmd_int_parse_u64(colon + 1, n_b < 0 ? DMD_INT_NUL : (size_t) n_b,
+		    ULLONG_MAX, &b) == DMD_INT_SYNTAX ||
+	    (colon2 && dmd_int_parse_u64(colon2 + 1, DMD_INT_NUL, ULLONG_MAX,
+		    &step) == DMD_INT_SYNTAX))
+		goto not_range;
+	r = dmd_sweep_number(t, colon - t, 0, set->max, &a, set->arg,
+		"START ");
+	if (!r)
+		r = dmd_sweep_number(colon + 1, n_b, 0, set->max, &b,
+			set->arg, "STOP ");
+	if (!r && colon2)
+		r = dmd_sweep_number(colon2 + 1, -1, 1, set->max, &step,
+			set->arg, "STEP ");
+	if (r)
+		return r;
+	if (a > b)
+		goto not_range;
+	for (x = a; ; x += step) {
+		if (dmd_sweep_num_val(set, x) < 0) {
+			if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
+				return dmd_sweep_msg(2, "--set '%s': more "
+					"than %d values", set->arg,
+					DMD_SWEEP_MAX_POINTS);
+			return dmd_sweep_nomem();
+		}
+		if (b - x < step)
+			break;
+	}
+	return 0;
+not_range:
+	return dmd_sweep_msg(2, "--set '%s': '%s' is not a range START:STOP "
+		"or START:STOP:STEP (START <= STOP, STEP >= 1)", set->arg, t);
+}
+
 /* Parse one item "t" of the list of "set" (list field if "is_list",
  * numeric field if "numeric") into values of "set".  Returns 0, or 2
  * after a message. */
@@ -384,98 +539,39 @@ static int dmd_sweep_parse_item(struct dmd_sweep_set *set, const char *t,
 	int is_list, int numeric)
 {
 	struct dmd_sweep_val *v;
-	long a, b, step = 1, x = 0;
-	char *colon, *colon2;
+	unsigned long long x;
+	int r;
 
 	if (!*t)
 		return dmd_sweep_msg(2, "--set '%s': an empty value",
 			set->arg);
 	if (t[0] == '[') {
-		const char *p = t + 1, *close = strchr(t, ']');
-
 		if (!is_list)
 			return dmd_sweep_msg(2, "--set '%s': '%s' holds one "
 				"value, not a list: '%s'", set->arg,
 				set->keys_text, t);
-		if (!close || close[1] || strchr(p, '['))
-			return dmd_sweep_msg(2, "--set '%s': '%s' is not a "
-				"list of numbers [A,B,...]", set->arg, t);
-		v = dmd_sweep_new_val(set);
-		if (!v)
-			goto nomem;
-		while (p < close) {
-			const char *e = memchr(p, ',', close - p);
-			char *item;
-
-			e = e ? e : close;
-			item = dmd_sweep_trim(p, e - p);
-			if (!item)
-				goto nomem;
-			if ((*item || e < close) &&
-			    dmd_sweep_number(item, -1, &x) < 0) {
-				free(item);
-				return dmd_sweep_msg(2, "--set '%s': '%s' is "
-					"not a list of numbers [A,B,...]",
-					set->arg, t);
-			}
-			x = *item ? dmd_sweep_item(v, item, strlen(item)) : 0;
-			free(item);
-			if (x < 0)
-				goto nomem;
-			p = e + 1;
-		}
-		v->text = malloc(2 + 21 * (v->n_items + 1));
-		if (!v->text)
-			goto nomem;
-		strcpy(v->text, "[");
-		for (x = 0; x < v->n_items; ++x) {
-			strcat(v->text, x ? "," : "");
-			strcat(v->text, v->items[x]);
-		}
-		strcat(v->text, "]");
-		return 0;
+		return dmd_sweep_parse_list(set, t);
 	}
 	if (is_list)
 		return dmd_sweep_msg(2, "--set '%s': '%s' is a list: give "
 			"each value in brackets, as [2,3]", set->arg,
 			set->keys_text);
-	colon = numeric ? strchr(t, ':') : NULL;
-	if (!colon) {
-		if (numeric && dmd_sweep_number(t, -1, &x) < 0)
-			return dmd_sweep_msg(2, "--set '%s': '%s' is not a "
-				"number", set->arg, t);
+	if (numeric && strchr(t, ':'))
+		return dmd_sweep_parse_range(set, t);
+	if (numeric) {
+		r = dmd_sweep_number(t, -1, 0, set->max, &x, set->arg, "");
+		if (r)
+			return r;
+		if (dmd_sweep_num_val(set, x) == 0)
+			return 0;
+	} else {
 		v = dmd_sweep_new_val(set);
-		if (!v || dmd_sweep_item(v, t, strlen(t)) < 0)
-			goto nomem;
-		v->text = strdup(t);
-		v->num = numeric ? x : 0;
-		return v->text ? 0 : dmd_sweep_nomem();
+		if (v && dmd_sweep_item(v, t, strlen(t)) == 0) {
+			v->text = strdup(t);
+			if (v->text)
+				return 0;
+		}
 	}
-	colon2 = strchr(colon + 1, ':');
-	if (dmd_sweep_number(t, colon - t, &a) < 0 ||
-	    dmd_sweep_number(colon + 1, colon2 ? colon2 - colon - 1 : -1,
-		&b) < 0 ||
-	    (colon2 && (dmd_sweep_number(colon2 + 1, -1, &step) < 0 ||
-		step < 1)) || a > b)
-		return dmd_sweep_msg(2, "--set '%s': '%s' is not a range "
-			"START:STOP or START:STOP:STEP (START <= STOP, STEP >= "
-			"1)", set->arg, t);
-	for (x = a; x <= b; x += step) {
-		char num[32];
-
-		snprintf(num, sizeof(num), "%ld", x);
-		v = dmd_sweep_new_val(set);
-		if (!v || dmd_sweep_item(v, num, strlen(num)) < 0)
-			goto nomem;
-		v->text = strdup(num);
-		v->num = x;
-		if (!v->text)
-			goto nomem;
-		if (x > LONG_MAX - step)
-			break;
-	}
-	return 0;
-nomem:
 	if (set->n_vals >= DMD_SWEEP_MAX_POINTS)
 		return dmd_sweep_msg(2, "--set '%s': more than %d values",
 			set->arg, DMD_SWEEP_MAX_POINTS);
@@ -517,11 +613,15 @@ static int dmd_sweep_parse_set(struct dmd_sweep_set *set, const char *arg,
 			node->type == YAML_SEQUENCE_NODE;
 		keys[set->n_keys - 1].numeric =
 			node->type == YAML_SCALAR_NODE &&
-			dmd_sweep_number((char *) node->data.scalar.value,
-				node->data.scalar.length, (long [1]) { 0 })
-				== 0;
+			dmd_int_parse_u64((char *) node->data.scalar.value,
+				node->data.scalar.length, ULLONG_MAX,
+				(unsigned long long [1]) { 0 }) == DMD_INT_OK;
+		keys[set->n_keys - 1].max = dmd_sweep_max(
+			keys[set->n_keys - 1].seg[
+				keys[set->n_keys - 1].n_seg - 1].name);
 		p = e + 1;
 	}
+	set->max = ULLONG_MAX;
 	for (i = 0; i < set->n_keys; ++i) {
 		if (i > 0 && set->keys[i].is_list != is_list)
 			return dmd_sweep_msg(2, "--set '%s': '%s' and '%s' "
@@ -529,6 +629,8 @@ static int dmd_sweep_parse_set(struct dmd_sweep_set *set, const char *arg,
 				set->keys[0].text, set->keys[i].text);
 		is_list = set->keys[i].is_list;
 		numeric &= set->keys[i].numeric;
+		if (set->keys[i].max < set->max)
+			set->max = set->keys[i].max;
 	}
 	set->numeric = !is_list && numeric;
 	list = eq + 1;
@@ -935,6 +1037,19 @@ static void dmd_sweep_csv_header(struct dmd_sweep *s)
 	fflush(s->csv);
 }
 
+/* The number "text" of the statistics line, or -1 if it is empty (not
+ * measured, or null) or not a number. */
+static double dmd_sweep_measure(const char *text)
+{
+	char *end;
+	double v;
+
+	if (!text || !*text)
+		return -1;
+	v = strtod(text, &end);
+	return *end || v < 0 ? -1 : v;
+}
+
 /* Append the row of point "p": its values (one column per key), then
  * "stats" (the six --stats values) and "err", and remember what the plot
  * needs.  -1 if memory runs out or the CSV cannot be written. */
@@ -974,10 +1089,96 @@ static int dmd_sweep_row(struct dmd_sweep *s, long p,
 		return dmd_sweep_nomem(), -1;
 	for (i = 0; i < s->n_set; ++i)
 		row->val[i] = dmd_sweep_index(s, p, i);
-	row->classes = strtol(stats[1], NULL, 10);
-	row->bytes = stats[2] && *stats[2] ? strtod(stats[2], NULL) : -1;
+	{
+		long classes;
+
+		row->v[DMD_SWEEP_CLASSES] = dmd_int_parse(stats[1],
+			DMD_INT_NUL, 0, LONG_MAX, &classes) == DMD_INT_OK ?
+			classes : -1;
+	}
+	/* bytes_moved_total, time_s, gflops: "" when not measured or null */
+	row->v[DMD_SWEEP_BYTES] = dmd_sweep_measure(stats[2]);
+	row->v[DMD_SWEEP_TIME] = dmd_sweep_measure(stats[4]);
+	row->v[DMD_SWEEP_GFLOPS] = dmd_sweep_measure(stats[5]);
 	s->n_rows++;
 	return 0;
+}
+
+/* Copy the file "src" to "dst", creating the directories of "dst" below
+ * "top" (its point's directory) that are missing.  -1 after a message. */
+static int dmd_sweep_copy(const char *src, const char *dst, const char *top)
+{
+	char buf[1 << 16], *dir;
+	const char *p;
+	int in = -1, out = -1, r = -1;
+	ssize_t n;
+
+	for (p = dst + strlen(top) + 1; (p = strchr(p, '/')); ++p) {
+		dir = strndup(dst, p - dst);
+		if (!dir)
+			return dmd_sweep_nomem(), -1;
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "distmpmd: cannot create the directory "
+				"%s: %s\n", dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		free(dir);
+	}
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", src,
+			strerror(errno));
+		return -1;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		O_NOFOLLOW, 0666);
+	if (out < 0)
+		goto write_error;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			goto write_error;
+	if (n < 0) {
+		fprintf(stderr, "distmpmd: cannot read %s: %s\n", src,
+			strerror(errno));
+		goto done;
+	}
+	if (close(out) < 0) {
+		out = -1;
+		goto write_error;
+	}
+	out = -1;
+	r = 0;
+	goto done;
+write_error:
+	fprintf(stderr, "distmpmd: cannot write %s: %s\n", dst,
+		strerror(errno ? errno : EIO));
+done:
+	if (out >= 0)
+		close(out);
+	close(in);
+	return r;
+}
+
+/* Give the point in "dir" a copy of every input in s->copy (from the
+ * job's directory, to the same relative path).  -1 after a message. */
+static int dmd_sweep_copy_inputs(struct dmd_sweep *s, const char *dir)
+{
+	char *src, *dst;
+	int i, r = 0;
+
+	for (i = 0; !r && s->copy && s->copy[i]; ++i) {
+		if (asprintf(&src, "%s/%s", s->job_dir, s->copy[i]) < 0)
+			return dmd_sweep_nomem(), -1;
+		if (asprintf(&dst, "%s/%s", dir, s->copy[i]) < 0) {
+			free(src);
+			return dmd_sweep_nomem(), -1;
+		}
+		r = dmd_sweep_copy(src, dst, dir);
+		free(src);
+		free(dst);
+	}
+	return r;
 }
 
 /* Run point "p" (from 0) in its directory: write its job, then analyse
@@ -1025,7 +1226,7 @@ static int dmd_sweep_point(struct dmd_sweep *s, long p)
 	} else {
 		char *inputs[] = { (char *) s->python, s->ref, "inputs", job,
 			NULL };
-		char *run[] = { s->self, "run", job, "-o", build, "--stats",
+		char *run[] = { s->self, "run", job, "-o", build, "--stats", "-q",
 			NULL };
 		char *check[] = { (char *) s->python, s->ref, "check", job,
 			NULL };
@@ -1035,6 +1236,8 @@ static int dmd_sweep_point(struct dmd_sweep *s, long p)
 				"dmd_ref.py inputs");
 			if (r)
 				goto error;
+		} else if (dmd_sweep_copy_inputs(s, dir) < 0) {
+			goto error;
 		}
 		r = dmd_sweep_exec(s, run, stats_path, "distmpmd run");
 		if (r)
@@ -1125,22 +1328,26 @@ static int dmd_sweep_series(const struct dmd_sweep *s, int *series)
 	return n;
 }
 
-/* Draw panel "which" (0: classes, 1: bytes moved) of the plot at
- * height "y0", x from "xmin" to "xmax", with "series" giving each row's
- * line (of "n_series"). */
+/* Draw panel "which" (DMD_SWEEP_CLASSES, ...) of the plot at height
+ * "y0", x from "xmin" to "xmax", with "series" giving each row's line
+ * (of "n_series"). */
 static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 	double y0, double xmin, double xmax, const int *series, int n_series)
 {
-	static const char *const what[] = { "classes", "bytes" };
+	static const char *const what[] = { "classes", "bytes", "time",
+		"gflops" };
 	static const char *const title[] = { "rank classes",
-		"bytes moved (bytes_moved_total)" };
+		"bytes moved (bytes_moved_total)",
+		"time of the compute phase, s (time_s)",
+		"GFLOP/s (gflops: 2 M N K / time_s of the matrix products)" };
+	int integer = which == DMD_SWEEP_CLASSES || which == DMD_SWEEP_BYTES;
 	double plot_w = DMD_SWEEP_W - DMD_SWEEP_LEFT - DMD_SWEEP_RIGHT;
 	double ymax = 0, tick, y, px, py;
 	char colour[8];
 	int r, q, n = 0, first;
 
 	for (r = 0; r < s->n_rows; ++r) {
-		double v = which ? s->rows[r].bytes : s->rows[r].classes;
+		double v = s->rows[r].v[which];
 
 		if (v >= 0)
 			++n;
@@ -1156,12 +1363,13 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 		DMD_SWEEP_PANEL);
 	if (n == 0) {
 		fprintf(f, "<text class=\"empty\" x=\"%.6g\" y=\"%.6g\" "
-			"text-anchor=\"middle\">not measured (--no-run)"
-			"</text>\n", DMD_SWEEP_LEFT + plot_w / 2,
-			y0 + DMD_SWEEP_PANEL / 2);
+			"text-anchor=\"middle\">%s</text>\n",
+			DMD_SWEEP_LEFT + plot_w / 2, y0 + DMD_SWEEP_PANEL / 2,
+			s->o->no_run ? "not measured (--no-run)" :
+			"null at every point (no matrix product)");
 		return;
 	}
-	tick = dmd_sweep_tick(ymax, 1);
+	tick = dmd_sweep_tick(ymax, integer);
 	ymax = tick * ceil(ymax / tick + 1e-9);
 	if (ymax <= 0)
 		ymax = tick;
@@ -1181,8 +1389,7 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 			what[which], dmd_svg_colour(q, colour));
 		/* the rows of a line come in the order of the first set */
 		for (r = 0; r < s->n_rows; ++r) {
-			double v = which ? s->rows[r].bytes :
-				s->rows[r].classes;
+			double v = s->rows[r].v[which];
 
 			if (series[r] != q || v < 0)
 				continue;
@@ -1195,7 +1402,7 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 		fputs("\"/>\n", f);
 	}
 	for (r = 0; r < s->n_rows; ++r) {
-		double v = which ? s->rows[r].bytes : s->rows[r].classes;
+		double v = s->rows[r].v[which];
 
 		if (v < 0)
 			continue;
@@ -1212,20 +1419,21 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 			dmd_svg_text(f, s->set[q].vals[s->rows[r].val[q]].text);
 		}
 		fprintf(f, ": %.15g %s</title></circle>"
-			"<text class=\"label\" x=\"%.6g\" y=\"%.6g\" "
+			"<text class=\"label %s\" x=\"%.6g\" y=\"%.6g\" "
 			"text-anchor=\"middle\" font-size=\"10\">%.15g</text>\n",
-			v, what[which], px, py - 7, v);
+			v, what[which], what[which], px, py - 7, v);
 	}
 }
 
-/* Draw the plot of the rows into "path": classes and bytes moved
- * against the first swept key, one line per combination of the other
- * keys' values.  -1 after a message. */
+/* Draw the plot of the rows into "path": classes, bytes moved, time and
+ * GFLOP/s (a panel each, one above the other) against the first swept
+ * key, one line per combination of the other keys' values.  -1 after a
+ * message. */
 static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 {
 	double plot_w = DMD_SWEEP_W - DMD_SWEEP_LEFT - DMD_SWEEP_RIGHT;
-	double height = DMD_SWEEP_TOP + 2 * DMD_SWEEP_PANEL +
-		DMD_SWEEP_BETWEEN + 50;
+	double height = DMD_SWEEP_TOP + DMD_SWEEP_N_PANELS * DMD_SWEEP_PANEL +
+		(DMD_SWEEP_N_PANELS - 1) * DMD_SWEEP_BETWEEN + 50;
 	double xmin = 0, xmax = 0, px, y_axis;
 	int *series = NULL, r, q, i, n_series = 0;
 	char *tmp = NULL, colour[8];
@@ -1269,7 +1477,7 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 	fputs(": sweep</title>\n<text class=\"title\" x=\"10\" y=\"20\" "
 		"font-size=\"13\" font-weight=\"bold\">", f);
 	dmd_svg_text(f, s->name);
-	fputs(": rank classes and bytes moved against ", f);
+	fputs(": rank classes, bytes moved, time and GFLOP/s against ", f);
 	dmd_svg_text(f, s->set[0].keys_text);
 	fputs("</text>\n", f);
 	for (q = 0, i = 0; n_series > 1 && q < s->n_rows; ++q) {
@@ -1290,12 +1498,12 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 		fputs("</text></g>\n", f);
 		++i;
 	}
-	dmd_sweep_panel(f, s, 0, DMD_SWEEP_TOP, xmin, xmax, series,
-		n_series);
-	dmd_sweep_panel(f, s, 1, DMD_SWEEP_TOP + DMD_SWEEP_PANEL +
-		DMD_SWEEP_BETWEEN, xmin, xmax, series, n_series);
+	for (i = 0; i < DMD_SWEEP_N_PANELS; ++i)
+		dmd_sweep_panel(f, s, i, DMD_SWEEP_TOP +
+			i * (DMD_SWEEP_PANEL + DMD_SWEEP_BETWEEN), xmin, xmax,
+			series, n_series);
 	/* the x axis, below each panel: every value of the first set */
-	for (i = 0; i < 2; ++i) {
+	for (i = 0; i < DMD_SWEEP_N_PANELS; ++i) {
 		y_axis = DMD_SWEEP_TOP + DMD_SWEEP_PANEL +
 			i * (DMD_SWEEP_PANEL + DMD_SWEEP_BETWEEN);
 		for (q = 0; q < s->set[0].n_vals; ++q) {
@@ -1328,63 +1536,6 @@ error:
 	free(tmp);
 	free(series);
 	return -1;
-}
-
-/* Find dmd_ref.py: --ref=PATH, else beside this executable (the source
- * tree's tests/ref/, or an installation's share/distmpmd/), or in
- * DISTMPMD_HOME.  Returns it in newly allocated memory, or NULL after a
- * message. */
-static char *dmd_sweep_find_ref(const struct dmd_sweep *s)
-{
-	static const char *const where[] = { "tests/ref/dmd_ref.py",
-		"share/distmpmd/dmd_ref.py" };
-	const char *home = getenv("DISTMPMD_HOME");
-	char *prefix = NULL, *path = NULL, *slash;
-	struct stat st;
-	size_t i;
-
-	if (s->o->ref_path) {
-		if (stat(s->o->ref_path, &st) == 0 && !S_ISREG(st.st_mode))
-			errno = EISDIR;
-		if (access(s->o->ref_path, R_OK) == 0 && S_ISREG(st.st_mode))
-			return strdup(s->o->ref_path);
-		fprintf(stderr, "distmpmd: sweep: --ref=%s: %s\n",
-			s->o->ref_path, strerror(errno));
-		return NULL;
-	}
-	prefix = strdup(home && *home ? home : s->self);
-	if (!prefix)
-		goto error;
-	if (!(home && *home)) {
-		/* <prefix>/bin/distmpmd */
-		for (i = 0; i < 2; ++i) {
-			slash = strrchr(prefix, '/');
-			if (slash)
-				slash[slash == prefix ? 1 : 0] = '\0';
-		}
-	}
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); ++i) {
-		free(path);
-		if (asprintf(&path, "%s/%s", prefix, where[i]) < 0) {
-			path = NULL;
-			goto error;
-		}
-		if (access(path, R_OK) == 0) {
-			free(prefix);
-			return path;
-		}
-	}
-	fprintf(stderr, "distmpmd: sweep: cannot find the reference in %s "
-		"(tests/ref/dmd_ref.py or share/distmpmd/dmd_ref.py): give "
-		"--ref=PATH\n", prefix);
-	free(path);
-	free(prefix);
-	return NULL;
-error:
-	dmd_sweep_nomem();
-	free(path);
-	free(prefix);
-	return NULL;
 }
 
 /* The environment of the processes of a point: ours without
@@ -1447,7 +1598,89 @@ static void dmd_sweep_free(struct dmd_sweep *s)
 	free(s->work);
 	free(s->self);
 	free(s->ref);
+	free(s->job_dir);
+	if (s->copy)
+		for (i = 0; s->copy[i]; ++i)
+			free(s->copy[i]);
+	free(s->copy);
 	free(s->envp);
+}
+
+/* Does the relative path "file" go up (a ".." component)? */
+static int dmd_sweep_goes_up(const char *file)
+{
+	const char *p = file;
+
+	for (;;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return 1;
+		p = strchr(p, '/');
+		if (!p)
+			return 0;
+		++p;
+	}
+}
+
+/* Find the inputs that each point gets a copy of (without --ref): every
+ * input file of the job that is relative to its directory and below it;
+ * each must be there.  Say once which are copied.  -1 after a message. */
+static int dmd_sweep_find_inputs(struct dmd_sweep *s)
+{
+	const char *slash = strrchr(s->o->job, '/');
+	char **files = NULL;
+	int i, n = 0, r;
+
+	s->job_dir = slash ? strndup(s->o->job, slash > s->o->job ?
+		(size_t) (slash - s->o->job) : 1) : strdup(".");
+	if (!s->job_dir)
+		return dmd_sweep_nomem(), -1;
+	r = s->o->inputs(s->o->job, &files);
+	if (r)
+		return -1;
+	for (i = 0; files[i]; ++i)
+		;
+	s->copy = calloc(i + 1, sizeof(*s->copy));
+	if (!s->copy)
+		r = dmd_sweep_nomem();
+	for (i = 0; !r && files[i]; ++i) {
+		char *path;
+		struct stat st;
+
+		if (files[i][0] == '/' || dmd_sweep_goes_up(files[i])) {
+			fprintf(stderr, "distmpmd: sweep: the input %s is not "
+				"below the job's directory: every point reads "
+				"it from %s\n", files[i], files[i][0] == '/' ?
+				"there" : "that path, relative to the point's "
+				"directory");
+			continue;
+		}
+		if (asprintf(&path, "%s/%s", s->job_dir, files[i]) < 0) {
+			path = NULL;
+			r = dmd_sweep_nomem();
+		} else if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "distmpmd: sweep: the input %s is not "
+				"beside the job (%s): give --ref to write each "
+				"point's inputs with the reference\n",
+				files[i], path);
+			r = 1;
+		} else {
+			s->copy[n++] = files[i];
+			files[i] = "";
+		}
+		free(path);
+	}
+	if (!r && n > 0) {
+		fprintf(stderr, "distmpmd: sweep: each point reads a copy of ");
+		for (i = 0; i < n; ++i)
+			fprintf(stderr, "%s%s", i ? ", " : "", s->copy[i]);
+		fprintf(stderr, " (from beside the job; --ref writes each "
+			"point's inputs instead)\n");
+	}
+	for (i = 0; files[i]; ++i)
+		if (*files[i])
+			free(files[i]);
+	free(files);
+	return r ? -1 : 0;
 }
 
 /* Check the job and the --set arguments of "s" and find what the points
@@ -1493,13 +1726,14 @@ static int dmd_sweep_prepare(struct dmd_sweep *s)
 	s->envp = dmd_sweep_envp();
 	if (!s->name || !s->base || !s->self || !s->envp)
 		return dmd_sweep_nomem();
-	s->python = access(DMD_SWEEP_PYTHON, X_OK) == 0 ? DMD_SWEEP_PYTHON :
-		"python3";
+	s->python = dmd_ref_python();
 	if (o->ref) {
-		s->ref = dmd_sweep_find_ref(s);
+		s->ref = dmd_ref_find(s->self, o->ref_path, "sweep");
 		if (!s->ref)
 			return 2;
 	}
+	if (!o->no_run && !o->ref && dmd_sweep_find_inputs(s) < 0)
+		return 1;
 	if (o->work)
 		s->work = strdup(o->work);
 	else if (dmd_sweep_mkdir("build", "directory") < 0)

@@ -6,7 +6,8 @@
  * into WORK/point-N/ (N from 1), then analysed (--no-run) or built and
  * run with --stats by this same executable, optionally with the inputs
  * written and the outputs checked by the sequential reference
- * (dmd_ref.py); one CSV row per point.  Every process is started with
+ * (dmd_ref.py); one CSV row per point.  Without --ref, each point gets
+ * a copy of the job's input files that lie beside it.  Every process is started with
  * fork/exec from an argument vector, one after another; SIGINT, SIGTERM
  * and SIGHUP stop the sweep and its current run.
  */
@@ -19,6 +20,11 @@
  * message. */
 typedef int (*dmd_sweep_analyse)(const char *job, int classes, long *ranks,
 	int *n_class);
+/* The input files of the job file "job" (the 'file' of every tensor the
+ * program reads before writing it, as written in the job), in *files:
+ * a newly allocated NULL-terminated array of newly allocated strings.
+ * Returns 0, or the exit status after a message. */
+typedef int (*dmd_sweep_inputs)(const char *job, char ***files);
 
 /* What "distmpmd sweep" was asked for. */
 struct dmd_sweep_opts {
@@ -32,6 +38,7 @@ struct dmd_sweep_opts {
 	const char *ref_path;	/* dmd_ref.py; NULL: found beside us */
 	int no_run;		/* only analyse: classes per point */
 	dmd_sweep_analyse analyse;
+	dmd_sweep_inputs inputs;
 };
 
 /* Run the sweep "o".  Returns the exit status: 0, 1 (a point failed,

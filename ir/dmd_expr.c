@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmd_int.h"
 #include "dmd_job.h"
 #include "dmd_parse_private.h"
 
@@ -643,16 +644,9 @@ static size_t dmd_expr_scan_number(struct dmd_expr_parser *p, size_t i)
 	p->tok.type = is_num ? DMD_TOK_NUM : DMD_TOK_INT;
 	p->tok.len = j - i;
 	if (!is_num) {
-		long v = 0;
-
-		for (k = i; k < j; ++k) {
-			if (__builtin_mul_overflow(v, 10, &v) ||
-			    __builtin_add_overflow(v, s[k] - '0', &v)) {
-				p->tok.overflow = 1;
-				break;
-			}
-		}
-		p->tok.ival = v;
+		p->tok.ival = 0;
+		p->tok.overflow = dmd_int_parse(s + i, j - i, 0, LONG_MAX,
+			&p->tok.ival) != DMD_INT_OK;
 	}
 	copy = malloc(j - i + 1);
 	if (!copy) {

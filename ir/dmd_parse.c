@@ -28,6 +28,7 @@
 
 #include <yaml.h>
 
+#include "dmd_int.h"
 #include "dmd_job.h"
 #include "dmd_parse_private.h"
 
@@ -213,44 +214,31 @@ static int dmd_parse_name(struct dmd_parse *parse, const yaml_node_t *node,
 }
 
 /* Read the integer of scalar "node" ("what" names it in messages) into
- * *val.  Decimal, with an optional sign. */
+ * *val: an optional sign and decimal digits (ir/dmd_int.h) that fit a
+ * long. */
 static int dmd_parse_long(struct dmd_parse *parse, const yaml_node_t *node,
 	long *val, const char *what)
 {
-	const char *s;
-	size_t i = 0, n;
-	long v = 0;
-	int neg = 0;
 	char buf[DMD_PARSE_SHOW_SIZE];
 
 	if (dmd_parse_expect(parse, node, YAML_SCALAR_NODE, "for %s",
 			what) < 0)
 		return -1;
-	s = dmd_parse_str(node);
-	n = node->data.scalar.length;
-	if (i < n && (s[i] == '-' || s[i] == '+'))
-		neg = s[i++] == '-';
-	if (i >= n)
-		goto not_int;
-	for (; i < n; ++i) {
-		if (s[i] < '0' || s[i] > '9')
-			goto not_int;
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, neg ? -(s[i] - '0') : s[i] - '0',
-					   &v)) {
-			dmd_parse_error(parse, dmd_parse_loc(node),
-				"integer '%s' for %s is too large",
-				dmd_parse_show_node(node, buf), what);
-			return -1;
-		}
+	switch (dmd_int_parse(dmd_parse_str(node), node->data.scalar.length,
+			LONG_MIN, LONG_MAX, val)) {
+	case DMD_INT_OK:
+		return 0;
+	case DMD_INT_RANGE:
+		dmd_parse_error(parse, dmd_parse_loc(node),
+			"integer '%s' for %s is too large",
+			dmd_parse_show_node(node, buf), what);
+		return -1;
+	default:
+		dmd_parse_error(parse, dmd_parse_loc(node),
+			"expected an integer for %s, got '%s'", what,
+			dmd_parse_show_node(node, buf));
+		return -1;
 	}
-	*val = v;
-	return 0;
-not_int:
-	dmd_parse_error(parse, dmd_parse_loc(node),
-		"expected an integer for %s, got '%s'", what,
-		dmd_parse_show_node(node, buf));
-	return -1;
 }
 
 /* Match the keys of mapping "map" with "keys" (filling in their nodes);
@@ -966,34 +954,18 @@ static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 	return 0;
 }
 
-/* Read a seed: a decimal integer in [0, 2^64). */
+/* Read a seed: an integer from 0 to 2^64 - 1 (ir/dmd_int.h). */
 static int dmd_parse_seed(struct dmd_parse *parse, struct dmd_tensor *t,
 	yaml_node_t *seed)
 {
-	const char *s;
-	size_t i, n;
-	unsigned long long v = 0;
 	char buf[DMD_PARSE_SHOW_SIZE];
 
 	if (dmd_parse_expect(parse, seed, YAML_SCALAR_NODE,
 			"for 'seed' of tensor '%s'", t->name) < 0)
 		return -1;
-	s = dmd_parse_str(seed);
-	n = seed->data.scalar.length;
-	i = n > 0 && s[0] == '+' ? 1 : 0;
-	if (i >= n)
-		goto bad;
-	for (; i < n; ++i) {
-		if (s[i] < '0' || s[i] > '9')
-			goto bad;
-		if (__builtin_mul_overflow(v, 10ULL, &v) ||
-		    __builtin_add_overflow(v, (unsigned long long) (s[i] - '0'),
-					   &v))
-			goto bad;
-	}
-	t->seed = v;
-	return 0;
-bad:
+	if (dmd_int_parse_u64(dmd_parse_str(seed), seed->data.scalar.length,
+			ULLONG_MAX, &t->seed) == DMD_INT_OK)
+		return 0;
 	dmd_parse_error(parse, dmd_parse_loc(seed), "'seed' of tensor '%s' "
 		"must be an integer from 0 to 18446744073709551615, got '%s'",
 		t->name, dmd_parse_show_node(seed, buf));

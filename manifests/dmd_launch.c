@@ -32,6 +32,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/dmd_int.h"
 #include "dmd_launch.h"
 #include "dmd_manifest.h"
 #include "dmd_mpi.h"
@@ -450,6 +452,7 @@ static pid_t dmd_launch_parent(const char *pid)
 {
 	char path[64], buf[512], *p;
 	ssize_t n;
+	long ppid;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
@@ -463,9 +466,10 @@ static pid_t dmd_launch_parent(const char *pid)
 	buf[n] = '\0';
 	/* "pid (comm) state ppid ...": comm may hold anything */
 	p = strrchr(buf, ')');
-	if (!p || strlen(p) < 4)
+	if (!p || strlen(p) < 4 || dmd_int_parse(p + 3, strcspn(p + 3, " "),
+			0, INT_MAX, &ppid) != DMD_INT_OK)
 		return -1;
-	return (pid_t) strtol(p + 3, NULL, 10);
+	return (pid_t) ppid;
 }
 
 /* Return the descendants of this process, from /proc, in newly
@@ -484,7 +488,10 @@ static pid_t *dmd_launch_descendants(int *n)
 	if (!d)
 		return NULL;
 	while ((e = readdir(d))) {
-		if (!isdigit((unsigned char) e->d_name[0]))
+		long pid;
+
+		if (dmd_int_parse(e->d_name, DMD_INT_NUL, 1, INT_MAX, &pid) !=
+				DMD_INT_OK)
 			continue;
 		if (n_all == size) {
 			pid_t *p, *q;
@@ -499,7 +506,7 @@ static pid_t *dmd_launch_descendants(int *n)
 			if (!p || !q)
 				goto error;
 		}
-		pids[n_all] = (pid_t) strtol(e->d_name, NULL, 10);
+		pids[n_all] = (pid_t) pid;
 		ppids[n_all] = dmd_launch_parent(e->d_name);
 		++n_all;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "ir/dmd_int.h"
 #include "dmd_manifest.h"
 #include "dmd_mpi.h"
 
@@ -519,6 +520,44 @@ static int dmd_manifest_emit_class(yaml_emitter_t *e,
 	return dmd_manifest_emit_map_end(e);
 }
 
+/* Emit the files of the job, "files:" (after "job_dir:" and
+ * "job_file:"), one flow mapping per file:
+ *   - {tensor: B, file: B.npy, role: input, dtype: f32, shape: [96, 48]}
+ * with role "input", "output" or "input, output". */
+static int dmd_manifest_emit_files(yaml_emitter_t *e,
+	const struct dmd_manifest *m)
+{
+	int i, d;
+
+	if (dmd_manifest_emit_key_str(e, "job_dir", m->job_dir) < 0 ||
+	    dmd_manifest_emit_key_str(e, "job_file", m->job_file) < 0 ||
+	    dmd_manifest_emit_str(e, "files") < 0 ||
+	    dmd_manifest_emit_seq(e, 0) < 0)
+		return -1;
+	for (i = 0; i < m->n_files; ++i) {
+		const struct dmd_mfile *f = &m->files[i];
+
+		if (dmd_manifest_emit_map(e, 1) < 0 ||
+		    dmd_manifest_emit_key_str(e, "tensor", f->tensor) < 0 ||
+		    dmd_manifest_emit_key_str(e, "file", f->file) < 0 ||
+		    dmd_manifest_emit_key_str(e, "role", f->input &&
+			f->output ? "input, output" : f->input ? "input" :
+			"output") < 0 ||
+		    dmd_manifest_emit_key_str(e, "dtype", f->f64 ? "f64" :
+			"f32") < 0 ||
+		    dmd_manifest_emit_str(e, "shape") < 0 ||
+		    dmd_manifest_emit_seq(e, 1) < 0)
+			return -1;
+		for (d = 0; d < f->ndim; ++d)
+			if (dmd_manifest_emit_long(e, f->shape[d]) < 0)
+				return -1;
+		if (dmd_manifest_emit_seq_end(e) < 0 ||
+		    dmd_manifest_emit_map_end(e) < 0)
+			return -1;
+	}
+	return dmd_manifest_emit_seq_end(e);
+}
+
 /* Emit the whole document for "m". */
 static int dmd_manifest_emit_document(yaml_emitter_t *e,
 	const struct dmd_manifest *m)
@@ -538,6 +577,7 @@ static int dmd_manifest_emit_document(yaml_emitter_t *e,
 	    dmd_manifest_emit_mesh(e, m) < 0 ||
 	    dmd_manifest_emit_key_long(e, "nranks", m->nranks) < 0 ||
 	    (m->mpi && dmd_manifest_emit_mpi(e, m) < 0) ||
+	    (m->job_dir && dmd_manifest_emit_files(e, m) < 0) ||
 	    dmd_manifest_emit_str(e, "classes") < 0 ||
 	    dmd_manifest_emit_seq(e, 0) < 0)
 		return -1;
@@ -869,6 +909,15 @@ struct dmd_manifest *dmd_manifest_free(struct dmd_manifest *m)
 			free(c->sha256);
 		}
 	free(m->classes);
+	free(m->job_dir);
+	free(m->job_file);
+	if (m->files)
+		for (i = 0; i < m->n_files; ++i) {
+			free(m->files[i].tensor);
+			free(m->files[i].file);
+			free(m->files[i].shape);
+		}
+	free(m->files);
 	free(m);
 	return NULL;
 }
@@ -930,22 +979,17 @@ static int dmd_manifest_read_str(struct dmd_manifest_reader *rd,
 	return 0;
 }
 
-/* Read the integer "node" (the value of "key") into *v. */
+/* Read the integer "node" (the value of "key") into *v (ir/dmd_int.h:
+ * a sign and decimal digits, within a long). */
 static int dmd_manifest_read_long(struct dmd_manifest_reader *rd,
 	yaml_node_t *node, const char *key, long *v)
 {
-	const char *s;
-	char *end;
+	if (node->type == YAML_SCALAR_NODE &&
+	    dmd_int_parse((const char *) node->data.scalar.value,
+			node->data.scalar.length, LONG_MIN, LONG_MAX, v) ==
+			DMD_INT_OK)
+		return 0;
 
-	if (node->type != YAML_SCALAR_NODE)
-		goto error;
-	s = (const char *) node->data.scalar.value;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (errno || end == s || *end)
-		goto error;
-	return 0;
-error:
 	dmd_manifest_read_error(rd, node, "'%s' must be an integer", key);
 	return -1;
 }
@@ -1161,18 +1205,113 @@ static int dmd_manifest_read_mpi(struct dmd_manifest_reader *rd,
 	return 0;
 }
 
+/* Read the file mapping "node" ({tensor, file, role, dtype, shape}, see
+ * dmd_manifest_emit_files) into "f". */
+static int dmd_manifest_read_file(struct dmd_manifest_reader *rd,
+	yaml_node_t *node, struct dmd_mfile *f)
+{
+	static const char *const keys[] = {
+		"tensor", "file", "role", "dtype", "shape",
+	};
+	yaml_node_t *v[5];
+	char *role = NULL, *dtype = NULL;
+	int d, n, r = -1;
+
+	if (dmd_manifest_map_get(rd, node, "a file", 5, keys, 0x1f, v) < 0 ||
+	    dmd_manifest_read_str(rd, v[0], "tensor", &f->tensor) < 0 ||
+	    dmd_manifest_read_str(rd, v[1], "file", &f->file) < 0 ||
+	    dmd_manifest_read_str(rd, v[2], "role", &role) < 0 ||
+	    dmd_manifest_read_str(rd, v[3], "dtype", &dtype) < 0)
+		goto done;
+	f->input = !strcmp(role, "input") || !strcmp(role, "input, output");
+	f->output = !strcmp(role, "output") || !strcmp(role, "input, output");
+	if (!f->input && !f->output) {
+		dmd_manifest_read_error(rd, v[2], "'role' must be 'input', "
+			"'output' or 'input, output'");
+		goto done;
+	}
+	f->f64 = !strcmp(dtype, "f64");
+	if (!f->f64 && strcmp(dtype, "f32")) {
+		dmd_manifest_read_error(rd, v[3], "'dtype' must be 'f32' or "
+			"'f64'");
+		goto done;
+	}
+	n = dmd_manifest_seq_len(rd, v[4], "shape");
+	if (n < 0)
+		goto done;
+	if (n > 32) {
+		dmd_manifest_read_error(rd, v[4], "'shape' has more than 32 "
+			"extents");
+		goto done;
+	}
+	f->shape = calloc(n ? n : 1, sizeof(*f->shape));
+	if (!f->shape) {
+		dmd_manifest_read_nomem(rd);
+		goto done;
+	}
+	f->ndim = n;
+	for (d = 0; d < n; ++d)
+		if (dmd_manifest_read_long(rd, dmd_manifest_seq_item(rd, v[4],
+				d), "shape", &f->shape[d]) < 0)
+			goto done;
+		else if (f->shape[d] < 0) {
+			dmd_manifest_read_error(rd, v[4], "a negative extent "
+				"in 'shape'");
+			goto done;
+		}
+	r = 0;
+done:
+	free(role);
+	free(dtype);
+	return r;
+}
+
+/* Read "job_dir", "job_file" and "files" (v[0..2], each NULL if absent)
+ * into "m": all three or none. */
+static int dmd_manifest_read_files(struct dmd_manifest_reader *rd,
+	yaml_node_t *root, yaml_node_t *const v[3], struct dmd_manifest *m)
+{
+	int i, n;
+
+	if (!v[0] && !v[1] && !v[2])
+		return 0;
+	if (!v[0] || !v[1] || !v[2]) {
+		dmd_manifest_read_error(rd, root, "the manifest has some of "
+			"'job_dir', 'job_file' and 'files' but not all");
+		return -1;
+	}
+	if (dmd_manifest_read_str(rd, v[0], "job_dir", &m->job_dir) < 0 ||
+	    dmd_manifest_read_str(rd, v[1], "job_file", &m->job_file) < 0)
+		return -1;
+	n = dmd_manifest_seq_len(rd, v[2], "files");
+	if (n < 0)
+		return -1;
+	m->files = calloc(n ? n : 1, sizeof(*m->files));
+	if (!m->files) {
+		dmd_manifest_read_nomem(rd);
+		return -1;
+	}
+	m->n_files = n;
+	for (i = 0; i < n; ++i)
+		if (dmd_manifest_read_file(rd, dmd_manifest_seq_item(rd, v[2],
+				i), &m->files[i]) < 0)
+			return -1;
+	return 0;
+}
+
 /* Read the document root "root" into "m". */
 static int dmd_manifest_read_root(struct dmd_manifest_reader *rd,
 	yaml_node_t *root, struct dmd_manifest *m)
 {
 	static const char *const keys[] = {
 		"distmpmd", "job", "mesh", "nranks", "classes", "mpi",
+		"job_dir", "job_file", "files",
 	};
-	yaml_node_t *v[6];
+	yaml_node_t *v[9];
 	long version;
 	int i, n;
 
-	if (dmd_manifest_map_get(rd, root, "the manifest", 6, keys, 0x1,
+	if (dmd_manifest_map_get(rd, root, "the manifest", 9, keys, 0x1,
 			v) < 0)
 		return -1;
 	if (dmd_manifest_read_long(rd, v[0], "distmpmd", &version) < 0)
@@ -1184,14 +1323,15 @@ static int dmd_manifest_read_root(struct dmd_manifest_reader *rd,
 		return -1;
 	}
 	/* Only now that the version is known, require the other keys. */
-	if (dmd_manifest_map_get(rd, root, "the manifest", 6, keys, 0x1f,
+	if (dmd_manifest_map_get(rd, root, "the manifest", 9, keys, 0x1f,
 			v) < 0)
 		return -1;
 	if (v[5] && dmd_manifest_read_mpi(rd, v[5], m) < 0)
 		return -1;
 	if (dmd_manifest_read_str(rd, v[1], "job", &m->job) < 0 ||
 	    dmd_manifest_read_mesh(rd, v[2], m) < 0 ||
-	    dmd_manifest_read_long(rd, v[3], "nranks", &m->nranks) < 0)
+	    dmd_manifest_read_long(rd, v[3], "nranks", &m->nranks) < 0 ||
+	    dmd_manifest_read_files(rd, root, v + 6, m) < 0)
 		return -1;
 	n = dmd_manifest_seq_len(rd, v[4], "classes");
 	if (n < 0)

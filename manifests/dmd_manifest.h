@@ -22,6 +22,19 @@ struct dmd_mclass {
 	char *sha256;		/* of the binary, 64 hex digits; NULL: none */
 };
 
+/* A .npy file of the job (spec 1.2 'file'), as the manifest lists it:
+ * what "run DIR" checks before it starts anything, and says it wrote. */
+struct dmd_mfile {
+	char *tensor;
+	char *file;		/* as in the job: relative to the job's
+				 * directory, or absolute */
+	int input;		/* read before the first step */
+	int output;		/* written after the last */
+	int f64;		/* dtype f64 (else f32) */
+	int ndim;
+	long *shape;		/* ndim extents */
+};
+
 /* The MPI that built the directory ("mpi" in manifest.yaml): the
  * family's key as manifests/dmd_mpi.c names it ("mpich", "openmpi"),
  * its version as the wrapper said it (may be ""), the wrapper.  A
@@ -38,6 +51,14 @@ struct dmd_manifest {
 	char *mpi;
 	char *mpi_version;
 	char *mpicc;
+	/* The job's directory as the programs have it compiled in
+	 * (DMD_JOB_DIR: relative to the build directory, or absolute), the
+	 * job file's name in it, and the job's .npy files; NULL and 0 in a
+	 * manifest written before they were recorded (not written then). */
+	char *job_dir;
+	char *job_file;
+	int n_files;
+	struct dmd_mfile *files;
 };
 
 /* Write DIR/manifest.yaml (libyaml emitter), DIR/appfile and

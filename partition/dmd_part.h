@@ -76,7 +76,8 @@ struct dmd_xfer {
 	enum dmd_xfer_kind kind;
 	enum dmd_xfer_use use;
 	int ghost;			/* lands in the tensor's home buffer */
-	char *name;			/* "X3": tuple name of its points */
+	char *name;			/* "X3": tuple name of its points
+					 * (messages say "transfer #3") */
 	isl_set *dom;
 	isl_map *need;
 	struct dmd_box box;

@@ -256,8 +256,8 @@ static int dmd_proof_fail(struct dmd_proof *pr, const struct dmd_xfer *x,
 	char *w = dmd_proof_witness(pr, x, bad, verb);
 
 	pr->rep->failed = 1;
-	dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): %s%s%s",
-		x->name, what, w ? w : "", w ? ", " : "", why);
+	dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): %s%s%s",
+		x->id, what, w ? w : "", w ? ", " : "", why);
 	free(w);
 	return 0;
 }
@@ -516,8 +516,8 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 		char *w = dmd_proof_mismatch(m, x, recv, send);
 
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer %s (%s): "
-			"%s", x->name, what, w ? w : "a send without a matching "
+		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer #%d (%s): "
+			"%s", x->id, what, w ? w : "a send without a matching "
 			"receive, or a receive without a matching send");
 		free(w);
 	}
@@ -528,12 +528,12 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (undef) {
 		pr->rep->failed = 1;
 		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
-			"%s (%s): a peer or a box is not defined everywhere its "
-			"statement runs", x->name, what);
+			"#%d (%s): a peer or a box is not defined everywhere its "
+			"statement runs", x->id, what);
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer %s (%s): "
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d (%s): "
 		"every send has exactly one receive with the same box, and "
-		"every receive one send", x->name, what);
+		"every receive one send", x->id, what);
 }
 
 /* What the senders of "x" have to send, for each of its time points:
@@ -590,9 +590,9 @@ static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
 		isl_set_free(send);
 	if (r == 1 && undef) {
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): a box "
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): a box "
 			"is not defined everywhere its statement runs",
-			x->name, what);
+			x->id, what);
 		r = 0;
 	}
 	return r;
@@ -623,9 +623,9 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	if (!ok || undef) {
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): a piece "
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): a piece "
 			"lands at another origin than the view the step reads "
-			"through", x->name, what);
+			"through", x->id, what);
 		return 0;
 	}
 	return 1;
@@ -655,13 +655,13 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (!ok) {
 		pr->rep->failed = 1;
 		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
-			"%s (%s): the ranks of a group along %s may disagree on "
-			"its time points, root or extents", x->name, what,
+			"#%d (%s): the ranks of a group along %s may disagree on "
+			"its time points, root or extents", x->id, what,
 			m->job->axes[x->axis]) < 0 ? -1 : 0;
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer %s (%s): "
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d (%s): "
 		"every rank of each group along %s enters it at the same time "
-		"points, with the same root and box extents", x->name, what,
+		"points, with the same root and box extents", x->id, what,
 		m->job->axes[x->axis]) < 0 ? -1 : 1;
 }
 
@@ -714,9 +714,9 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok) {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
 				"a root broadcasts a box it does not hold",
-				x->name, what);
+				x->id, what);
 			r = 0;
 		}
 	}
@@ -739,9 +739,9 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok || undef) {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
 				"the view does not start at the box the root "
-				"sends", x->name, what);
+				"sends", x->id, what);
 			r = 0;
 		}
 	}
@@ -827,9 +827,9 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer %s (%s): "
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
 				"a rank may receive another box than its "
-				"neighbour along %s sends", x->name, what,
+				"neighbour along %s sends", x->id, what,
 				m->job->axes[x->axis]);
 			r = 0;
 		}
@@ -899,8 +899,8 @@ static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 		break;
 	}
 	if (r == 1 && x->kind != DMD_XFER_LOCAL)
-		r = dmd_part_proofs_say(pr->rep, "covered: transfer %s (%s): %s",
-			x->name, what, x->use == DMD_USE_RETURN ? "every rank "
+		r = dmd_part_proofs_say(pr->rep, "covered: transfer #%d (%s): %s",
+			x->id, what, x->use == DMD_USE_RETURN ? "every rank "
 			"returns only results it computed" : "every element "
 			"a rank reads through it at a time point is one it "
 			"receives or holds, and every sender has what it "

@@ -2,7 +2,9 @@
 # The whole test suite (`make test`; .ci/run calls exactly that).
 #
 # Each part prints "N passed, M failed" as its last line; this script adds
-# them up and prints the total the same way.  Parts:
+# them up and prints the total the same way, after the time each part
+# took ("--- NAME: S s") and the total time ("time: S s (M min S s)").
+# Parts:
 #   unit       runtime (MPI, .npy, transfers, stats; also with MPI 3's
 #              int counts and derived types past a small limit, under
 #              MPICH and under Open MPI), manifest/appfile/
@@ -48,13 +50,15 @@ total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-# run NAME CMD...: run one part, echo its output, count its last line.
+# run NAME CMD...: run one part, echo its output and its time, count its
+# last line.
 run() {
-    local name=$1
+    local name=$1 start=$SECONDS
     shift
     echo "=== $name"
     "$@" 2>&1 | tee "$log"
     local st=${PIPESTATUS[0]}
+    echo "--- $name: $((SECONDS - start)) s"
     local line
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$line" ]; then
@@ -157,5 +161,6 @@ for part in $PARTS; do
     esac
 done
 echo "=== total"
+echo "time: $SECONDS s ($((SECONDS / 60)) min $((SECONDS % 60)) s)"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" = 0 ]

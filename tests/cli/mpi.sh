@@ -50,7 +50,9 @@ same "... --dry-run too" "1: distmpmd: o m was built with Open MPI (mpicc.openmp
     "$rc: $err"
 
 DISTMPMD_MPIEXEC=mpiexec.openmpi run_dmd run "o m"
-same "DISTMPMD_MPIEXEC=mpiexec.openmpi run DIR: runs" "0:" "$rc:$out"
+same "DISTMPMD_MPIEXEC=mpiexec.openmpi run DIR: runs (and says so)" \
+    "0:distmpmd: ran pumma_2x2 (4 ranks, 1 class) in o m; wrote C.npy" \
+    "$rc:$out"
 ref_check "$M/pumma_2x2.yaml"
 check "... the output is right" $? "$(cat "$base/ref.out")"
 

@@ -18,6 +18,9 @@
 #   - appfile, multiprog.conf, run --dry-run, MPICH arguments after --
 #   - make install, a moved installation, pkg-config, the man page
 #   - run --trace, diff, sweep, classes --svg (tests/cli/v2.sh)
+#   - integers on the command line: no wrapping (tests/cli/numbers.sh)
+#   - the first hour: --version, help, getopt_long options, "did you
+#     mean" (tests/cli/first_hour.sh)
 #   - any MPI: Open MPI's wrapper and launcher, the MPI in the manifest,
 #     run DIR refusing another MPI's launcher (tests/cli/mpi.sh)
 # The last line is "N passed, M failed".
@@ -143,6 +146,25 @@ exe_count_is() {
 # procs_at_least PATH N: are there N processes that procs_in PATH finds?
 procs_at_least() {
     [ "$(procs_in "$1" | wc -w)" -ge "$2" ]
+}
+
+# xml_check FILE PROGRAM ARGS...: run the python PROGRAM (stdin) on the
+# parsed SVG FILE (sys.argv[1]; "svg" is its root, NS its namespace);
+# print what it prints
+xml_check() {
+    local f=$1 prog=$2
+    shift 2
+    "$PY" -c "
+import sys, json, collections, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+svg = ET.parse(sys.argv[1]).getroot()
+assert svg.tag == NS + 'svg', svg.tag
+def cls(e):
+    return (e.get('class') or '').split()
+def title(e):
+    t = e.find(NS + 'title')
+    return t.text if t is not None else None
+$prog" "$f" "$@" 2>&1
 }
 
 # A fake mpicc.mpich (first in PATH), an MPICH to "-show" and "-v":
@@ -377,15 +399,26 @@ check "the slow job builds" $rc "$err"
 S=$(pwd -P)
 sbin="$S/build/slow/class0"
 
+# Under nohup the suite ignores SIGHUP, and so would every run it starts
+# (an ignored signal stays ignored across exec, and distmpmd rightly
+# keeps it so): the runs that are to be cancelled start with SIGHUP's
+# default action, as from a terminal (env --default-signal, coreutils
+# 8.31).  Without it, the SIGHUP test gave 4 false failures under nohup.
+if env --default-signal=HUP true 2>/dev/null; then
+    dfl_hup=(env --default-signal=HUP)
+else
+    dfl_hup=()
+fi
+
 # cancel_run NAME SIGNAL HOW: start run DIR, wait for its 2 ranks, then
 # send SIGNAL ("kill": to distmpmd alone; "timeout": with timeout(1))
 cancel_run() {
     local name=$1 sig=$2 how=$3 pid
     if [ "$how" = timeout ]; then
-        timeout -s "$sig" 4 "$DMD" run build/slow </dev/null \
-            >"$base/cancel.out" 2>"$base/cancel.err" &
+        timeout -s "$sig" 4 "${dfl_hup[@]}" "$DMD" run build/slow \
+            </dev/null >"$base/cancel.out" 2>"$base/cancel.err" &
     else
-        "$DMD" run build/slow </dev/null \
+        "${dfl_hup[@]}" "$DMD" run build/slow </dev/null \
             >"$base/cancel.out" 2>"$base/cancel.err" &
     fi
     pid=$!
@@ -412,6 +445,18 @@ same "SIGHUP to distmpmd run: exit status 1, a message" \
     "1: distmpmd: run cancelled by signal 1 (Hangup)" \
     "$rc: $(tail -n 1 "$base/cancel.err")"
 same "... and nothing is left" "" "$left"
+
+# the same with SIGHUP ignored, as when the suite runs under nohup
+if [ ${#dfl_hup[@]} -gt 0 ]; then
+    trap '' HUP
+    cancel_run "SIGHUP under nohup" HUP kill
+    trap - HUP
+    same "SIGHUP when the suite ignores it (nohup): still cancels, nothing left" \
+        "1: distmpmd: run cancelled by signal 1 (Hangup)|" \
+        "$rc: $(tail -n 1 "$base/cancel.err")|$left"
+else
+    echo "# skipped: SIGHUP under nohup (no env --default-signal)"
+fi
 
 cancel_run "timeout" TERM timeout
 same "timeout 4 distmpmd run: 124, cancelled by signal 15" \
@@ -451,41 +496,43 @@ run_dmd run tail.yaml --frob
 same "... for run too" "2: distmpmd: run: unknown option '--frob'" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank ''
-same "--rank '' is not a rank number" \
-    "2: distmpmd: emit: --rank '' is not a rank number" \
+same "--rank '' is not an integer" \
+    "2: distmpmd: emit: --rank '' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank 12x
-same "--rank 12x is not a rank number" \
-    "2: distmpmd: emit: --rank '12x' is not a rank number" \
+same "--rank 12x is not an integer" \
+    "2: distmpmd: emit: --rank '12x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --rank -1
-same "--rank -1 is not a rank number" \
-    "2: distmpmd: emit: --rank '-1' is not a rank number" \
-    "$rc: $(printf '%s\n' "$err" | head -n 1)"
+same "--rank -1 is out of range" \
+    "2: distmpmd: emit: --rank '-1' is out of range (0 to 1)|" \
+    "$rc: $err|$out"
 run_dmd emit tail.yaml --rank 99999999999999999999999
 same "--rank 99999999999999999999999 is reported as given" \
-    "2: distmpmd: rank 99999999999999999999999 is not in the mesh (2 ranks)" \
+    "2: distmpmd: emit: --rank '99999999999999999999999' is out of range (0 to 1)" \
     "$rc: $err"
 run_dmd emit tail.yaml --rank 2
 same "--rank 2 is not in a 2-rank mesh" \
-    "2: distmpmd: rank 2 is not in the mesh (2 ranks)" "$rc: $err"
+    "2: distmpmd: emit: --rank '2' is out of range (0 to 1)" "$rc: $err"
 run_dmd emit tail.yaml --class x
-same "--class x is not a class number" \
-    "2: distmpmd: emit: --class 'x' is not a class number" \
+same "--class x is not an integer" \
+    "2: distmpmd: emit: --class 'x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --class 99999999999999999999999
 same "--class 99999999999999999999999 is reported as given" \
-    "2: distmpmd: there is no class 99999999999999999999999 (2 classes)" \
+    "2: distmpmd: emit: --class '99999999999999999999999' is out of range (0 to 1)" \
     "$rc: $err"
 run_dmd emit tail.yaml --rank 1
 { echo "/* ---- common.h ---- */"; cat build/tail/common.h
   echo "/* ---- class1.c ---- */"; cat build/tail/class1.c; } > "$base/want"
 same "emit --rank 1 prints common.h, then class 1" "0" \
     "$rc$(cmp -s "$base/out" "$base/want" || echo ' differs')"
-for j in 0 abc '' -2 4x; do
-    run_dmd build tail.yaml -j "$j"
-    same "build -j '$j' is refused" \
-        "2: distmpmd: build: -j '$j' is not a positive number" \
+for j in "0|out of range (1 to 2147483647)" "abc|not an integer" \
+        "|not an integer" "-2|out of range (1 to 2147483647)" \
+        "4x|not an integer" "2147483648|out of range (1 to 2147483647)"; do
+    run_dmd build tail.yaml -j "${j%%|*}"
+    same "build -j '${j%%|*}' is refused" \
+        "2: distmpmd: build: -j '${j%%|*}' is ${j#*|}" \
         "$rc: $(printf '%s\n' "$err" | head -n 1)"
 done
 run_dmd build tail.yaml -o
@@ -661,7 +708,8 @@ check "... with the right output" $? "$(cat "$base/ref.out")"
 
 run_dmd run build/tail -- -genv DMD_STATS 1
 same "MPICH arguments after -- are passed on (-genv DMD_STATS 1)" \
-    '0: {"ranks": 2, "classes": 2,' "$rc: $(printf '%s\n' "$out" | cut -c1-26)"
+    '0: {"ranks": 2, "classes": 2,' \
+    "$rc: $(printf '%s\n' "$out" | head -n 1 | cut -c1-26)"
 
 mkdir -p "$W/other/alt"
 (cd "$W/other" && DMD_JOB_DIR=alt "$DMD" run "$J/build/tail" </dev/null \
@@ -675,7 +723,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -683,7 +731,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "8 /opt/dmd/bin/distmpmd" \
+        "9 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"
@@ -750,6 +798,20 @@ rc=$?
 check "a moved installation builds and runs a job" $rc "$(cat "$base/err")"
 ref_check "$M/tail.yaml"
 check "... with the right output" $? "$(cat "$base/ref.out")"
+# the installed reference: inputs, check, and sweep --ref (issue 18: an
+# installed sweep --ref could not find it)
+cp "$ROOT/tests/e2e/jobs/pumma_2x2.yaml" "$M/"
+"$moved/bin/distmpmd" ref inputs pumma_2x2.yaml </dev/null >"$base/out" 2>&1 &&
+    "$moved/bin/distmpmd" run pumma_2x2.yaml </dev/null >>"$base/out" 2>&1 &&
+    "$moved/bin/distmpmd" ref check pumma_2x2.yaml </dev/null >>"$base/out" 2>&1
+check "a moved installation: ref inputs, run, ref check" $? "$(cat "$base/out")"
+"$moved/bin/distmpmd" sweep tail.yaml --ref -o "$base/inst.csv" \
+    --set 'tensors.X.shape[0],tensors.Y.shape[0]=127' </dev/null \
+    >"$base/out" 2>&1
+rc=$?
+same "... and sweep --ref, with the installed reference" "0: 127,127,2,2 err<1e-4" \
+    "$rc: $(tail -n 1 "$base/inst.csv" | awk -F, '{ print $1 "," $2 "," $3 "," $4, \
+        (($9 != "" && $9 + 0 < 1e-4) ? "err<1e-4" : "err=" $9) }')"
 rm -rf "$M/build"
 DISTMPMD_HOME="$ROOT" "$moved/bin/distmpmd" build tail.yaml \
     </dev/null >"$base/out" 2>"$base/err"
@@ -778,6 +840,12 @@ same "outputs 'real/o.npy' and 'link/o.npy' (link -> real) are refused" \
 # The v2 commands: run --trace, diff, sweep, classes --svg.
 . "$ROOT/tests/cli/v2.sh"
 . "$ROOT/tests/cli/mpi.sh"
+
+# Integers on the command line: ranges, no wrapping.
+. "$ROOT/tests/cli/numbers.sh"
+
+# The first hour: --version, help, getopt_long, did you mean.
+. "$ROOT/tests/cli/first_hour.sh"
 
 cd "$base"
 no_pwned

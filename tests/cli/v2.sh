@@ -6,25 +6,6 @@
 # directory $W); never run on its own.  Every check asserts exact text,
 # exact values or exact counts; XML is parsed with python3's xml.etree.
 
-# xml_check FILE PROGRAM ARGS...: run the python PROGRAM (stdin) on the
-# parsed SVG FILE (sys.argv[1]; "svg" is its root, NS its namespace);
-# print what it prints
-xml_check() {
-    local f=$1 prog=$2
-    shift 2
-    "$PY" -c "
-import sys, json, collections, xml.etree.ElementTree as ET
-NS = '{http://www.w3.org/2000/svg}'
-svg = ET.parse(sys.argv[1]).getroot()
-assert svg.tag == NS + 'svg', svg.tag
-def cls(e):
-    return (e.get('class') or '').split()
-def title(e):
-    t = e.find(NS + 'title')
-    return t.text if t is not None else None
-$prog" "$f" "$@" 2>&1
-}
-
 # ------------------------------------------------------------ run --trace
 
 T="$W/trace 'a' \$(x)"
@@ -120,14 +101,14 @@ patch -s -o "$base/patched" build/stencil3/class2.c "$base/out" \
 check "diff 4 0 turns class2.c into class0.c" $? "$(cat "$base/patch.log")"
 run_dmd diff stencil3.yaml 0 5
 same "diff with a rank outside the mesh: as emit --rank, exit 2" \
-    "2: distmpmd: rank 5 is not in the mesh (5 ranks)" "$rc: $err"
+    "2: distmpmd: diff: RANK_B '5' is out of range (0 to 4)" "$rc: $err"
 run_dmd diff stencil3.yaml x 1
 same "... a rank that is not a number" \
-    "2: distmpmd: diff: 'x' is not a rank number" \
+    "2: distmpmd: diff: RANK_A 'x' is not an integer" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd diff stencil3.yaml 0 -1
-same "... a negative rank" \
-    "2: distmpmd: diff: '-1' is not a rank number" \
+same "... a negative rank (a number, not an option)" \
+    "2: distmpmd: diff: RANK_B '-1' is out of range (0 to 4)" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd diff stencil3.yaml 0
 same "... one rank only" \
@@ -275,13 +256,19 @@ same "... outputs in the point's directory, not beside the job" \
     "$(ls build/tail-sweep/point-2 | tr '\n' ' ' | sed 's/ $//')|$(ls | grep -v '^build$' | tr '\n' ' ')build"
 got=$(xml_check "tail sweep.svg" '
 n = collections.Counter(" ".join(cls(c)) for c in svg.iter(NS + "circle"))
-labels = [t.text for t in svg.iter(NS + "text") if "label" in cls(t)]
+def labels(w):
+    return [t.text for t in svg.iter(NS + "text") if cls(t) == ["label", w]]
 ticks = [t.text for t in svg.iter(NS + "text") if "xtick" in cls(t)]
-print(n["point classes"], n["point bytes"], " ".join(labels), " ".join(ticks))
-print(title(next(svg.iter(NS + "circle"))))')
-same "... the plot: 4 labelled points per panel (classes, bytes) against the first key" \
-    "4 4 1 2 1 2 0 0 0 0 126 127 128 129 126 127 128 129
-tensors.X.shape[0],tensors.Y.shape[0]=126: 1 classes" "$got"
+print(n["point classes"], n["point bytes"], n["point time"],
+      n["point gflops"], " ".join(labels("classes") + labels("bytes")),
+      " ".join(ticks))
+print(title(next(svg.iter(NS + "circle"))))
+print(" ".join(labels("time")), " ".join(labels("gflops")))')
+same "... the plot: 4 labelled points per panel (classes, bytes, time, GFLOP/s) against the first key" \
+    "4 4 4 4 1 2 1 2 0 0 0 0 $(printf '126 127 128 129 %.0s' 1 2 3 4 | sed 's/ $//')
+tensors.X.shape[0],tensors.Y.shape[0]=126: 1 classes
+$(tail -n +2 "tail sweep.csv" | cut -d, -f7 | tr '\n' ' ')$(tail -n +2 "tail sweep.csv" | cut -d, -f8 | tr '\n' ' ' | sed 's/ $//')" \
+    "$got"
 
 # A mesh sweep without runs; the CSV on standard output.
 run_dmd sweep pumma_2x2.yaml --set 'mesh.shape=[2,2];[2,3];[3,3]' --no-run \
@@ -309,8 +296,8 @@ n = collections.Counter(" ".join(cls(c)) for c in svg.iter(NS + "circle"))
 print(n["point classes"], n["point bytes"], len(list(svg.iter(NS + "polyline"))),
       "|".join(g.find(NS + "text").text for g in svg.iter(NS + "g") if "series" in cls(g)),
       "|".join(t.text for t in svg.iter(NS + "text") if "empty" in cls(t)))')
-same "... the plot: a line per value of the second key; no bytes without runs" \
-    "4 0 2 mesh.shape[1]=2|mesh.shape[1]=3 not measured (--no-run)" "$got"
+same "... the plot: a line per value of the second key; no bytes, time, GFLOP/s without runs" \
+    "4 0 2 mesh.shape[1]=2|mesh.shape[1]=3 not measured (--no-run)|not measured (--no-run)|not measured (--no-run)" "$got"
 
 # A point that fails: the rows before it stay.  The message locates the
 # error in the point's job (as emitted: without the two comment lines of

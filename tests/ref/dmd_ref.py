@@ -1537,8 +1537,11 @@ def cmd_ideal(job):
 
 
 def main(argv):
+    # "distmpmd ref" runs this script with DMD_REF_PROG="distmpmd ref", so
+    # that usage and messages name the command the user typed
+    prog = os.environ.get("DMD_REF_PROG") or "dmd_ref.py"
     p = argparse.ArgumentParser(
-        prog="dmd_ref.py",
+        prog=prog,
         description="Sequential reference for distmpmd jobs.")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("inputs", help="write the input .npy files").add_argument("job")
@@ -1567,7 +1570,7 @@ def main(argv):
             return cmd_ideal(job)
         return cmd_expect(job, args.out)
     except JobError as e:
-        print(f"dmd_ref.py: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
 
 

@@ -175,7 +175,7 @@ static struct dmd_mclass classes4[] = {
 };
 static const struct dmd_manifest manifest4 = {
 	"toy", 2, axes4, shape4, 4, 2, classes4,
-	"openmpi", "4.1.4", "/opt/my mpi/bin/mpicc",
+	"openmpi", "4.1.4", "/opt/my mpi/bin/mpicc", NULL, NULL, 0, NULL,
 };
 
 static const char *const manifest4_yaml =
@@ -305,7 +305,8 @@ static void test_round_trip(const char *work)
 		  "0123456789abcdef0123456789abcdef" },
 	};
 	static const struct dmd_manifest m20 = {
-		"1e3", 1, axes, shape, 20, 2, classes, NULL, NULL, NULL,
+		"1e3", 1, axes, shape, 20, 2, classes, NULL, NULL, NULL, NULL,
+		NULL, 0, NULL,
 	};
 	struct dmd_manifest *m;
 	char *dir = make_dir(work, "b20");
@@ -340,6 +341,72 @@ static void test_round_trip(const char *work)
 		"multiprog.conf lists single ranks, in the manifest's order");
 	m = dmd_manifest_read(dir);
 	CHECK(m && same_manifest(m, &m20), "20-rank manifest reads back");
+	dmd_manifest_free(m);
+	free(dir);
+}
+
+/* The job's directory, file name and files (distmpmd run checks the
+ * inputs with them) are written and read back; a manifest without them
+ * (an earlier distmpmd's) still reads, with none. */
+static void test_files(const char *work)
+{
+	static char *axes[] = { "x" };
+	static long shape[] = { 2 };
+	static long ranges[][2] = { { 0, 1 } };
+	static struct dmd_mclass classes[] = {
+		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, NULL },
+	};
+	static long shape_b[] = { 96, 48 }, shape_c[] = { 7 };
+	static struct dmd_mfile files[] = {
+		{ "B", "in dir/B.npy", 1, 0, 1, 2, shape_b },
+		{ "C", "/abs/C.npy", 1, 1, 0, 1, shape_c },
+		{ "s", "true", 0, 1, 0, 0, NULL },
+	};
+	static const struct dmd_manifest mf = {
+		"files", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL,
+		"../..", "job.yaml", 3, files,
+	};
+	struct dmd_manifest *m;
+	char *dir = make_dir(work, "bfiles");
+	char *text;
+	int ok, i, d;
+
+	CHECK(dmd_manifest_write(dir, &mf) == 0, "write a manifest with files");
+	text = slurp(in(dir, "manifest.yaml"));
+	CHECK(text && strstr(text, "nranks: 2\njob_dir: '../..'\n"
+		"job_file: job.yaml\nfiles:\n"
+		"- {tensor: B, file: in dir/B.npy, role: input, dtype: f64, "
+		"shape: [96, 48]}\n"
+		"- {tensor: C, file: /abs/C.npy, role: 'input, output', "
+		"dtype: f32, shape: [7]}\n"
+		"- {tensor: s, file: 'true', role: output, dtype: f32, "
+		"shape: []}\nclasses:\n"),
+		"job_dir, job_file and files come before the classes");
+	free(text);
+	m = dmd_manifest_read(dir);
+	ok = m && same_manifest(m, &mf) && same_str(m->job_dir, "../..") &&
+		same_str(m->job_file, "job.yaml") && m->n_files == 3;
+	for (i = 0; ok && i < 3; ++i) {
+		ok = same_str(m->files[i].tensor, files[i].tensor) &&
+			same_str(m->files[i].file, files[i].file) &&
+			m->files[i].input == files[i].input &&
+			m->files[i].output == files[i].output &&
+			m->files[i].f64 == files[i].f64 &&
+			m->files[i].ndim == files[i].ndim;
+		for (d = 0; ok && d < files[i].ndim; ++d)
+			ok = m->files[i].shape[d] == files[i].shape[d];
+	}
+	CHECK(ok, "the files read back as written");
+	dmd_manifest_free(m);
+	free(dir);
+
+	dir = make_dir(work, "bnofiles");
+	CHECK(dmd_manifest_write(dir, &manifest4) == 0 &&
+		file_is(in(dir, "manifest.yaml"), manifest4_yaml),
+		"no files, no job_dir: the manifest as before");
+	m = dmd_manifest_read(dir);
+	CHECK(m && !m->job_dir && !m->job_file && m->n_files == 0 &&
+		!m->files, "a manifest without files reads with none");
 	dmd_manifest_free(m);
 	free(dir);
 }
@@ -566,7 +633,8 @@ static char *make_launch_dir(const char *work, const char *name,
 		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, sha },
 	};
 	static const struct dmd_manifest m2 = {
-		"hello", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL,
+		"hello", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL, NULL,
+		NULL, 0, NULL,
 	};
 	char *dir = make_dir(work, name);
 
@@ -788,6 +856,7 @@ int main(int argc, char **argv)
 	}
 	test_write_read(argv[1]);
 	test_round_trip(argv[1]);
+	test_files(argv[1]);
 	test_invalid(argv[1]);
 	test_read_errors(argv[1]);
 	test_verify(argv[1]);

@@ -37,7 +37,7 @@ run_test() {
 }
 
 if $CC -Wall -Wextra -Werror -std=gnu11 -I. -g -o "$work/manifest_test" \
-	tests/unit/manifest_test.c manifests/*.c \
+	tests/unit/manifest_test.c manifests/*.c ir/dmd_int.c \
 	$(pkg-config --cflags --libs yaml-0.1); then
 	result ok "manifest_test builds with -Wall -Wextra -Werror"
 else

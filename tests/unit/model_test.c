@@ -1287,7 +1287,7 @@ static void test_spec_proofs(void)
 		if (check(st != NULL, "jacobi_4: a send in cell 0")) {
 			st->pa[np] = dmd_isl_add(st->pa[np], 1);
 			spec_proofs_are(&s, "jacobi_4 sending to the next rank",
-				"NOT proved as emitted: transfer X0", 1);
+				"NOT proved as emitted: transfer #0", 1);
 		}
 	}
 	sess_close(&s);
@@ -1316,7 +1316,7 @@ static void test_spec_proofs(void)
 				st->pa[1] = dmd_isl_add(st->pa[1], 1);
 		}
 		spec_proofs_are(&s, "summa_2x2 with every root one further",
-			"NOT covered: transfer X0 (A in step 1: broadcast): a "
+			"NOT covered: transfer #0 (A in step 1: broadcast): a "
 			"root broadcasts a box it does not hold", 1);
 	}
 	sess_close(&s);
@@ -1332,7 +1332,7 @@ static void test_spec_proofs(void)
 					st->pa[1 + nd - 1], 1);
 		}
 		spec_proofs_are(&s, "pumma_2x2 receiving a shifted box",
-			"NOT covered: transfer X0 (A in step 1: shift)", 1);
+			"NOT covered: transfer #0 (A in step 1: shift)", 1);
 	}
 	sess_close(&s);
 	if (sess_open(&s, "tests/e2e/jobs/jacobi_4.yaml", 1)) {
@@ -1362,7 +1362,7 @@ static void test_spec_proofs(void)
 		/* its results are returned: what the return sends was not
 		 * computed */
 		spec_proofs_are(&s, "elem with cell 0 running one iteration",
-			"NOT covered: transfer X1 (C in step 1: returned to the "
+			"NOT covered: transfer #1 (C in step 1: returned to the "
 			"holders): rank", 1);
 	}
 	sess_close(&s);

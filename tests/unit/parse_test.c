@@ -9,7 +9,8 @@
  * exit status is 1.
  * Build (from the repository root):
  *	cc -Wall -Wextra -Werror -std=gnu11 -I ir tests/unit/parse_test.c \
- *		ir/dmd_parse.c ir/dmd_expr.c ir/dmd_diag.c ir/dmd_job.c \
+ *		ir/dmd_parse.c ir/dmd_expr.c ir/dmd_diag.c ir/dmd_int.c \
+ *		ir/dmd_job.c ir/dmd_program.c \
  *		$(pkg-config --cflags --libs yaml-0.1 isl)
  */
 #define _GNU_SOURCE
