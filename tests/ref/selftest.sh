@@ -7,6 +7,8 @@
 #     through 'check' with a right output (exit 0) and a wrong one (exit 1),
 #   - 'check' failures (shape, dtype, order, NaN, missing file, tolerance) and
 #     usage errors (exit 2),
+#   - 'blocks' (every rank's dumped block, replicas included) on right and
+#     wrong dumps,
 #   - the e2e jobs of tests/e2e/jobs against numpy's own products.
 # Usage: bash tests/ref/selftest.sh      (last line: "N passed, M failed")
 set -euo pipefail
@@ -1071,6 +1073,82 @@ EOF
 
 # --------------------------------------------------------------------------
 # The e2e jobs: their inputs and expected outputs, against numpy
+
+# 'blocks': every rank's dumped block of every output (DMD_DUMP_BLOCKS),
+# replicas included, against the layout and the expected values.
+pycase blocks_of_every_replica <<'EOF'
+path = write_job("""name: t
+mesh: {axes: [x, y], shape: [2, 2]}
+tensors:
+  A: {shape: [5, 3], dtype: f64, dist: [x, "-"], init: random, seed: 5}
+  B: {shape: [5, 3], dtype: f64, dist: [x, "-"], file: B.npy}
+  s: {shape: [], dtype: f64, dist: [], place: {x: 1}, file: s.npy}
+program:
+  - compute: B[i, j] = 2 * A[i, j]
+  - compute: s = A[i, j]
+""")
+want = outputs(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+
+
+def dump(skip=(), edit=None):
+    """The blocks the ranks would dump: B rows [0,3) on ranks 0 and 1,
+    [3,5) on ranks 2 and 3 (replicated over y); s on ranks 2 and 3."""
+    if os.path.isdir(d):
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+    else:
+        os.mkdir(d)
+    for r, (lo, hi) in enumerate([(0, 3), (0, 3), (3, 5), (3, 5)]):
+        files = {f"B.r{r}.at_{lo}_0.npy": want["B"][lo:hi].copy()}
+        if r >= 2:
+            files[f"s.r{r}.at.npy"] = want["s"].copy()
+        for f, v in files.items():
+            if f in skip:
+                continue
+            if edit and f == edit[0]:
+                v = edit[1](v)
+            np.save(os.path.join(d, f), v)
+
+
+dump()
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 4 blocks" in out and "ok s: 2 blocks" in out, out
+# a replica that writes no file (rank 3) holds a wrong value
+dump(edit=("B.r3.at_3_0.npy", lambda v: v + np.eye(2, 3) * 1e-3))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 3 holds" in out and "at (3, 0)" in out, out
+# a block missing, a block at the wrong origin, a block of the wrong shape
+dump(skip=("s.r2.at.npy",))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL s: rank 2 wrote no block s.r2.at.npy" in out, out
+dump(skip=("B.r1.at_0_0.npy",))
+np.save(os.path.join(d, "B.r1.at_1_0.npy"), want["B"][1:4])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "rank 1 wrote no block B.r1.at_0_0.npy" in out, out
+assert "FAIL blocks no rank should have written: B.r1.at_1_0.npy" in out, out
+dump(edit=("B.r0.at_0_0.npy", lambda v: v[:2]))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 0:" in out and "shape" in out, out
+# a rank that holds nothing (s is placed on x = 1) dumps nothing
+dump()
+np.save(os.path.join(d, "s.r0.at.npy"), want["s"])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "no rank should have written: s.r0.at.npy" in out, out
+# a layout the reference does not model is skipped, and says so
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [5], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [5], dtype: f64, dist: [x], cyclic: {0: 2}, file: B.npy}
+compute: B[i] = A[i]
+""")
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r1.at_2.npy"), np.zeros(2))
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "skip B: its layout (cyclic) is not modelled" in out, out
+EOF
 
 pycase e2e_jobs_vs_numpy <<'EOF'
 # Every e2e job: its inputs ('inputs'), its expected outputs (the reference)
