@@ -1190,6 +1190,28 @@ def jacobi2d(v, sweeps):
     return {"A": a}
 
 
+def jacobi_cols(v, sweeps, w=(1, 1, 1), d=3):
+    """A 3-point stencil along the last dimension, weights w over d."""
+    a = v["A"].copy()
+    b = a.copy()
+    for _ in range(sweeps):
+        b[..., 1:-1] = (w[0] * a[..., :-2] + w[1] * a[..., 1:-1]
+                        + w[2] * a[..., 2:]) / d
+        a = b.copy()
+    return {"A": a}
+
+
+def jacobi3d(v, sweeps):
+    """The 5-point stencil of jacobi2d in each plane k."""
+    a = v["A"].copy()
+    b = a.copy()
+    for _ in range(sweeps):
+        b[:, 1:-1, 1:-1] = (a[:, :-2, 1:-1] + a[:, 2:, 1:-1]
+                            + a[:, 1:-1, :-2] + a[:, 1:-1, 2:]) / 4
+        a = b.copy()
+    return {"A": a}
+
+
 def chain(v):
     a, b = v["A"], v["B"]
     h = np.tanh(3 * a) + sigmoid(4 * b)
@@ -1207,6 +1229,12 @@ PROGRAMS = {
     "self_transpose_2x2": lambda v: {"C": v["C"] + v["C"].T},
     "jacobi_4": lambda v: jacobi(v, 10),
     "jacobi2d_2x2": lambda v: jacobi2d(v, 3),
+    "halo_cols_3": lambda v: jacobi_cols(v, 2),
+    "halo_2d_uneven_2x3": lambda v: jacobi2d(v, 2),
+    "halo_replicated_2x2": lambda v: jacobi_cols(v, 2, (1, 2, 1), 4),
+    "halo_3d_2x2": lambda v: jacobi3d(v, 2),
+    "assign_returned_placed_2": lambda v: {"B": 2 * v["A"]},
+    "partial_repeat_2": lambda v: {"R": v["X"] @ v["W"]},
     "distir_mlp": lambda v: {"O": (gelu(v["X"] @ v["A"]) @ v["B"]) * v["C"]},
     "mlp_ws_2": lambda v: {"Y": sigmoid(v["X"] @ v["W1"]) @ v["W2"]},
     "chain_funcs_2x3": chain,
@@ -1243,6 +1271,11 @@ def v1_counterpart(job, vals):
         want[1:-1, 1:-1] = (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
                             + a[1:-1, 2:] + a[1:-1, 1:-1])
         return want
+    if stmt == ("C[i]=A[i]-B[i]+A[i]-(B[i]-A[i])-(A[i]+B[i])+A[i]/"
+                "(B[i]*4+8/(A[i]+3))-2*A[i]/4*B[i]"):
+        a, b = vals["A"], vals["B"]
+        return (((a - b) + a) - (b - a)) - (a + b) + a / (
+            b * 4 + 8 / (a + 3)) - ((2 * a) / 4) * b
     if stmt == "C[i]=A[i]*B[i]":
         return vals["A"] * vals["B"]
     if stmt == "s=a[i]*b[i]":
