@@ -1,7 +1,8 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
 # (obj/libdmdrt.a).  "make test" runs every test; "make bench" the benchmark;
-# "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file and the man page.
+# "make mutate" the mutation tests; "make install PREFIX=/usr/local
+# DESTDIR=" installs both, the runtime's headers, a pkg-config file and the
+# man page.
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -69,6 +70,13 @@ golden: all
 
 bench: all
 	bash bench/run.sh
+
+# Mutation testing (tests/mutate/): plant each bug of
+# tests/mutate/mutants.txt in a copy of the tree and run the checks that
+# must catch it; "MUTANTS=a,b make mutate" runs some.  Not part of
+# "make test".
+mutate: all
+	/usr/bin/python3 tests/mutate/mutate.py
 
 # Installation.  The installed tree can be moved: distmpmd finds the
 # runtime relative to its own executable (<prefix>/include/distmpmd,
@@ -150,4 +158,4 @@ fuzz-afl: obj-fuzz/fuzz_job_afl
 clean:
 	rm -rf obj bin obj-san bin-san obj-fuzz
 
-.PHONY: all test demo golden bench clean install uninstall fuzz fuzz-afl
+.PHONY: all test demo golden bench mutate clean install uninstall fuzz fuzz-afl
