@@ -662,8 +662,30 @@ static int dmd_rt_check_dest(dmd_rt *rt, const char *what, const char *path,
 	return 0;
 }
 
-/* Check every output destination (and the trace's) on rank 0 before any
- * computation; a problem stops every rank with rank 0's message.
+/* Rank 0: check that "dir" (DMD_DUMP_BLOCKS) is a directory where files
+ * can be created; else write a message into "msg" and return -1.
+ */
+static int dmd_rt_check_dump_dir(const char *dir, char *msg, size_t size)
+{
+	struct stat st;
+	int err = 0;
+
+	if (stat(dir, &st) != 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK) != 0)
+		err = errno;
+	if (!err)
+		return 0;
+	snprintf(msg, size, "DMD_DUMP_BLOCKS: cannot write into %.1500s: %s",
+		dir, strerror(err));
+	return -1;
+}
+
+/* Check every output destination (and the trace's, and the directory of
+ * DMD_DUMP_BLOCKS) on rank 0 before any computation; a problem stops
+ * every rank with rank 0's message.
  */
 void dmd_rt_check_outputs(dmd_rt *rt)
 {
@@ -688,6 +710,9 @@ void dmd_rt_check_outputs(dmd_rt *rt)
 	if (rt->rank == 0 && v.ok && rt->trace_path)
 		v.ok = dmd_rt_check_dest(rt, "trace (DMD_TRACE)",
 			rt->trace_path, v.text, sizeof(v.text)) == 0;
+	if (rt->rank == 0 && v.ok && rt->dump_dir)
+		v.ok = dmd_rt_check_dump_dir(rt->dump_dir, v.text,
+			sizeof(v.text)) == 0;
 	MPI_Bcast(&v, sizeof(v), MPI_BYTE, 0, rt->cart);
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "%s", v.text);
