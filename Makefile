@@ -1,10 +1,10 @@
 # distmpmd: the compiler (bin/distmpmd) and the runtime its programs link
 # (obj/libdmdrt.a for MPICH; obj/openmpi/libdmdrt.a for Open MPI when it
 # is installed).  "make test" runs every test; "make bench" the benchmark;
-# "make install PREFIX=/usr/local DESTDIR=" installs both, the runtime's
-# headers, a pkg-config file, the man pages (distmpmd(1), distmpmd-job(5))
-# and the sequential reference (share/distmpmd/dmd_ref.py, run by
-# "distmpmd ref").
+# "make mutate" the mutation tests; "make install PREFIX=/usr/local
+# DESTDIR=" installs both, the runtime's headers, a pkg-config file, the
+# man pages (distmpmd(1), distmpmd-job(5)) and the sequential reference
+# (share/distmpmd/dmd_ref.py, run by "distmpmd ref").
 
 CC ?= cc
 MPICC ?= mpicc.mpich
@@ -98,6 +98,13 @@ golden: all
 
 bench: all
 	bash bench/run.sh
+
+# Mutation testing (tests/mutate/): plant each bug of
+# tests/mutate/mutants.txt in a copy of the tree and run the checks that
+# must catch it; "MUTANTS=a,b make mutate" runs some.  Not part of
+# "make test".
+mutate: all
+	/usr/bin/python3 tests/mutate/mutate.py
 
 # Installation.  The installed tree can be moved: distmpmd finds the
 # runtime relative to its own executable (<prefix>/include/distmpmd,
@@ -224,4 +231,4 @@ fuzz-afl: obj-fuzz/fuzz_job_afl
 clean:
 	rm -rf obj bin obj-san bin-san obj-fuzz
 
-.PHONY: all test demo golden bench clean install uninstall fuzz fuzz-afl
+.PHONY: all test demo golden bench mutate clean install uninstall fuzz fuzz-afl

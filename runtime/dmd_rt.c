@@ -383,6 +383,9 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 		rt->trace_path = dmd_rt_strdup(rt, env);
 		rt->tracing = 1;
 	}
+	env = getenv("DMD_DUMP_BLOCKS");
+	if (env && *env)
+		rt->dump_dir = dmd_rt_strdup(rt, env);
 
 	n = job->n_steps;
 	rt->step_time = calloc(n ? n : 1, sizeof(*rt->step_time));
@@ -624,6 +627,7 @@ int dmd_finish(dmd_rt *rt)
 	free(rt->step_msgs);
 	free(rt->ev);
 	free(rt->trace_path);
+	free(rt->dump_dir);
 	free(rt->job_dir);
 	for (i = 0; i < rt->n_axes; ++i)
 		MPI_Comm_free(&rt->axis[i]);

@@ -86,7 +86,8 @@ typedef struct dmd_job_desc {
  * is gone (".NAME.tmp.HOST.PID" next to the output).
  * Environment: DMD_STATS (non-empty and not "0": print the stats line in
  * dmd_finish), DMD_TRACE (a path: write a trace there in dmd_finish),
- * DMD_JOB_DIR (see job_dir).  When OPENBLAS_CORETYPE is unset, OpenBLAS
+ * DMD_JOB_DIR (see job_dir), DMD_DUMP_BLOCKS (a directory: see
+ * dmd_write).  When OPENBLAS_CORETYPE is unset, OpenBLAS
  * runs a generic kernel and the CPU has AVX2 or AVX-512, rank 0 says so
  * on stderr, naming OPENBLAS_CORETYPE and the value to try. */
 dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
@@ -121,7 +122,11 @@ void dmd_read(dmd_rt *rt, int tensor, const int64_t *lo,
  * 0).  The file is written under a temporary name in the same directory
  * and renamed by rank 0 after every rank has finished, so no reader ever
  * sees a partial file; on failure the temporary file is removed and the
- * system's reason is printed.  Collective over all ranks, same order. */
+ * system's reason is printed.  Collective over all ranks, same order.
+ * With DMD_DUMP_BLOCKS set to a directory, every rank with a non-empty
+ * block (replicas too) also writes it there as NAME.rRANK.at_LO0_LO1...npy
+ * (the tensor's name, the world rank, the block's global origin), so that
+ * tests can check every copy of an output, not only the file's. */
 void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, const void *buf, const int64_t *bo,
 	const int64_t *bx, int writer);

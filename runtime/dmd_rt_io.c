@@ -425,6 +425,57 @@ static void dmd_rt_start_output(dmd_rt *rt, const dmd_tensor_desc *t,
 	v->offset = len;
 }
 
+/* DMD_DUMP_BLOCKS: write this rank's block (lo, ext) of output tensor
+ * "t", at rel[] in "buf" (extents bx), whether or not the rank writes the
+ * tensor's file, as the .npy file DIR/NAME.rRANK.at_LO0_LO1...npy (a
+ * scalar: DIR/NAME.rRANK.at.npy), so that every replica of an output can
+ * be checked, not only the one in the file.  An empty block writes
+ * nothing.  A failure stops every rank. */
+static void dmd_rt_dump_block(dmd_rt *rt, const dmd_tensor_desc *t,
+	const int64_t *lo, const int64_t *ext, const void *buf,
+	const int64_t *rel, const int64_t *bx)
+{
+	int64_t zero[DMD_RT_MAX_DIMS] = { 0 }, n;
+	char path[PATH_MAX], why[PATH_MAX + 256], *data;
+	const char *c;
+	size_t len, size;
+	int hlen, i;
+
+	n = dmd_rt_nelem(t->ndim, ext);
+	if (!rt->dump_dir || n == 0)
+		return;
+	for (c = t->name; *c; ++c)
+		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') ||
+		      (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			dmd_fail(rt, "DMD_DUMP_BLOCKS: tensor '%s': not an "
+				"identifier", t->name);
+	len = (size_t) snprintf(path, sizeof(path), "%s/%s.r%d.at",
+		rt->dump_dir, t->name, rt->rank);
+	for (i = 0; i < t->ndim && len < sizeof(path); ++i)
+		len += (size_t) snprintf(path + len, sizeof(path) - len,
+			"_%" PRId64, lo[i]);
+	if (len < sizeof(path))
+		len += (size_t) snprintf(path + len, sizeof(path) - len, ".npy");
+	if (len >= sizeof(path))
+		dmd_fail(rt, "DMD_DUMP_BLOCKS: path too long: %s",
+			rt->dump_dir);
+	if ((uint64_t) n > (SIZE_MAX - 4096) / rt->esize)
+		dmd_fail(rt, "DMD_DUMP_BLOCKS: tensor '%s': block too large",
+			t->name);
+	size = 4096 + (size_t) n * rt->esize;
+	data = dmd_rt_malloc(rt, size);
+	hlen = dmd_npy_header(data, 4096, rt->descr, t->ndim, ext);
+	if (hlen < 0)
+		dmd_fail(rt, "DMD_DUMP_BLOCKS: tensor '%s': cannot make a .npy "
+			"header", t->name);
+	dmd_copy(rt, data + hlen, t->ndim, ext, zero, buf, bx, rel, ext);
+	if (dmd_rt_write_file(rt, path, data,
+			(size_t) hlen + (size_t) n * rt->esize, why,
+			sizeof(why)) < 0)
+		dmd_fail(rt, "DMD_DUMP_BLOCKS: tensor '%s': %s", t->name, why);
+	free(data);
+}
+
 /* Write this rank's block (if writer) of output tensor "tensor" into its
  * .npy file: under a temporary name first, renamed by rank 0 once every
  * rank has written and closed it.  Any failure removes the temporary file
@@ -447,6 +498,7 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	if (!t->file)
 		dmd_fail(rt, "dmd_write: tensor '%s' has no file", t->name);
 	dmd_rt_check_block(rt, t, lo, ext, bo, bx, rel);
+	dmd_rt_dump_block(rt, t, lo, ext, buf, rel, bx);
 	path = dmd_rt_path(rt, t->file);
 	memset(&v, 0, sizeof(v));
 	if (rt->rank == 0)
@@ -610,8 +662,30 @@ static int dmd_rt_check_dest(dmd_rt *rt, const char *what, const char *path,
 	return 0;
 }
 
-/* Check every output destination (and the trace's) on rank 0 before any
- * computation; a problem stops every rank with rank 0's message.
+/* Rank 0: check that "dir" (DMD_DUMP_BLOCKS) is a directory where files
+ * can be created; else write a message into "msg" and return -1.
+ */
+static int dmd_rt_check_dump_dir(const char *dir, char *msg, size_t size)
+{
+	struct stat st;
+	int err = 0;
+
+	if (stat(dir, &st) != 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(dir, W_OK | X_OK) != 0)
+		err = errno;
+	if (!err)
+		return 0;
+	snprintf(msg, size, "DMD_DUMP_BLOCKS: cannot write into %.1500s: %s",
+		dir, strerror(err));
+	return -1;
+}
+
+/* Check every output destination (and the trace's, and the directory of
+ * DMD_DUMP_BLOCKS) on rank 0 before any computation; a problem stops
+ * every rank with rank 0's message.
  */
 void dmd_rt_check_outputs(dmd_rt *rt)
 {
@@ -636,6 +710,9 @@ void dmd_rt_check_outputs(dmd_rt *rt)
 	if (rt->rank == 0 && v.ok && rt->trace_path)
 		v.ok = dmd_rt_check_dest(rt, "trace (DMD_TRACE)",
 			rt->trace_path, v.text, sizeof(v.text)) == 0;
+	if (rt->rank == 0 && v.ok && rt->dump_dir)
+		v.ok = dmd_rt_check_dump_dir(rt->dump_dir, v.text,
+			sizeof(v.text)) == 0;
 	MPI_Bcast(&v, sizeof(v), MPI_BYTE, 0, rt->cart);
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "%s", v.text);

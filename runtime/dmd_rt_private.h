@@ -129,6 +129,7 @@ struct dmd_rt {
 
 	int stats;
 	char *trace_path;		/* owned; NULL: no trace */
+	char *dump_dir;			/* owned; NULL: no block dumps */
 
 	double t_start;
 	double t_compute;

@@ -6,6 +6,7 @@
 # files byte for byte (regenerate with `make golden`, then review the
 # diff), and every class program must compile without a warning
 # (-Wall -Wextra -Werror) against the runtime's headers.
+#	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
@@ -13,8 +14,19 @@ cd "$ROOT/tests/codegen"
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for job in *.yaml; do
+if [ $# -gt 0 ]; then
+    jobs=()
+    for n in "$@"; do jobs+=("${n%.yaml}.yaml"); done
+else
+    jobs=(*.yaml)
+fi
+for job in "${jobs[@]}"; do
     name=${job%.yaml}
+    if [ ! -f "$job" ]; then
+        echo "FAIL $name: no such job in tests/codegen"
+        failed=$((failed + 1))
+        continue
+    fi
     ok=1
     if ! "$DMD" classes "$job" > "$tmp/$name.classes" 2> "$tmp/err"; then
         echo "FAIL $name: distmpmd classes failed: $(cat "$tmp/err")"

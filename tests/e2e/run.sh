@@ -9,8 +9,10 @@
 # files (dmd_ref.py inputs), run `distmpmd run JOB --stats` there (so the
 # default build dir build/<name> lands there too) under `timeout 300`, check
 # the --stats line (tests/e2e/check_stats.py, with tests/e2e/expected_bytes.txt:
-# totals and, for programs, per-step numbers) and every output file the job
-# writes (dmd_ref.py check: a program may write several).
+# totals and, for programs, per-step numbers), every output file the job
+# writes (dmd_ref.py check: a program may write several) and every copy of
+# every output that a rank holds, replicas that write no file included (the
+# ranks dump their blocks into DMD_DUMP_BLOCKS; dmd_ref.py blocks).
 #
 # Environment:
 #   DISTMPMD=PATH        the compiler (default: bin/distmpmd of this checkout)
@@ -23,6 +25,8 @@
 #   E2E_MPI=KEY          the manifest must record this MPI (openmpi: with
 #                        DISTMPMD_MPICC and DISTMPMD_MPIEXEC set to Open
 #                        MPI's wrapper and launcher)
+#   E2E_TIMEOUT=S        the time limit of one run (default 300 s)
+#   E2E_BLOCKS=0         do not check the blocks every rank holds
 #
 # Prints "ok NAME (...)" or "FAIL NAME: reason" per job, then
 # "N passed, M failed"; exits 1 if any job failed.
@@ -34,7 +38,7 @@ REF=$ROOT/tests/ref/dmd_ref.py
 STATS=$ROOT/tests/e2e/check_stats.py
 EXPECTED=$ROOT/tests/e2e/expected_bytes.txt
 JOBDIR=$ROOT/tests/e2e/jobs
-TIMEOUT=300
+TIMEOUT=${E2E_TIMEOUT:-300}
 
 DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
 case $DMD in
@@ -97,7 +101,9 @@ run_job() {      # JOB_PATH NAME
         return
     fi
 
-    (cd "$tmp" && OPENBLAS_NUM_THREADS=1 timeout -k 10 "$TIMEOUT" \
+    mkdir "$tmp/blocks"
+    (cd "$tmp" && OPENBLAS_NUM_THREADS=1 DMD_DUMP_BLOCKS=$tmp/blocks \
+        timeout -k 10 "$TIMEOUT" \
         "$DMD" run "$tmp/$name.yaml" --stats </dev/null) \
         >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -127,8 +133,22 @@ run_job() {      # JOB_PATH NAME
         return
     fi
 
+    # every replica of every output, not only the one in the file
+    if [ "${E2E_BLOCKS:-1}" != 0 ] && ! blocks=$("$PY" "$REF" blocks \
+            "$tmp/$name.yaml" "$tmp/blocks" 2>&1); then
+        fail "$name" "$tmp" "the blocks the ranks hold: $blocks"
+        return
+    fi
+
     # one "ok NAME: max rel err ..." line per output
     check=$(echo "$check" | sed 's/^ok //' | paste -sd ';' - | sed 's/;/; /g')
+    if [ "${E2E_BLOCKS:-1}" != 0 ]; then
+        n=$(echo "$blocks" | sed -n 's/^ok [^:]*: \([0-9]*\) blocks.*/\1/p' |
+            paste -sd '+' -)
+        skipped=$(echo "$blocks" | sed -n 's/^skip \([^:]*\):.*/\1/p' |
+            paste -sd ',' -)
+        check="$check; ${n:-0} blocks${skipped:+ (not checked: $skipped)}"
+    fi
     echo "ok $name ($summary; $check)"
     passed=$((passed + 1))
     if [ "${E2E_KEEP:-0}" = 1 ]; then

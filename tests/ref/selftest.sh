@@ -8,6 +8,8 @@
 #   - 'check' failures (shape, dtype, order, NaN, missing file, tolerance,
 #     signs of zeros) and usage errors (exit 2),
 #   - NaN, inf and -0.0 through every function and operator,
+#   - 'blocks' (every rank's dumped block, replicas included) on right and
+#     wrong dumps,
 #   - the e2e jobs of tests/e2e/jobs against numpy's own products.
 # Usage: bash tests/ref/selftest.sh      (last line: "N passed, M failed")
 set -euo pipefail
@@ -1204,6 +1206,82 @@ EOF
 # --------------------------------------------------------------------------
 # The e2e jobs: their inputs and expected outputs, against numpy
 
+# 'blocks': every rank's dumped block of every output (DMD_DUMP_BLOCKS),
+# replicas included, against the layout and the expected values.
+pycase blocks_of_every_replica <<'EOF'
+path = write_job("""name: t
+mesh: {axes: [x, y], shape: [2, 2]}
+tensors:
+  A: {shape: [5, 3], dtype: f64, dist: [x, "-"], init: random, seed: 5}
+  B: {shape: [5, 3], dtype: f64, dist: [x, "-"], file: B.npy}
+  s: {shape: [], dtype: f64, dist: [], place: {x: 1}, file: s.npy}
+program:
+  - compute: B[i, j] = 2 * A[i, j]
+  - compute: s = A[i, j]
+""")
+want = outputs(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+
+
+def dump(skip=(), edit=None):
+    """The blocks the ranks would dump: B rows [0,3) on ranks 0 and 1,
+    [3,5) on ranks 2 and 3 (replicated over y); s on ranks 2 and 3."""
+    if os.path.isdir(d):
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+    else:
+        os.mkdir(d)
+    for r, (lo, hi) in enumerate([(0, 3), (0, 3), (3, 5), (3, 5)]):
+        files = {f"B.r{r}.at_{lo}_0.npy": want["B"][lo:hi].copy()}
+        if r >= 2:
+            files[f"s.r{r}.at.npy"] = want["s"].copy()
+        for f, v in files.items():
+            if f in skip:
+                continue
+            if edit and f == edit[0]:
+                v = edit[1](v)
+            np.save(os.path.join(d, f), v)
+
+
+dump()
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 4 blocks" in out and "ok s: 2 blocks" in out, out
+# a replica that writes no file (rank 3) holds a wrong value
+dump(edit=("B.r3.at_3_0.npy", lambda v: v + np.eye(2, 3) * 1e-3))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 3 holds" in out and "at (3, 0)" in out, out
+# a block missing, a block at the wrong origin, a block of the wrong shape
+dump(skip=("s.r2.at.npy",))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL s: rank 2 wrote no block s.r2.at.npy" in out, out
+dump(skip=("B.r1.at_0_0.npy",))
+np.save(os.path.join(d, "B.r1.at_1_0.npy"), want["B"][1:4])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "rank 1 wrote no block B.r1.at_0_0.npy" in out, out
+assert "FAIL blocks no rank should have written: B.r1.at_1_0.npy" in out, out
+dump(edit=("B.r0.at_0_0.npy", lambda v: v[:2]))
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 0:" in out and "shape" in out, out
+# a rank that holds nothing (s is placed on x = 1) dumps nothing
+dump()
+np.save(os.path.join(d, "s.r0.at.npy"), want["s"])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "no rank should have written: s.r0.at.npy" in out, out
+# a layout the reference does not model is skipped, and says so
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [5], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [5], dtype: f64, dist: [x], cyclic: {0: 2}, file: B.npy}
+compute: B[i] = A[i]
+""")
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r1.at_2.npy"), np.zeros(2))
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "skip B: its layout (cyclic) is not modelled" in out, out
+EOF
+
 pycase e2e_jobs_vs_numpy <<'EOF'
 # Every e2e job: its inputs ('inputs'), its expected outputs (the reference)
 # against a numpy counterpart written here by hand; for small jobs also the
@@ -1244,6 +1322,28 @@ def jacobi2d(v, sweeps):
     return {"A": a}
 
 
+def jacobi_cols(v, sweeps, w=(1, 1, 1), d=3):
+    """A 3-point stencil along the last dimension, weights w over d."""
+    a = v["A"].copy()
+    b = a.copy()
+    for _ in range(sweeps):
+        b[..., 1:-1] = (w[0] * a[..., :-2] + w[1] * a[..., 1:-1]
+                        + w[2] * a[..., 2:]) / d
+        a = b.copy()
+    return {"A": a}
+
+
+def jacobi3d(v, sweeps):
+    """The 5-point stencil of jacobi2d in each plane k."""
+    a = v["A"].copy()
+    b = a.copy()
+    for _ in range(sweeps):
+        b[:, 1:-1, 1:-1] = (a[:, :-2, 1:-1] + a[:, 2:, 1:-1]
+                            + a[:, 1:-1, :-2] + a[:, 1:-1, 2:]) / 4
+        a = b.copy()
+    return {"A": a}
+
+
 def chain(v):
     a, b = v["A"], v["B"]
     h = np.tanh(3 * a) + sigmoid(4 * b)
@@ -1261,6 +1361,12 @@ PROGRAMS = {
     "self_transpose_2x2": lambda v: {"C": v["C"] + v["C"].T},
     "jacobi_4": lambda v: jacobi(v, 10),
     "jacobi2d_2x2": lambda v: jacobi2d(v, 3),
+    "halo_cols_3": lambda v: jacobi_cols(v, 2),
+    "halo_2d_uneven_2x3": lambda v: jacobi2d(v, 2),
+    "halo_replicated_2x2": lambda v: jacobi_cols(v, 2, (1, 2, 1), 4),
+    "halo_3d_2x2": lambda v: jacobi3d(v, 2),
+    "assign_returned_placed_2": lambda v: {"B": 2 * v["A"]},
+    "partial_repeat_2": lambda v: {"R": v["X"] @ v["W"]},
     "distir_mlp": lambda v: {"O": (gelu(v["X"] @ v["A"]) @ v["B"]) * v["C"]},
     "mlp_ws_2": lambda v: {"Y": sigmoid(v["X"] @ v["W1"]) @ v["W2"]},
     "chain_funcs_2x3": chain,
@@ -1311,6 +1417,11 @@ def v1_counterpart(job, vals):
         want[1:-1, 1:-1] = (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
                             + a[1:-1, 2:] + a[1:-1, 1:-1])
         return want
+    if stmt == ("C[i]=A[i]-B[i]+A[i]-(B[i]-A[i])-(A[i]+B[i])+A[i]/"
+                "(B[i]*4+8/(A[i]+3))-2*A[i]/4*B[i]"):
+        a, b = vals["A"], vals["B"]
+        return (((a - b) + a) - (b - a)) - (a + b) + a / (
+            b * 4 + 8 / (a + 3)) - ((2 * a) / 4) * b
     if stmt == "C[i]=A[i]*B[i]":
         return vals["A"] * vals["B"]
     if stmt == "s=a[i]*b[i]":

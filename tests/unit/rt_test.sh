@@ -120,7 +120,9 @@ with open(d + '/in_v2.npy', 'wb') as f:
 np.save(d + '/in_vec.npy', (2 * np.arange(4)).astype(t))
 np.save(d + '/in_scalar.npy', np.array(3.25, dtype=t))
 EOF
+	mkdir -p "$D/blocks"
 	DMD_STATS=1 DMD_TRACE=$D/trace.json DMD_JOB_DIR=$D \
+		DMD_DUMP_BLOCKS=$D/blocks \
 		run "$WORK/$dt.out" "$WORK/$dt.err" -n 4 "$BIN" main $dt
 	rc=$?
 	if [ $rc -ne 0 ]; then
@@ -216,6 +218,41 @@ EOF
 		ok "$dt: numpy reads the runtime's files"
 	else
 		ko "$dt: numpy reads the runtime's files"
+	fi
+
+	# DMD_DUMP_BLOCKS: every rank's block of every output, as the rank
+	# holds it (ghost cells left out), replicas that write no file too:
+	# V's replicas at c1 = 1 hold -1, Sc's ranks other than 0 hold 99.
+	if $PY - "$D" $np <<'EOF'; then
+import sys, os, numpy as np
+d, t = sys.argv[1], sys.argv[2]
+b = os.path.join(d, 'blocks')
+full = {n: np.load(os.path.join(d, f)) for n, f in
+        (('R', 'rand.npy'), ('T', 'T.npy'), ('V', 'V.npy'), ('U', 'U.npy'))}
+want = {}
+for r in range(4):
+    c0, c1 = r // 2, r % 2
+    lo, ext = (3 * c0, 4 * c1), (3 - c0, 4 - c1)
+    for n in 'RT':
+        want['%s.r%d.at_%d_%d.npy' % ((n, r) + lo)] = \
+            full[n][lo[0]:lo[0] + ext[0], lo[1]:lo[1] + ext[1]]
+    lv, ev = 2 * c0, 2 - c0
+    want['V.r%d.at_%d.npy' % (r, lv)] = (np.full(ev, -1.0) if c1 else
+                                         full['V'][lv:lv + ev])
+    want['Sc.r%d.at.npy' % r] = np.array(-2.5 if r == 0 else 99.0)
+    lu = (2 * c0, 0, 3 * c1)
+    want['U.r%d.at_%d_%d_%d.npy' % ((r,) + lu)] = \
+        full['U'][lu[0]:lu[0] + 2, :, lu[2]:lu[2] + 3]
+got = sorted(os.listdir(b))
+assert got == sorted(want), got
+for f, w in want.items():
+    a = np.load(os.path.join(b, f))
+    assert a.dtype == np.dtype(t) and a.shape == w.shape, (f, a.dtype, a.shape)
+    assert (a == w.astype(t)).all(), (f, a, w)
+EOF
+		ok "$dt: DMD_DUMP_BLOCKS: every rank's blocks"
+	else
+		ko "$dt: DMD_DUMP_BLOCKS: every rank's blocks"
 	fi
 
 	# The trace: Chrome trace-event JSON, one process per rank.
@@ -408,6 +445,9 @@ expect_error "output directory is a file" \
 expect_error "output is a dangling symbolic link" \
 	"distmpmd: tensor 'C': cannot write $E/dangling.npy: it is a symbolic link to a missing file (No such file or directory)" \
 	-n 2 "$BIN" out f64 dangling.npy
+expect_error "DMD_DUMP_BLOCKS directory missing" \
+	"distmpmd: DMD_DUMP_BLOCKS: cannot write into $E/no/dir: No such file or directory" \
+	-n 2 env DMD_DUMP_BLOCKS="$E/no/dir" "$BIN" out f64 C.npy
 expect_error "trace directory missing" \
 	"distmpmd: trace (DMD_TRACE): cannot write $E/no/dir/t.json: directory $E/no/dir: No such file or directory" \
 	-n 2 env DMD_TRACE="$E/no/dir/t.json" "$BIN" out f64 C.npy
