@@ -49,6 +49,11 @@ int main(int argc, char **argv)
           (const int64_t[]){ 15 - ho0_A }, (const int64_t[]){ 1 });
       dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_A, 1, (const int64_t[]){ hx0_A },
           (const int64_t[]){ 16 - ho0_A }, (const int64_t[]){ 1 });
+      {
+        /* B: the elements this step writes start at -0.0, to which results are added */
+        for (int64_t e0 = 15; e0 <= 20; e0 += 1)
+          buf_B[(e0 - lo0_B)] = -0.0;
+      }
       for (int64_t i_ii = 1; i_ii <= 4; i_ii += 1)
         w_B[(i_ii + 16 - wo0_B)] = v_A[(i_ii + 15 - vo0_A)] + v_A[(i_ii + 16 - vo0_A)] + v_A[(i_ii + 17 - vo0_A)];
       dmd_wait(rt, q0);

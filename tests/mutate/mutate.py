@@ -203,6 +203,9 @@ def check_command(check, tree):
         return ["bash", "tests/errors/run.sh"] + args, {}
     if kind in scripts and not args:
         return ["bash", scripts[kind]], {}
+    if kind in ("special", "exprs") and not args:
+        script = "special_values.py" if kind == "special" else "expr_trees.py"
+        return [PY, f"tests/e2e/{script}", dmd, "tests/ref/dmd_ref.py"], {}
     if kind in ("fuzz", "fuzzprog") and len(args) == 1 and re.fullmatch(
             r"\d+:\d+", args[0]):
         script = "fuzz.py" if kind == "fuzz" else "fuzz_prog.py"
