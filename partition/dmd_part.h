@@ -176,6 +176,8 @@ struct dmd_proofs {
 
 int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep);
 void dmd_part_proofs_clear(struct dmd_proofs *rep);
+/* "A in step 1: broadcast", for the proofs' lines (malloc'ed). */
+char *dmd_part_xfer_what(const struct dmd_model *m, const struct dmd_xfer *x);
 /* Append a line to "rep" (printf-style); -1 if out of memory. */
 int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

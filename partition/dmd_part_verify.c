@@ -28,6 +28,19 @@
 #include "partition/dmd_part.h"
 #include "ir/dmd_isl.h"
 
+/* What the proofs of transfer "x" say it is: "A in step 1: broadcast"
+ * (malloc'ed; NULL if out of memory). */
+char *dmd_part_xfer_what(const struct dmd_model *m, const struct dmd_xfer *x)
+{
+	char *what;
+
+	if (asprintf(&what, "%s in step %d: %s",
+			m->job->tensors[x->tensor].name, x->step + 1,
+			dmd_part_kind_name(x->kind)) < 0)
+		return NULL;
+	return what;
+}
+
 /* Append a line to "rep" (printf-style); -1 if out of memory. */
 int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
 {
@@ -269,11 +282,9 @@ int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep)
 
 	for (i = 0; r == 0 && i < plan->n_xfer; ++i) {
 		const struct dmd_xfer *x = plan->xfer[i];
-		char *what;
+		char *what = dmd_part_xfer_what(m, x);
 
-		if (asprintf(&what, "%s in step %d: %s",
-				m->job->tensors[x->tensor].name, x->step + 1,
-				dmd_part_kind_name(x->kind)) < 0)
+		if (!what)
 			return -1;
 		switch (x->kind) {
 		case DMD_XFER_LOCAL:

@@ -857,12 +857,10 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = pr->m;
-	char *what;
+	char *what = dmd_part_xfer_what(m, x);
 	int r = 1, undef = 0;
 
-	if (asprintf(&what, "%s in step %d: %s",
-			m->job->tensors[x->tensor].name, x->step + 1,
-			dmd_part_kind_name(x->kind)) < 0)
+	if (!what)
 		return -1;
 	switch (x->kind) {
 	case DMD_XFER_LOCAL:
