@@ -526,7 +526,9 @@ static __isl_give isl_printer *dmd_emit_zero(struct dmd_emit_ctx *ctx,
 	return isl_printer_end_line(p);
 }
 
-/* memset(buffer, 0, size): a buffer that receives sums. */
+/* dmd_clear_double(buffer, size): a buffer that receives sums starts at
+ * -0.0, the additive identity (memset's 0.0 would turn a sum of -0.0
+ * into 0.0). */
 static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -537,9 +539,9 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	for (d = 0; d < ctx->m->lay[x->tensor]->ndim; ++d)
 		n *= ctx->rx[x->id][d];
 	p = isl_printer_start_line(p);
-	p = isl_printer_print_str(p, "memset(");
+	p = dmd_emit_printf(p, "dmd_clear_%s(", ctx->real);
 	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
-	p = dmd_emit_printf(p, ", 0, sizeof(%s) * %ld);", ctx->real, n);
+	p = dmd_emit_printf(p, ", %ld);", n);
 	return isl_printer_end_line(p);
 }
 

@@ -119,6 +119,10 @@ struct dmd_step_plan {
 	struct dmd_xfer *ret;		/* not owned */
 	isl_set *zero;
 	int part;
+	int part_clear;			/* the part buffer starts at -0.0:
+					 * the step sums into it, or its box
+					 * holds elements the rank does not
+					 * compute (C[2 * i]), returned too */
 	isl_set *comp;			/* [c] -> { : computes something } */
 	isl_set *time;			/* [c] -> { L[t] : time points } */
 	isl_set *late;

@@ -369,6 +369,28 @@ error:
 	return -1;
 }
 
+/* Does the box of return "x" (the part buffer of a rank, the hull of
+ * what it writes) hold elements the rank does not write ("written":
+ * [c] -> { T[e] })?  C[2 * i] writes every other element of its box;
+ * those are returned too, so the buffer must hold the additive identity
+ * there.  1, 0, or -1 on error. */
+static int dmd_plan_gaps(const struct dmd_model *m, const struct dmd_xfer *x,
+	__isl_keep isl_set *written)
+{
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	isl_set *box;
+	int sub;
+
+	if (lay->ndim == 0)
+		return 0;
+	box = isl_map_range(dmd_isl_box_map(lay->space, lay->ndim,
+		x->box.lo, x->box.ext));
+	box = isl_set_intersect_params(box, isl_set_copy(m->mesh->set));
+	sub = dmd_isl_bool(isl_set_is_subset(box, written));
+	isl_set_free(box);
+	return sub < 0 ? -1 : !sub;
+}
+
 /* The return of step "s"'s results, when a rank writes elements it does
  * not hold, or the holders (up to the output's partial axes) do not run
  * every iteration that writes their elements: the step writes into a
@@ -400,12 +422,15 @@ static int dmd_plan_return(struct dmd_plan *plan, int s)
 		goto error;
 	x->p2p = dmd_part_return(m, x, done, p->acc[0].map);
 	isl_set_free(done);
-	isl_set_free(written);
-	if (!x->p2p)
+	if (!x->p2p) {
+		isl_set_free(written);
 		return -1;
+	}
 	sp->ret = x;
 	sp->part = 1;
-	return 0;
+	sp->part_clear = p->reduce || dmd_plan_gaps(m, x, written);
+	isl_set_free(written);
+	return sp->part_clear < 0 ? -1 : 0;
 error:
 	isl_set_free(done);
 	isl_set_free(written);

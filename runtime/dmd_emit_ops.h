@@ -40,6 +40,21 @@ static inline double dmd_relu(double x)
 	return dmd_max(x, 0.0);
 }
 
+/* Set the "n" elements of "p" to -0.0, the additive identity: a buffer
+ * that receives sums, or whose elements are added somewhere whether the
+ * rank computed them or not (0.0 + -0.0 would be 0.0). */
+static inline void dmd_clear_double(double *p, int64_t n)
+{
+	for (int64_t i = 0; i < n; ++i)
+		p[i] = -0.0;
+}
+
+static inline void dmd_clear_float(float *p, int64_t n)
+{
+	for (int64_t i = 0; i < n; ++i)
+		p[i] = -0.0f;
+}
+
 /* The origin of a box that starts at a buffer's first element. */
 static const int64_t dmd_zero[8] = { 0 };
 

@@ -461,7 +461,7 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 		dmd_spec_place(b, s, isl_set_universe(space), 0, 0, 0,
 			dmd_spec_slot(b, 0));
 	}
-	if (sp->ret && p->reduce) {
+	if (sp->ret && sp->part_clear) {
 		s = dmd_spec_add(b, DMD_SPEC_CLEAR, sp->ret, 0);
 		space = isl_space_set_from_params(isl_space_copy(
 			m->mesh->space));

@@ -538,21 +538,37 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 
 /* What the senders of "x" have to send, for each of its time points:
  * their blocks (inputs, snapshots, partial sums), or the results of the
- * iterations they ran (a return). */
+ * iterations they ran (a return); a rank whose program clears the part
+ * buffer it returns from to -0.0 first may send any element of it (the
+ * ones it does not compute add nothing). */
 static __isl_give isl_map *dmd_proof_source(struct dmd_proof *pr,
 	const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = pr->m;
 	const struct dmd_poly *p = m->poly[x->step];
 	isl_set *w;
+	int c;
 
 	if (x->use != DMD_USE_RETURN)
 		return dmd_proof_held(x, m->lay[x->tensor]->held);
 	w = isl_set_apply(dmd_proof_exec(pr, x->step),
 		isl_map_copy(p->acc[0].map));
 	w = isl_set_align_params(w, isl_space_copy(m->mesh->space));
+	for (c = 0; c < pr->n_spec; ++c) {
+		struct dmd_spec_step *ss = &pr->spec[c]->steps[x->step];
+		int i;
+
+		for (i = 0; i < ss->n_stmt; ++i)
+			if (ss->stmt[i].kind == DMD_SPEC_CLEAR &&
+			    ss->stmt[i].xfer == x && ss->stmt[i].dom)
+				break;
+		if (i < ss->n_stmt)
+			w = isl_set_union(w, isl_set_intersect_params(
+				isl_set_universe(isl_set_get_space(w)),
+				isl_set_copy(pr->spec[c]->cell)));
+	}
 	return isl_map_from_domain_and_range(isl_set_universe(
-		isl_set_get_space(x->dom)), w);
+		isl_set_get_space(x->dom)), isl_set_coalesce(w));
 }
 
 /* The coverage of point-to-point "x" (or the first step of a shift):

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     const double *restrict const v_b = buf_b;
     const int64_t vo0_b = lo0_b;
     {
-      memset(r0_s, 0, sizeof(double) * 1);
+      dmd_clear_double(r0_s, 1);
       for (int64_t i_ii = 0; i_ii <= 33; i_ii += 1)
         w_s[0] += v_a[(i_ii + 34 - vo0_a)] * v_b[(i_ii + 34 - vo0_b)];
       dmd_irecv_sum(rt, q0, (const int64_t[]){ 0 }, buf_s, 0, NULL,

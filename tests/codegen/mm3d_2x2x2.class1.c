@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     const int64_t vo1_B = lo1_B;
     const int64_t vx1_B = ext1_B;
     {
-      memset(r0_C, 0, sizeof(double) * 195);
+      dmd_clear_double(r0_C, 195);
       dmd_gemm(rt, 0, 0, 15, 13, 11,
           v_A + (15 * c_x - vo0_A) * vx1_A + (11 - vo1_A), vx1_A,
           v_B + (11 - vo0_B) * vx1_B + (13 * c_y - vo1_B), vx1_B,

@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     const int64_t vo1_B = lo1_B;
     const int64_t vx1_B = ext1_B;
     {
-      memset(r0_C, 0, sizeof(double) * 35);
+      dmd_clear_double(r0_C, 35);
       dmd_gemm(rt, 0, 0, 5, 7, 5,
           v_A + (5 * c_x - vo0_A) * vx1_A + (5 - vo1_A), vx1_A,
           v_B + (5 - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,

@@ -822,6 +822,19 @@ class Piece:
                                    for v in union)])
         return out, union
 
+    def finite(self, e):
+        """Are the values every access of expression e reads over the box
+        finite?"""
+        if e[0] == "acc":
+            a, _ = strided_view(self.state[e[1].name], e[1], self.fixed,
+                                self.box, self.order)
+            return bool(np.all(np.isfinite(a)))
+        if e[0] in ("neg", "bin", "call"):
+            kids = ([e[1]] if e[0] == "neg" else [e[2], e[3]]
+                    if e[0] == "bin" else e[2])
+            return all(self.finite(k) for k in kids)
+        return True
+
     def value(self, e):
         """(array, variable names of its axes) of an expression."""
         kind = e[0]
@@ -853,6 +866,19 @@ class Piece:
             a = a[tuple(slice(None) if v in names else None
                         for v in lhs_free)] if lhs_free else a
             return np.broadcast_to(a, [self.size(v) for v in lhs_free])
+        if not self.finite(stmt.rhs):
+            # the sum of the right side over the reduction variables point
+            # by point, as the loop adds it: a factored a * inf * sum(b)
+            # (einsum's way) is -inf where the loop's +inf + -inf is NaN
+            a, names = self.value(stmt.rhs)
+            a = np.asarray(a, dtype=np.float64)
+            full = [self.size(v) for v in self.order]
+            a = np.broadcast_to(a[tuple(slice(None) if v in names else None
+                                        for v in self.order)]
+                                if self.order else a, full)
+            axes = tuple(k for k, v in enumerate(self.order)
+                         if v in reduction)
+            return np.sum(a, axis=axes)
         total = np.zeros([self.size(v) for v in lhs_free])
         for coef, flist in product_terms(stmt.rhs):
             scale = np.float64(coef)

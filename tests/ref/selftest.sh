@@ -802,6 +802,18 @@ for expr, want in cases:
     np.save(out, np.array(want))
     rc, text = run_ref("check", path, *(["--signed-zeros"] if signed else []))
     assert rc == 0, text
+# a sum over k of terms with an infinite factor and both signs is NaN as
+# the loop adds them (+inf + -inf), not -inf as a factored a * inf *
+# sum(b) would say (found by tests/fuzz/fuzz.py seed 10378)
+sum_job = make_job("C[i] = A[i] * E[k]", {"A": {"shape": [2], "values":
+                                            [inf, 2.0]},
+                                      "E": {"shape": [3], "values":
+                                            [1.0, -3.0, 0.5]},
+                                      "C": {"shape": [2], "file": "C.npy"}})
+for mode in ("fast", "pointwise"):
+    got = dmd_ref.expected_outputs(dmd_ref.Job(sum_job), mode)["C"].tolist()
+    print("sum of infinite terms", mode, got)
+    assert math.isnan(got[0]) and got[1] == -3.0, (mode, got)
 # a NaN where a number is wanted, a number where NaN is, inf against a
 # finite value or the other inf: each fails
 for bad in ([0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -1392,6 +1404,9 @@ PROGRAMS = {
     "cut_owner_2x2": lambda v: {"B": np.pad(
         v["A"][:5, :6] * 2 + v["A"][3:8, :6], ((0, 0), (0, 3)))},
     "negative_start_2": lambda v: {"C": v["A"]},
+    "return_strided_2": lambda v: {"C": np.where(
+        np.arange(9) % 2 == 0, np.repeat(v["A"], 2)[:9] + v["C"] * 0.5,
+        v["C"])},
     "rotate_negative_2x2": lambda v: {"C": v["A"] @ v["B"]},
     # issue 15: unary minus chains
     "unary_minus_2": lambda v: {
