@@ -37,6 +37,14 @@
 #include "specialize/dmd_spec.h"
 #include "ir/dmd_isl.h"
 
+/* A set that dmd_proof_collect put together, kept for its next call
+ * with the same arguments. */
+struct dmd_proof_memo {
+	const struct dmd_xfer *x;
+	int step, kind, keep, first, n, undef;
+	isl_set *set;
+};
+
 /* The state of the proofs of one plan over its cells' programs. */
 struct dmd_proof {
 	const struct dmd_plan *plan;
@@ -44,6 +52,8 @@ struct dmd_proof {
 	struct dmd_spec *const *spec;	/* per cell */
 	int n_spec;
 	struct dmd_proofs *rep;
+	int n_memo;
+	struct dmd_proof_memo *memo;	/* owned */
 };
 
 /* The number of time dimensions of transfer "x". */
@@ -82,6 +92,9 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 		if (dmd_isl_bool(isl_set_is_subset(s->dom, def)) != 1)
 			*undef = 1;
 		isl_set_free(def);
+		/* only the statement's instances on this cell: fewer pieces */
+		pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa,
+			isl_set_copy(s->dom)));
 		list = isl_pw_aff_list_add(list, pa);
 	}
 	mpa = isl_multi_pw_aff_from_pw_aff_list(
@@ -93,10 +106,43 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 	return isl_set_coalesce(isl_map_range(map));
 }
 
+static __isl_give isl_set *dmd_proof_gather(struct dmd_proof *pr,
+	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
+	int keep, int first, int n, int *undef);
+
 /* The union over every cell of the images (dmd_proof_image) of the
  * statements of kind "kind" that belong to transfer "x" (NULL: to no
  * transfer, for COMP statements of step "step"). */
 static __isl_give isl_set *dmd_proof_collect(struct dmd_proof *pr,
+	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
+	int keep, int first, int n, int *undef)
+{
+	struct dmd_proof_memo *mm;
+	isl_set *all;
+	int i, u = 0;
+
+	for (i = 0; i < pr->n_memo; ++i) {
+		mm = &pr->memo[i];
+		if (mm->x == x && mm->step == step && mm->kind == (int) kind &&
+		    mm->keep == keep && mm->first == first && mm->n == n) {
+			*undef |= mm->undef;
+			return isl_set_copy(mm->set);
+		}
+	}
+	all = dmd_proof_gather(pr, x, step, kind, keep, first, n, &u);
+	*undef |= u;
+	mm = realloc(pr->memo, (pr->n_memo + 1) * sizeof(*mm));
+	if (!mm)
+		return all;
+	pr->memo = mm;
+	mm = &pr->memo[pr->n_memo++];
+	*mm = (struct dmd_proof_memo) { x, step, kind, keep, first, n, u,
+		isl_set_copy(all) };
+	return all;
+}
+
+/* dmd_proof_collect without the memo. */
+static __isl_give isl_set *dmd_proof_gather(struct dmd_proof *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
 	int keep, int first, int n, int *undef)
 {
@@ -647,6 +693,19 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 	return 1;
 }
 
+/* The map { [c, v] -> [c + e_axis, v] } on an anonymous space of "n"
+ * dimensions: the next rank along mesh axis "axis". */
+static __isl_give isl_multi_aff *dmd_proof_step(const struct dmd_model *m,
+	int n, int axis)
+{
+	isl_multi_aff *ma;
+
+	ma = isl_multi_aff_identity(isl_space_map_from_set(
+		isl_space_set_alloc(m->ctx, 0, n)));
+	return isl_multi_aff_set_aff(ma, axis, isl_aff_add_constant_si(
+		isl_multi_aff_get_aff(ma, axis), 1));
+}
+
 /* The group agreement of broadcast "x" as emitted ("bc": [c] -> { [t,
  * root, lo, ext] }): every rank of a group along the axis enters it at
  * the same time points with the same root and extents, so the
@@ -657,14 +716,22 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int nd = x->box.n, len = dmd_proof_len(x), ok;
-	isl_set *g, *any;
+	isl_set *g, *next, *has;
 
 	g = isl_set_project_out(isl_set_copy(bc), isl_dim_set, len + 1, nd);
 	g = dmd_proof_unbind(m, g);
-	any = dmd_proof_on_mesh(m, isl_set_eliminate(isl_set_copy(g),
-		isl_dim_set, x->axis, 1));
-	ok = dmd_isl_bool(isl_set_is_subset(any, g));
-	isl_set_free(any);
+	/* what the next rank along the axis does, where there is one: equal
+	 * for every pair of neighbours is equal along the whole group (a
+	 * translation is cheaper for isl than eliminating the coordinate) */
+	next = isl_set_preimage_multi_aff(isl_set_copy(g),
+		dmd_proof_step(m, isl_set_dim(g, isl_dim_set), x->axis));
+	has = dmd_proof_on_mesh(m, isl_set_preimage_multi_aff(
+		dmd_proof_on_mesh(m, isl_set_universe(isl_set_get_space(g))),
+		dmd_proof_step(m, isl_set_dim(g, isl_dim_set), x->axis)));
+	g = isl_set_intersect(g, isl_set_copy(has));
+	next = isl_set_intersect(next, has);
+	ok = dmd_isl_bool(isl_set_is_equal(g, next));
+	isl_set_free(next);
 	isl_set_free(g);
 	if (ok < 0)
 		return -1;
@@ -1185,6 +1252,29 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 	return 1;
 }
 
+/* Prove what step "s" reads from home buffers, what its holders get and
+ * what they clear, adding a "covered" line for it.  0, or -1 on error. */
+static int dmd_proof_one_step(struct dmd_proof *pr, int s)
+{
+	const struct dmd_model *m = pr->m;
+	isl_set *exec = dmd_proof_exec(pr, s);
+	int r;
+
+	r = dmd_proof_home_reads(pr, s, exec);
+	if (r == 1)
+		r = dmd_proof_outputs(pr, s, exec);
+	if (r == 1)
+		r = dmd_proof_zero(pr, s);
+	isl_set_free(exec);
+	if (r != 1)
+		return r < 0 ? -1 : 0;
+	return dmd_part_proofs_say(pr->rep, "covered: step %d (%s): every "
+		"element it reads from a home buffer is held there, and every "
+		"holder of %s gets the result of each iteration exactly once "
+		"(cleared first where it adds them)", s + 1, m->poly[s]->label,
+		m->job->tensors[m->poly[s]->out].name);
+}
+
 /* Prove, on the programs "spec" of every cell (n of them) of the plan
  * "plan", that the transfers match up and cover what every rank reads,
  * and that every output element is computed exactly once (see the top of
@@ -1193,32 +1283,16 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 int dmd_spec_prove(const struct dmd_plan *plan,
 	const struct dmd_specs *specs, struct dmd_proofs *rep)
 {
-	struct dmd_proof pr = { plan, plan->m, specs->spec, specs->n, rep };
-	int i, s, r;
+	struct dmd_proof pr = { plan, plan->m, specs->spec, specs->n, rep,
+		0, NULL };
+	int i, s, r = 0;
 
-	for (i = 0; i < plan->n_xfer; ++i)
-		if (dmd_proof_xfer(&pr, plan->xfer[i]) < 0)
-			return -1;
-	for (s = 0; s < plan->n_step; ++s) {
-		isl_set *exec = dmd_proof_exec(&pr, s);
-
-		r = dmd_proof_home_reads(&pr, s, exec);
-		if (r == 1)
-			r = dmd_proof_outputs(&pr, s, exec);
-		if (r == 1)
-			r = dmd_proof_zero(&pr, s);
-		isl_set_free(exec);
-		if (r < 0)
-			return -1;
-		if (r == 1 && dmd_part_proofs_say(rep, "covered: step %d (%s): every "
-				"element it reads from a home buffer is held "
-				"there, and every holder of %s gets the result "
-				"of each iteration exactly once (cleared first "
-				"where it adds them)", s + 1,
-				plan->m->poly[s]->label,
-				plan->m->job->tensors[plan->m->poly[s]->out].
-				name) < 0)
-			return -1;
-	}
-	return 0;
+	for (i = 0; i < plan->n_xfer && r == 0; ++i)
+		r = dmd_proof_xfer(&pr, plan->xfer[i]);
+	for (s = 0; s < plan->n_step && r == 0; ++s)
+		r = dmd_proof_one_step(&pr, s);
+	for (i = 0; i < pr.n_memo; ++i)
+		isl_set_free(pr.memo[i].set);
+	free(pr.memo);
+	return r;
 }
