@@ -145,13 +145,13 @@ static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
 		return -1;
 	if (!eq) {
 		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d (%s): a "
-			"send without a matching receive, or a receive without a "
-			"matching send", x->id, what);
+		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
+			"(%s): a send without a matching receive, or a receive "
+			"without a matching send", x->id, what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every send has "
-		"exactly one receive with the same box, and every receive one "
-		"send", x->id, what);
+	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every send "
+		"has exactly one receive with the same box, and every receive "
+		"one send", x->id, what);
 }
 
 /* Does "pa" (over the transfer's time points) depend on mesh coordinate
@@ -193,13 +193,13 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 		return -1;
 	if (bad) {
 		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d (%s): the "
-			"ranks of an axis group may disagree on its time "
-			"points, root or extents", x->id, what);
+		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
+			"(%s): the ranks of an axis group may disagree on its "
+			"time points, root or extents", x->id, what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every rank of "
-		"each group along %s enters it at the same time points, with "
-		"the same root and box extents", x->id, what,
+	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every rank "
+		"of each group along %s enters it at the same time points, "
+		"with the same root and box extents", x->id, what,
 		m->job->axes[x->axis]);
 }
 
@@ -219,8 +219,8 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	int np = m->mesh->n, n, i;
 
 	if (x->box.n == 0)
-		return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): a scalar "
-			"shifted around the ring", x->id, what);
+		return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): a "
+			"scalar shifted around the ring", x->id, what);
 	now = dmd_verify_side(m, x->dom, &x->box);
 	space = isl_space_domain(isl_map_get_space(now));
 	n = isl_space_dim(space, isl_dim_set);
@@ -263,13 +263,14 @@ static int dmd_verify_shift(const struct dmd_model *m,
 		return -1;
 	if (!eq) {
 		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d (%s): a "
-			"rank may receive another box than its neighbour sends",
+		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
+			"(%s): a rank may receive another box than its "
+			"neighbour sends",
 			x->id, what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): what each rank "
-		"receives is what its neighbour along %s sends, around the "
-		"ring", x->id, what, m->job->axes[x->axis]);
+	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): what each "
+		"rank receives is what its neighbour along %s sends, around "
+		"the ring", x->id, what, m->job->axes[x->axis]);
 }
 
 /* Prove that every transfer of "plan" matches up (see the top of this

@@ -188,7 +188,8 @@ static __isl_give isl_set *dmd_proof_add_elements(__isl_take isl_set *set,
 		c = isl_constraint_alloc_inequality(isl_local_space_copy(ls));
 		c = isl_constraint_set_coefficient_si(c, isl_dim_set, n + d,
 			-1);
-		c = isl_constraint_set_coefficient_si(c, isl_dim_set, lo + d, 1);
+		c = isl_constraint_set_coefficient_si(c, isl_dim_set,
+			lo + d, 1);
 		c = isl_constraint_set_coefficient_si(c, isl_dim_set,
 			lo + nd + d, 1);
 		c = isl_constraint_set_constant_si(c, -1);
@@ -520,7 +521,8 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 		if (i == 0)
 			fprintf(f, "rank at (");
 		else if (i == np + len)
-			fprintf(f, only ? ") is sent by (" : ") expects from (");
+			fprintf(f, only ? ") is sent by (" :
+				") expects from (");
 		else if (i == 2 * np + len)
 			fprintf(f, ") the box with origin (");
 		else if (i == 2 * np + len + nd)
@@ -562,9 +564,10 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 		char *w = dmd_proof_mismatch(m, x, recv, send);
 
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer #%d (%s): "
-			"%s", x->id, what, w ? w : "a send without a matching "
-			"receive, or a receive without a matching send");
+		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
+			"transfer #%d (%s): %s", x->id, what, w ? w : "a send "
+			"without a matching receive, or a receive without a "
+			"matching send");
 		free(w);
 	}
 	isl_set_free(recv);
@@ -573,13 +576,13 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return eq;
 	if (undef) {
 		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
-			"#%d (%s): a peer or a box is not defined everywhere its "
-			"statement runs", x->id, what);
+		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
+			"transfer #%d (%s): a peer or a box is not defined "
+			"everywhere its statement runs", x->id, what);
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d (%s): "
-		"every send has exactly one receive with the same box, and "
-		"every receive one send", x->id, what);
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d "
+		"(%s): every send has exactly one receive with the same box, "
+		"and every receive one send", x->id, what);
 }
 
 /* What the senders of "x" have to send, for each of its time points:
@@ -652,8 +655,8 @@ static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
 		isl_set_free(send);
 	if (r == 1 && undef) {
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): a box "
-			"is not defined everywhere its statement runs",
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
+			"a box is not defined everywhere its statement runs",
 			x->id, what);
 		r = 0;
 	}
@@ -685,9 +688,9 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	if (!ok || undef) {
 		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): a piece "
-			"lands at another origin than the view the step reads "
-			"through", x->id, what);
+		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
+			"a piece lands at another origin than the view the "
+			"step reads through", x->id, what);
 		return 0;
 	}
 	return 1;
@@ -737,14 +740,14 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	if (!ok) {
 		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: transfer "
-			"#%d (%s): the ranks of a group along %s may disagree on "
-			"its time points, root or extents", x->id, what,
-			m->job->axes[x->axis]) < 0 ? -1 : 0;
+		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
+			"transfer #%d (%s): the ranks of a group along %s may "
+			"disagree on its time points, root or extents", x->id,
+			what, m->job->axes[x->axis]) < 0 ? -1 : 0;
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d (%s): "
-		"every rank of each group along %s enters it at the same time "
-		"points, with the same root and box extents", x->id, what,
+	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d "
+		"(%s): every rank of each group along %s enters it at the same "
+		"time points, with the same root and box extents", x->id, what,
 		m->job->axes[x->axis]) < 0 ? -1 : 1;
 }
 
@@ -783,7 +786,8 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return -1;
 	}
 	for (i = 0; i < np + nd; ++i)
-		perm[i] = i == x->axis ? np + len : i < np ? i : i - np + n - nd;
+		perm[i] = i == x->axis ? np + len : i < np ? i :
+			i - np + n - nd;
 	holds = isl_set_flatten(isl_map_wrap(isl_map_copy(
 		m->lay[x->tensor]->holds)));
 	holds = isl_set_set_tuple_name(holds, NULL);
@@ -797,8 +801,9 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok) {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
-				"a root broadcasts a box it does not hold",
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
+				"#%d (%s): a root broadcasts a box it does not "
+				"hold",
 				x->id, what);
 			r = 0;
 		}
@@ -822,9 +827,9 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else if (!ok || undef) {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
-				"the view does not start at the box the root "
-				"sends", x->id, what);
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
+				"#%d (%s): the view does not start at the box "
+				"the root sends", x->id, what);
 			r = 0;
 		}
 	}
@@ -867,8 +872,9 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 		isl_set_copy(first_pts));
 	if (x->first_local) {
 		have = dmd_proof_held(x, m->lay[x->tensor]->held);
-		r = dmd_proof_within(pr, x, what, need_first, isl_map_copy(have),
-			"needs", "which it does not hold (first step)");
+		r = dmd_proof_within(pr, x, what, need_first,
+			isl_map_copy(have), "needs",
+			"which it does not hold (first step)");
 	} else {
 		r = dmd_proof_p2p(pr, x, what, need_first, &have);
 		if (r == 1)
@@ -910,9 +916,9 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 			r = -1;
 		else {
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
-				"a rank may receive another box than its "
-				"neighbour along %s sends", x->id, what,
+			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
+				"#%d (%s): a rank may receive another box than "
+				"its neighbour along %s sends", x->id, what,
 				m->job->axes[x->axis]);
 			r = 0;
 		}
@@ -980,8 +986,8 @@ static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 		break;
 	}
 	if (r == 1 && x->kind != DMD_XFER_LOCAL)
-		r = dmd_part_proofs_say(pr->rep, "covered: transfer #%d (%s): %s",
-			x->id, what, x->use == DMD_USE_RETURN ? "every rank "
+		r = dmd_part_proofs_say(pr->rep,
+			"covered: transfer #%d (%s): %s", x->id, what, x->use == DMD_USE_RETURN ? "every rank "
 			"returns only results it computed" : "every element "
 			"a rank reads through it at a time point is one it "
 			"receives or holds, and every sender has what it "
@@ -1018,9 +1024,9 @@ static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
 			char *txt = dmd_expr_to_msg(p->acc[a].expr);
 
 			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s reads "
-				"an element its rank does not hold", s + 1,
-				txt ? txt : "?");
+			dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s "
+				"reads an element its rank does not hold",
+				s + 1, txt ? txt : "?");
 			free(txt);
 			return 0;
 		}
@@ -1109,8 +1115,9 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 	contrib = dmd_proof_contrib(pr, s);
 	if (!contrib) {
 		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: a returned "
-			"box is not defined everywhere its statement runs",
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: a "
+			"returned box is not defined everywhere its statement "
+			"runs",
 			s + 1) < 0 ? -1 : 0;
 	}
 	holds = isl_set_set_tuple_name(isl_set_flatten(isl_map_wrap(
@@ -1173,9 +1180,9 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 		return -1;
 	if (!sv || !ok) {
 		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: some "
-			"holder of %s gets the result of an iteration %s", s + 1,
-			m->job->tensors[p->out].name, !ok ? "never" :
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: "
+			"some holder of %s gets the result of an iteration %s",
+			s + 1, m->job->tensors[p->out].name, !ok ? "never" :
 			"more than once") < 0 ? -1 : 0;
 	}
 	return 1;
@@ -1243,11 +1250,12 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 		return -1;
 	if (!ok) {
 		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s", s + 1,
-			adds ? "a rank adds results into elements of its home "
-			"buffer it does not clear first, or clears elements the "
-			"step does not write" : "a rank clears elements the step "
-			"does not write") < 0 ? -1 : 0;
+		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s",
+			s + 1, adds ? "a rank adds results into elements of its home "
+			"buffer it does not clear first, or clears elements "
+			"the "
+			"step does not write" : "a rank clears elements the "
+			"step does not write") < 0 ? -1 : 0;
 	}
 	return 1;
 }
