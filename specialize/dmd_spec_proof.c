@@ -987,11 +987,12 @@ static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 	}
 	if (r == 1 && x->kind != DMD_XFER_LOCAL)
 		r = dmd_part_proofs_say(pr->rep,
-			"covered: transfer #%d (%s): %s", x->id, what, x->use == DMD_USE_RETURN ? "every rank "
-			"returns only results it computed" : "every element "
-			"a rank reads through it at a time point is one it "
-			"receives or holds, and every sender has what it "
-			"sends") < 0 ? -1 : 1;
+			"covered: transfer #%d (%s): %s", x->id, what,
+			x->use == DMD_USE_RETURN ? "every rank returns only "
+			"results it computed" : "every element a rank reads "
+			"through it at a time point is one it receives or "
+			"holds, and every sender has what it sends") < 0 ?
+			-1 : 1;
 	free(what);
 	return r < 0 ? -1 : 0;
 }
@@ -1251,11 +1252,10 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 	if (!ok) {
 		pr->rep->failed = 1;
 		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s",
-			s + 1, adds ? "a rank adds results into elements of its home "
-			"buffer it does not clear first, or clears elements "
-			"the "
-			"step does not write" : "a rank clears elements the "
-			"step does not write") < 0 ? -1 : 0;
+			s + 1, adds ? "a rank adds results into elements of "
+			"its home buffer it does not clear first, or clears "
+			"elements the step does not write" : "a rank clears "
+			"elements the step does not write") < 0 ? -1 : 0;
 	}
 	return 1;
 }
