@@ -46,6 +46,7 @@
 #include "manifests/dmd_manifest.h"
 #include "manifests/dmd_mpi.h"
 #include "manifests/dmd_sha256.h"
+#include "manifests/dmd_text.h"
 
 #ifndef DMD_BLAS_CFLAGS
 #define DMD_BLAS_CFLAGS ""
@@ -101,21 +102,6 @@ static int dmd_build_nomem(void)
 	return -1;
 }
 
-/* Return "dir/name" in newly allocated memory (no doubled '/'), or NULL
- * with a message. */
-static char *dmd_build_path(const char *dir, const char *name)
-{
-	size_t len = strlen(dir);
-	char *path;
-
-	if (asprintf(&path, "%s%s%s", dir,
-			len > 0 && dir[len - 1] == '/' ? "" : "/", name) < 0) {
-		dmd_build_nomem();
-		return NULL;
-	}
-	return path;
-}
-
 /* Return the temporary name in "dir" of its file "name":
  * "dir/.name.tmp.PID" (newly allocated), or NULL with a message. */
 static char *dmd_build_tmp_path(const char *dir, const char *name)
@@ -124,7 +110,7 @@ static char *dmd_build_tmp_path(const char *dir, const char *name)
 
 	if (asprintf(&base, ".%s.tmp.%ld", name, (long) getpid()) < 0)
 		return dmd_build_nomem(), NULL;
-	path = dmd_build_path(dir, base);
+	path = dmd_path_join(dir, base);
 	free(base);
 	return path;
 }
@@ -161,9 +147,9 @@ static int dmd_build_rt_in(const char *prefix, enum dmd_mpi_family family,
 		goto done;
 	r = 0;
 	for (i = 0; i < 2 && r == 0; ++i) {
-		char *inc = dmd_build_path(prefix, layouts[i][0]);
-		char *lib = dmd_build_path(prefix, layouts[i][1]);
-		char *hdr = inc ? dmd_build_path(inc, "dmd_rt.h") : NULL;
+		char *inc = dmd_path_join(prefix, layouts[i][0]);
+		char *lib = dmd_path_join(prefix, layouts[i][1]);
+		char *hdr = inc ? dmd_path_join(inc, "dmd_rt.h") : NULL;
 		int nomem = !inc || !lib || !hdr;
 		int found = !nomem && dmd_build_readable(hdr) &&
 			dmd_build_readable(lib);
@@ -450,7 +436,7 @@ static void dmd_build_args_free(struct dmd_build_args *a)
 static int dmd_build_put(struct dmd_build *b, const char *name,
 	const char *text)
 {
-	char *path = dmd_build_path(b->absdir, name);
+	char *path = dmd_path_join(b->absdir, name);
 	char *tmp = dmd_build_tmp_path(b->absdir, name);
 	size_t len = strlen(text), done = 0;
 	int fd = -1, r = -1;
@@ -645,7 +631,7 @@ static int dmd_build_install(struct dmd_build *b, int k)
 	int fd, r = -1;
 
 	snprintf(name, sizeof(name), "class%d", k);
-	path = dmd_build_path(b->absdir, name);
+	path = dmd_path_join(b->absdir, name);
 	if (!path)
 		return -1;
 	fd = open(b->bin_tmp[k], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -30,55 +30,6 @@
 #define DMD_SVG_GAP 24.0
 #define DMD_SVG_LINE 18.0
 
-/* Print "s" as XML text (see the header). */
-void dmd_svg_text(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *) s;
-
-	while (*p) {
-		int n = 0, i;
-
-		if (*p == '&')
-			fputs("&amp;", f);
-		else if (*p == '<')
-			fputs("&lt;", f);
-		else if (*p == '>')
-			fputs("&gt;", f);
-		else if (*p == '"')
-			fputs("&quot;", f);
-		else if (*p == '\'')
-			fputs("&apos;", f);
-		else if (*p < 0x20 && *p != '\t' && *p != '\n')
-			fputc('?', f);
-		else if (*p < 0x80)
-			fputc(*p, f);
-		else {
-			/* the length of a valid UTF-8 sequence, or 0 */
-			if (*p >= 0xc2 && *p <= 0xdf)
-				n = 2;
-			else if (*p >= 0xe0 && *p <= 0xef)
-				n = 3;
-			else if (*p >= 0xf0 && *p <= 0xf4)
-				n = 4;
-			for (i = 1; i < n; ++i)
-				if ((p[i] & 0xc0) != 0x80)
-					n = 0;
-			if (n >= 3 && ((*p == 0xe0 && p[1] < 0xa0) ||
-			    (*p == 0xed && p[1] >= 0xa0) ||
-			    (*p == 0xf0 && p[1] < 0x90) ||
-			    (*p == 0xf4 && p[1] >= 0x90)))
-				n = 0;
-			if (n == 0) {
-				fputc('?', f);
-			} else {
-				fwrite(p, 1, n, f);
-				p += n - 1;
-			}
-		}
-		++p;
-	}
-}
-
 /* The colour of "k" (see the header). */
 const char *dmd_svg_colour(int k, char *buf)
 {
@@ -255,7 +206,7 @@ static void dmd_svg_slice_name(FILE *f, const struct dmd_svg_mesh *m,
 	}
 	for (i = 0; i < na - 2 && i < 64; ++i) {
 		fputs(i ? ", " : "", f);
-		dmd_svg_text(f, in->axes[i]);
+		dmd_xml_text(f, in->axes[i]);
 		fprintf(f, " = %ld", c[i]);
 	}
 }
@@ -279,11 +230,11 @@ static void dmd_svg_run_title(FILE *f, const struct dmd_svg_mesh *m,
 		fputs(", ", f);
 	}
 	if (na >= 2) {
-		dmd_svg_text(f, in->axes[na - 2]);
+		dmd_xml_text(f, in->axes[na - 2]);
 		fprintf(f, " = %ld, ", row);
 	}
 	if (na >= 1)
-		dmd_svg_text(f, in->axes[na - 1]);
+		dmd_xml_text(f, in->axes[na - 1]);
 	if (c0 == c1)
 		fprintf(f, " = %ld", c0);
 	else
@@ -312,13 +263,13 @@ static void dmd_svg_slice(FILE *f, const struct dmd_svg_mesh *m, long s,
 	/* the last axis across, above; the one before it down, left */
 	fprintf(f, "<text class=\"axis\" x=\"%.6g\" y=\"%.6g\" "
 		"font-weight=\"bold\">", x0, y0 - 8);
-	dmd_svg_text(f, in->axes[na - 1]);
+	dmd_xml_text(f, in->axes[na - 1]);
 	fprintf(f, " &#8594; (%ld)</text>\n", m->cols);
 	if (na >= 2) {
 		fprintf(f, "<text class=\"axis\" x=\"%.6g\" y=\"%.6g\" "
 			"font-weight=\"bold\" text-anchor=\"end\">",
 			x0 - 6, y0 + 12);
-		dmd_svg_text(f, in->axes[na - 2]);
+		dmd_xml_text(f, in->axes[na - 2]);
 		fprintf(f, " &#8595;</text>\n");
 		fprintf(f, "<text class=\"axis\" x=\"%.6g\" y=\"%.6g\" "
 			"text-anchor=\"end\">(%ld)</text>\n", x0 - 6,
@@ -385,7 +336,7 @@ static void dmd_svg_legend(FILE *f, const struct dmd_svg_mesh *m,
 		double y = y0 + k * DMD_SVG_LINE;
 
 		fprintf(f, "<g class=\"legend-entry\"><title>class %d: ", k);
-		dmd_svg_text(f, c->why ? c->why : "");
+		dmd_xml_text(f, c->why ? c->why : "");
 		fprintf(f, "</title><rect class=\"legend c%d\" x=\"%.6g\" "
 			"y=\"%.6g\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%.6g\" y=\"%.6g\">class %d (%c): %ld "
@@ -430,14 +381,14 @@ int dmd_svg_classes(const struct dmd_build_input *in, const char *path)
 		width, height, width, height, m.cell < 4 ?
 		" shape-rendering=\"crispEdges\"" : "");
 	fputs("<title>", f);
-	dmd_svg_text(f, in->job_name);
+	dmd_xml_text(f, in->job_name);
 	fputs(": rank classes</title>\n", f);
 	fprintf(f, "<rect class=\"background\" x=\"0\" y=\"0\" "
 		"width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n",
 		width, height);
 	fputs("<text class=\"title\" x=\"8\" y=\"16\" font-size=\"13\" "
 		"font-weight=\"bold\">job ", f);
-	dmd_svg_text(f, in->job_name);
+	dmd_xml_text(f, in->job_name);
 	fprintf(f, ": %ld rank%s, %d class%s</text>\n", in->nranks,
 		in->nranks == 1 ? "" : "s", in->n_class,
 		in->n_class == 1 ? "" : "es");

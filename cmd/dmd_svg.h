@@ -9,12 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/dmd_build.h"
-
-/* Print "s" to "f" as XML character data (also fit for an attribute
- * value in double quotes): & < > " ' as entities, a control character
- * other than tab and newline, or a byte that is not part of valid UTF-8,
- * as '?'. */
-void dmd_svg_text(FILE *f, const char *s);
+#include "manifests/dmd_text.h"
 
 /* The fill colour of series or class "k": "#rrggbb" in "buf" (at least
  * 8 bytes), returned.  Twelve distinct colours, then hues spaced by the

@@ -1414,9 +1414,9 @@ static void dmd_sweep_panel(FILE *f, const struct dmd_sweep *s, int which,
 			px, py, dmd_svg_colour(series[r], colour));
 		for (q = 0; q < s->n_set; ++q) {
 			fputs(q ? ", " : "", f);
-			dmd_svg_text(f, s->set[q].keys_text);
+			dmd_xml_text(f, s->set[q].keys_text);
 			fputc('=', f);
-			dmd_svg_text(f, s->set[q].vals[s->rows[r].val[q]].text);
+			dmd_xml_text(f, s->set[q].vals[s->rows[r].val[q]].text);
 		}
 		fprintf(f, ": %.15g %s</title></circle>"
 			"<text class=\"label %s\" x=\"%.6g\" y=\"%.6g\" "
@@ -1473,12 +1473,12 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 		"height=\"%.0f\" fill=\"white\"/>\n", DMD_SWEEP_W, height,
 		DMD_SWEEP_W, height, DMD_SWEEP_W, height);
 	fputs("<title>", f);
-	dmd_svg_text(f, s->name);
+	dmd_xml_text(f, s->name);
 	fputs(": sweep</title>\n<text class=\"title\" x=\"10\" y=\"20\" "
 		"font-size=\"13\" font-weight=\"bold\">", f);
-	dmd_svg_text(f, s->name);
+	dmd_xml_text(f, s->name);
 	fputs(": rank classes, bytes moved, time and GFLOP/s against ", f);
-	dmd_svg_text(f, s->set[0].keys_text);
+	dmd_xml_text(f, s->set[0].keys_text);
 	fputs("</text>\n", f);
 	for (q = 0, i = 0; n_series > 1 && q < s->n_rows; ++q) {
 		int k;
@@ -1491,9 +1491,9 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 			dmd_svg_colour(i, colour), 24.0 + 190 * (i % 4));
 		for (k = 1; k < s->n_set; ++k) {
 			fputs(k > 1 ? ", " : "", f);
-			dmd_svg_text(f, s->set[k].keys_text);
+			dmd_xml_text(f, s->set[k].keys_text);
 			fputc('=', f);
-			dmd_svg_text(f, s->set[k].vals[s->rows[q].val[k]].text);
+			dmd_xml_text(f, s->set[k].vals[s->rows[q].val[k]].text);
 		}
 		fputs("</text></g>\n", f);
 		++i;
@@ -1517,13 +1517,13 @@ static int dmd_sweep_plot(struct dmd_sweep *s, const char *path)
 			fprintf(f, "<text class=\"xtick\" x=\"%.6g\" "
 				"y=\"%.6g\" text-anchor=\"middle\">", px,
 				y_axis + 14);
-			dmd_svg_text(f, v->text);
+			dmd_xml_text(f, v->text);
 			fputs("</text>\n", f);
 		}
 		fprintf(f, "<text class=\"xlabel\" x=\"%.6g\" y=\"%.6g\" "
 			"text-anchor=\"middle\">", DMD_SWEEP_LEFT + plot_w / 2,
 			y_axis + 30);
-		dmd_svg_text(f, s->set[0].keys_text);
+		dmd_xml_text(f, s->set[0].keys_text);
 		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);

@@ -586,10 +586,7 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 	{
 		char *label;
 		size_t len = strlen(user) + 128;
-		const char *what = x->kind == DMD_XFER_BCAST ? "broadcast" :
-			x->kind == DMD_XFER_SHIFT ? "shift" :
-			x->use == DMD_USE_RETURN ? "return" :
-			x->use == DMD_USE_REDUCE ? "reduce" : "point to point";
+		const char *what = dmd_part_xfer_label(x);
 
 		label = malloc(len);
 		if (!label)

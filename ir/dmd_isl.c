@@ -205,6 +205,37 @@ __isl_give isl_pw_aff *dmd_isl_add(__isl_take isl_pw_aff *pa, long v)
 	return isl_pw_aff_add_constant_val(pa, val);
 }
 
+/* The map on set space "space" (of at least 2 n + len dimensions) that
+ * swaps its first "n" dimensions with the "n" that follow the next
+ * "len", the others unchanged:
+ *	{ [a, t, b, r] -> [b, t, a, r] }
+ * with a and b of n dimensions and t of len: the two ranks of a piece of
+ * a transfer (the rank and its peer around the time point), seen from
+ * the other side. */
+__isl_give isl_multi_aff *dmd_isl_swap(__isl_take isl_space *space, int n,
+	int len)
+{
+	isl_local_space *ls;
+	isl_aff_list *list;
+	int i, pos, dim = isl_space_dim(space, isl_dim_set);
+
+	ls = isl_local_space_from_space(isl_space_copy(space));
+	list = isl_aff_list_alloc(isl_space_get_ctx(space), dim);
+	for (i = 0; i < dim; ++i) {
+		if (i < n)
+			pos = n + len + i;
+		else if (i >= n + len && i < 2 * n + len)
+			pos = i - n - len;
+		else
+			pos = i;
+		list = isl_aff_list_add(list, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, pos));
+	}
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_set(space),
+		list);
+}
+
 /* "pa" extended with 0 where it is undefined on "dom", so that a box is
  * empty (not undefined) on ranks that need nothing. */
 __isl_give isl_pw_aff *dmd_isl_complete(__isl_take isl_pw_aff *pa,

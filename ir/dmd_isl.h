@@ -66,6 +66,12 @@ int dmd_isl_set_box(__isl_keep isl_set *set, isl_pw_aff **lo,
 __isl_give isl_map *dmd_isl_box_map(__isl_keep isl_space *out,
 	int n, isl_pw_aff *const *lo, isl_pw_aff *const *ext);
 
+/* The swap of the first "n" dimensions of set space "space" with the
+ * "n" after the next "len": { [a, t, b, ..] -> [b, t, a, ..] } (the
+ * rank and the peer of a piece of a transfer exchanged). */
+__isl_give isl_multi_aff *dmd_isl_swap(__isl_take isl_space *space, int n,
+	int len);
+
 /* isl_bool to int with errors as -1: 1 true, 0 false. */
 static inline int dmd_isl_bool(isl_bool b)
 {

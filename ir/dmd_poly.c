@@ -655,11 +655,10 @@ static int dmd_poly_distribute(struct dmd_poly_build *b,
 			return dmd_poly_error(b->job, c->args[0].locs[i],
 				"loop '%s' is already distributed",
 				c->args[0].ids[i]);
+		/* a known axis: ir/dmd_expr_check.c */
 		axis = dmd_job_find_axis(b->job, c->args[3].ids[i]);
 		if (axis < 0)
-			return dmd_poly_error(b->job, c->args[3].locs[i],
-				"unknown mesh axis '%s' in distribute",
-				c->args[3].ids[i]);
+			return -1;
 		for (j = 0; j < p->n_loops; ++j)
 			if (p->loops[j].kind == DMD_LOOP_SPACE &&
 			    p->loops[j].axis == axis)
@@ -758,10 +757,8 @@ static int dmd_poly_communicate(struct dmd_poly_build *b,
 		int ti = dmd_job_find_tensor(b->job, c->args[0].ids[j]);
 		struct dmd_comm *cm;
 
-		if (ti < 0)
-			return dmd_poly_error(b->job, c->args[0].locs[j],
-				"tensor '%s' is not declared",
-				c->args[0].ids[j]);
+		if (ti < 0)	/* declared: ir/dmd_expr_check.c */
+			return -1;
 		cm = realloc(p->comm, (p->n_comm + 1) * sizeof(*cm));
 		if (!cm)
 			return -1;
@@ -796,7 +793,9 @@ static void dmd_poly_loop_range(struct dmd_poly *p, int i)
 }
 
 /* Apply the schedule commands in order, starting from the loops of the
- * index variables: { S[i, j, k] -> L[i, j, k] }. */
+ * index variables: { S[i, j, k] -> L[i, j, k] }.  What a command's
+ * arguments decide alone was checked when it was read
+ * (ir/dmd_expr_check.c); here, what needs the loops. */
 static int dmd_poly_commands(struct dmd_poly_build *b, int *gemm_cmd)
 {
 	struct dmd_poly *p = b->p;
@@ -839,10 +838,6 @@ static int dmd_poly_commands(struct dmd_poly_build *b, int *gemm_cmd)
 				return dmd_poly_error(b->job, c->args[0].loc,
 					"loop '%s' is distributed; it cannot "
 					"be cut", c->args[0].id);
-			if (!strcmp(c->args[1].id, c->args[2].id))
-				return dmd_poly_error(b->job, c->args[2].loc,
-					"%s: the two new loops need different "
-					"names", what);
 			if (dmd_poly_fresh_loop(b, c->args[1].id,
 					c->args[1].loc) < 0 ||
 			    dmd_poly_fresh_loop(b, c->args[2].id,
@@ -876,10 +871,6 @@ static int dmd_poly_commands(struct dmd_poly_build *b, int *gemm_cmd)
 			if (*gemm_cmd >= 0)
 				return dmd_poly_error(b->job, c->loc,
 					"only one tensorize is supported");
-			if (c->args[0].n != 3)
-				return dmd_poly_error(b->job, c->loc,
-					"tensorize(..., gemm) takes three "
-					"loops");
 			for (j = 0; j < 3; ++j)
 				if (dmd_poly_need_loop(b, c->args[0].ids[j],
 						c->args[0].locs[j],

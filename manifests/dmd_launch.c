@@ -48,6 +48,7 @@
 #include "dmd_launch.h"
 #include "dmd_manifest.h"
 #include "dmd_mpi.h"
+#include "dmd_text.h"
 
 /* At most this many processes started and not yet waited for. */
 #define DMD_LAUNCH_MAX 256
@@ -568,21 +569,6 @@ void dmd_launch_kill_all(void)
 	}
 }
 
-/* Return "dir/name" in newly allocated memory (no doubled '/'), or NULL
- * with a message. */
-static char *dmd_launch_path(const char *dir, const char *name)
-{
-	size_t len = strlen(dir);
-	char *path;
-
-	if (asprintf(&path, "%s%s%s", dir,
-			len > 0 && dir[len - 1] == '/' ? "" : "/", name) < 0) {
-		fprintf(stderr, "distmpmd: out of memory\n");
-		return NULL;
-	}
-	return path;
-}
-
 /* A command line being put together; it owns the strings in "own". */
 struct dmd_launch_cmd {
 	int n;
@@ -684,7 +670,7 @@ static int dmd_launch_command(struct dmd_launch_cmd *c, const char *absdir,
 			c->argv[c->n++] = "DMD_JOB_DIR";
 		}
 		name = strndup(binary + 3, end - binary - 3);
-		s = name ? dmd_launch_path(absdir, name) : NULL;
+		s = name ? dmd_path_join(absdir, name) : NULL;
 		free(name);
 		if (!(c->argv[c->n++] = dmd_launch_own(c, s)))
 			goto error;
@@ -939,7 +925,7 @@ int dmd_launch_dry_run(const char *dir, const struct dmd_launch_opts *o,
 		fputs(" && ", out);
 		dmd_launch_print(out, env, c.argv, ")");
 	}
-	multiprog = dmd_launch_path(absdir, "multiprog.conf");
+	multiprog = dmd_path_join(absdir, "multiprog.conf");
 	if (!multiprog || asprintf(&srun[1], "--ntasks=%ld", m->nranks) < 0 ||
 	    asprintf(&srun[2], "--chdir=%s", absdir) < 0) {
 		fprintf(stderr, "distmpmd: out of memory\n");

@@ -22,6 +22,7 @@
 #include "ir/dmd_int.h"
 #include "dmd_manifest.h"
 #include "dmd_mpi.h"
+#include "dmd_text.h"
 
 /* The version written as "distmpmd: 1" and the only one read. */
 #define DMD_MANIFEST_VERSION 1
@@ -48,21 +49,6 @@ static void dmd_manifest_report(const char *prefix, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* Return "dir/name" in newly allocated memory (no doubled '/'),
- * or NULL (with a message) if memory runs out. */
-static char *dmd_manifest_path(const char *dir, const char *name)
-{
-	size_t len = strlen(dir);
-	char *path;
-
-	if (asprintf(&path, "%s%s%s", dir,
-			len > 0 && dir[len - 1] == '/' ? "" : "/", name) < 0) {
-		fprintf(stderr, "distmpmd: out of memory\n");
-		return NULL;
-	}
-	return path;
 }
 
 /* Order runs by their first rank (then last rank and class, so that
@@ -821,9 +807,9 @@ int dmd_manifest_write(const char *dir, const struct dmd_manifest *m)
 	FILE *f;
 	int n_runs, r = -1;
 
-	manifest = dmd_manifest_path(dir, "manifest.yaml");
-	appfile = dmd_manifest_path(dir, "appfile");
-	multiprog = dmd_manifest_path(dir, "multiprog.conf");
+	manifest = dmd_path_join(dir, "manifest.yaml");
+	appfile = dmd_path_join(dir, "appfile");
+	multiprog = dmd_path_join(dir, "multiprog.conf");
 	if (!manifest || !appfile || !multiprog)
 		goto error;
 	if (asprintf(&prefix, "distmpmd: cannot write %s: ", manifest) < 0) {
@@ -1364,7 +1350,7 @@ struct dmd_manifest *dmd_manifest_read(const char *dir)
 	int parser_ok = 0, doc_ok = 0, n_runs;
 	FILE *f = NULL;
 
-	path = dmd_manifest_path(dir, "manifest.yaml");
+	path = dmd_path_join(dir, "manifest.yaml");
 	if (!path)
 		return NULL;
 	rd.path = path;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "dmd_text.h"
 #include "dmd_trace.h"
 
 /* Geometry of the picture, in pixels. */
@@ -350,29 +351,6 @@ static int dmd_trace_layout(struct dmd_trace *t, double *height)
 	return 0;
 }
 
-/* Write "s" XML-escaped to "f" (control characters become '?'). */
-static void dmd_trace_xml(FILE *f, const char *s)
-{
-	for (; *s; ++s) {
-		unsigned char c = *s;
-
-		if (c == '&')
-			fputs("&amp;", f);
-		else if (c == '<')
-			fputs("&lt;", f);
-		else if (c == '>')
-			fputs("&gt;", f);
-		else if (c == '"')
-			fputs("&quot;", f);
-		else if (c == '\'')
-			fputs("&apos;", f);
-		else if (c < 0x20 && c != '\t' && c != '\n')
-			fputc('?', f);
-		else
-			fputc(c, f);
-	}
-}
-
 /* The step between ticks, in ms, for an axis of "ms" milliseconds: 1, 2
  * or 5 times a power of 10, at most 10 ticks. */
 static double dmd_trace_tick(double ms)
@@ -407,7 +385,7 @@ static void dmd_trace_draw(struct dmd_trace *t, FILE *f, double height)
 		"font-family=\"sans-serif\" font-size=\"11\">\n",
 		width, height, width, height);
 	fputs("<title>", f);
-	dmd_trace_xml(f, t->path);
+	dmd_xml_text(f, t->path);
 	fputs("</title>\n", f);
 	fprintf(f, "<rect class=\"background\" x=\"0\" y=\"0\" width=\"%.0f\" "
 		"height=\"%.0f\" fill=\"white\"/>\n", width, height);
@@ -443,7 +421,7 @@ static void dmd_trace_draw(struct dmd_trace *t, FILE *f, double height)
 		fprintf(f, "<text class=\"rank\" x=\"4\" y=\"%.0f\">",
 			p->y + 11);
 		if (p->name)
-			dmd_trace_xml(f, p->name);
+			dmd_xml_text(f, p->name);
 		else
 			fprintf(f, "pid %ld", p->pid);
 		fputs("</text>\n", f);
@@ -467,7 +445,7 @@ static void dmd_trace_draw(struct dmd_trace *t, FILE *f, double height)
 			dmd_trace_kind[e->kind],
 			DMD_TRACE_LEFT + e->ts * scale, y, w < 0.5 ? 0.5 : w,
 			h, dmd_trace_fill[e->kind]);
-		dmd_trace_xml(f, e->name);
+		dmd_xml_text(f, e->name);
 		fprintf(f, " (%s): %.3f ms at %.3f ms</title></rect>\n",
 			dmd_trace_kind[e->kind], e->dur / 1000, e->ts / 1000);
 	}

@@ -16,6 +16,7 @@
 
 #include "dmd_manifest.h"
 #include "dmd_sha256.h"
+#include "dmd_text.h"
 
 /* Launcher files larger than this are not read (and not what any
  * manifest implies: a line per range of ranks is far less). */
@@ -35,21 +36,6 @@ static void dmd_verify_report(const char *dir, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* Return "dir/name" in newly allocated memory (no doubled '/'), or NULL
- * with a message. */
-static char *dmd_verify_path(const char *dir, const char *name)
-{
-	size_t len = strlen(dir);
-	char *path;
-
-	if (asprintf(&path, "%s%s%s", dir,
-			len > 0 && dir[len - 1] == '/' ? "" : "/", name) < 0) {
-		fprintf(stderr, "distmpmd: out of memory\n");
-		return NULL;
-	}
-	return path;
 }
 
 /* Return the "len" bytes at "s" (a line of a file) as a string that can
@@ -198,9 +184,9 @@ static int dmd_verify_text(const char *absdir, const char *dir,
 	size_t n_got;
 	int r = -1;
 
-	path = dmd_verify_path(absdir, name);
-	shown = dmd_verify_path(dir, name);
-	man = dmd_verify_path(dir, "manifest.yaml");
+	path = dmd_path_join(absdir, name);
+	shown = dmd_path_join(dir, name);
+	man = dmd_path_join(dir, "manifest.yaml");
 	if (!path || !shown || !man)
 		goto error;
 	if (dmd_verify_slurp(path, &got, &n_got) < 0) {
@@ -244,8 +230,8 @@ static int dmd_verify_binary(const char *absdir, const char *dir,
 	struct stat st;
 	int fd = -1, r = -1;
 
-	path = dmd_verify_path(absdir, c->binary);
-	shown = dmd_verify_path(dir, c->binary);
+	path = dmd_path_join(absdir, c->binary);
+	shown = dmd_path_join(dir, c->binary);
 	if (!path || !shown)
 		goto error;
 	if (!c->sha256) {

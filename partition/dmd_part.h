@@ -146,6 +146,9 @@ struct dmd_plan {
 __isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m);
 __isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *p);
 const char *dmd_part_kind_name(enum dmd_xfer_kind kind);
+/* The word for "x" in the label of its request in the emitted code:
+ * "broadcast", "shift", "point to point", "return", "reduce". */
+const char *dmd_part_xfer_label(const struct dmd_xfer *x);
 
 /* partition/dmd_part_box.c: boxes */
 int dmd_box_init(struct dmd_box *box, int n);

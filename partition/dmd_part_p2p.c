@@ -174,28 +174,10 @@ static __isl_give isl_map *dmd_p2p_view(const struct dmd_model *m,
 static __isl_give isl_map *dmd_p2p_swap(const struct dmd_model *m,
 	__isl_take isl_map *pieces, int len)
 {
-	isl_space *space;
-	isl_local_space *ls;
-	isl_aff_list *list;
-	isl_multi_aff *ma;
-	int np = m->mesh->n, i, pos;
+	isl_space *space = isl_space_domain(isl_map_get_space(pieces));
 
-	space = isl_space_domain(isl_map_get_space(pieces));
-	ls = isl_local_space_from_space(isl_space_copy(space));
-	list = isl_aff_list_alloc(m->ctx, 2 * np + len);
-	for (i = 0; i < 2 * np + len; ++i) {
-		if (i < np)
-			pos = np + len + i;
-		else if (i < np + len)
-			pos = i;
-		else
-			pos = i - np - len;
-		list = isl_aff_list_add(list, isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set, pos));
-	}
-	isl_local_space_free(ls);
-	ma = isl_multi_aff_from_aff_list(isl_space_map_from_set(space), list);
-	return isl_map_preimage_domain_multi_aff(pieces, ma);
+	return isl_map_preimage_domain_multi_aff(pieces,
+		dmd_isl_swap(space, m->mesh->n, len));
 }
 
 /* Split the pieces (see the top of this file) into what each rank

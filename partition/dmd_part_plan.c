@@ -24,22 +24,57 @@
 #include "partition/dmd_part.h"
 #include "ir/dmd_isl.h"
 
+/* The names of the transfer kinds, in one table: in listings and
+ * proofs ("point-to-point"), and in the labels of the requests of the
+ * emitted code ("point to point"; a point-to-point transfer is labelled
+ * by what it is for: "return", "reduce"). */
+static const struct {
+	enum dmd_xfer_kind kind;
+	const char *listing;
+	const char *label;
+} dmd_part_kinds[] = {
+	{ DMD_XFER_LOCAL, "local", "local" },
+	{ DMD_XFER_BCAST, "broadcast", "broadcast" },
+	{ DMD_XFER_SHIFT, "shift", "shift" },
+	{ DMD_XFER_P2P, "point-to-point", "point to point" },
+	{ DMD_XFER_RETURN, "returned to the holders", "return" },
+};
+
+/* The entry of "kind" in dmd_part_kinds, or -1. */
+static int dmd_part_kind_find(enum dmd_xfer_kind kind)
+{
+	int i, n = sizeof(dmd_part_kinds) / sizeof(dmd_part_kinds[0]);
+
+	for (i = 0; i < n; ++i)
+		if (dmd_part_kinds[i].kind == kind)
+			return i;
+	return -1;
+}
+
 /* The name of transfer kind "kind", for listings. */
 const char *dmd_part_kind_name(enum dmd_xfer_kind kind)
 {
-	switch (kind) {
-	case DMD_XFER_LOCAL:
-		return "local";
-	case DMD_XFER_BCAST:
-		return "broadcast";
-	case DMD_XFER_SHIFT:
-		return "shift";
-	case DMD_XFER_P2P:
-		return "point-to-point";
-	case DMD_XFER_RETURN:
-		return "returned to the holders";
+	int i = dmd_part_kind_find(kind);
+
+	return i < 0 ? "?" : dmd_part_kinds[i].listing;
+}
+
+/* The word for transfer "x" in the label of its request: a broadcast
+ * or a shift by its kind, another transfer by what it is for ("return",
+ * "reduce", else "point to point"). */
+const char *dmd_part_xfer_label(const struct dmd_xfer *x)
+{
+	enum dmd_xfer_kind kind = x->kind;
+	int i;
+
+	if (kind != DMD_XFER_BCAST && kind != DMD_XFER_SHIFT) {
+		if (x->use == DMD_USE_REDUCE)
+			return "reduce";
+		kind = x->use == DMD_USE_RETURN ? DMD_XFER_RETURN :
+			DMD_XFER_P2P;
 	}
-	return "?";
+	i = dmd_part_kind_find(kind);
+	return i < 0 ? "?" : dmd_part_kinds[i].label;
 }
 
 /* Release transfer "x"; returns NULL. */

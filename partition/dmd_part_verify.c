@@ -104,28 +104,10 @@ static __isl_give isl_map *dmd_verify_side(const struct dmd_model *m,
 static __isl_give isl_map *dmd_verify_swap(const struct dmd_model *m,
 	__isl_take isl_map *map, int len)
 {
-	isl_space *space;
-	isl_local_space *ls;
-	isl_aff_list *list;
-	int np = m->mesh->n, i, pos;
+	isl_space *space = isl_space_domain(isl_map_get_space(map));
 
-	space = isl_space_domain(isl_map_get_space(map));
-	ls = isl_local_space_from_space(isl_space_copy(space));
-	list = isl_aff_list_alloc(m->ctx, 2 * np + len);
-	for (i = 0; i < 2 * np + len; ++i) {
-		if (i < np)
-			pos = np + len + i;
-		else if (i < np + len)
-			pos = i;
-		else
-			pos = i - np - len;
-		list = isl_aff_list_add(list, isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set, pos));
-	}
-	isl_local_space_free(ls);
 	return isl_map_preimage_domain_multi_aff(map,
-		isl_multi_aff_from_aff_list(isl_space_map_from_set(space),
-		list));
+		dmd_isl_swap(space, m->mesh->n, len));
 }
 
 /* Prove that the pieces "p" of transfer "x" match up. */

@@ -383,34 +383,21 @@ static __isl_give isl_set *dmd_proof_unbind(const struct dmd_model *m,
 		isl_multi_id_copy(m->mesh->ids))));
 }
 
-/* The map { [c(np), v(k)] -> [f(c, v)] } on an anonymous space of
- * np + k dimensions whose output dimension i is input perm[i] (or,
- * where perm[i] < 0, input -perm[i] - 1 shifted by "disp" modulo the
- * mesh extent of axis i: a neighbour along a ring). */
-static __isl_give isl_multi_aff *dmd_proof_perm(const struct dmd_model *m,
-	int n, const int *perm, int disp)
+/* The map { [c(np), v] -> [c', v] } on an anonymous space of "n"
+ * dimensions, with c' = c except along axis "axis", where it is the
+ * neighbour "disp" further around the ring: (c + disp) mod extent. */
+static __isl_give isl_multi_aff *dmd_proof_ring(const struct dmd_model *m,
+	int n, int axis, int disp)
 {
 	isl_space *space = isl_space_set_alloc(m->ctx, 0, n);
-	isl_local_space *ls = isl_local_space_from_space(
-		isl_space_copy(space));
-	isl_aff_list *list = isl_aff_list_alloc(m->ctx, n);
-	int i;
+	isl_multi_aff *ma;
+	isl_aff *a;
 
-	for (i = 0; i < n; ++i) {
-		int src = perm[i] >= 0 ? perm[i] : -perm[i] - 1;
-		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
-			isl_dim_set, src);
-
-		if (perm[i] < 0) {
-			a = isl_aff_add_constant_si(a, disp);
-			a = isl_aff_mod_val(a, isl_val_int_from_si(m->ctx,
-				m->mesh->shape[i]));
-		}
-		list = isl_aff_list_add(list, a);
-	}
-	isl_local_space_free(ls);
-	return isl_multi_aff_from_aff_list(isl_space_map_from_set(space),
-		list);
+	ma = isl_multi_aff_identity(isl_space_map_from_set(space));
+	a = isl_aff_add_constant_si(isl_multi_aff_get_aff(ma, axis), disp);
+	a = isl_aff_mod_val(a, isl_val_int_from_si(m->ctx,
+		m->mesh->shape[axis]));
+	return isl_multi_aff_set_aff(ma, axis, a);
 }
 
 /* The map from an anonymous space of "n" dimensions to one of "k" whose
@@ -545,20 +532,13 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int np = m->mesh->n, len = dmd_proof_len(x), undef = 0;
-	int n = 2 * np + len + 2 * x->box.n, i, *perm, eq;
+	int n = 2 * np + len + 2 * x->box.n, eq;
 	isl_set *recv, *send;
 
-	perm = malloc(n * sizeof(int));
-	if (!perm)
-		return -1;
-	for (i = 0; i < n; ++i)
-		perm[i] = i < np ? np + len + i :
-			i >= np + len && i < 2 * np + len ? i - np - len : i;
 	recv = dmd_proof_unbind(m, dmd_proof_side(pr, x, 0, &undef));
 	send = dmd_proof_unbind(m, dmd_proof_side(pr, x, 1, &undef));
-	send = isl_set_preimage_multi_aff(send, dmd_proof_perm(m, n, perm,
-		0));
-	free(perm);
+	send = isl_set_preimage_multi_aff(send, dmd_isl_swap(
+		isl_space_set_alloc(m->ctx, 0, n), np, len));
 	eq = dmd_isl_bool(isl_set_is_equal(recv, send));
 	if (eq == 0) {
 		char *w = dmd_proof_mismatch(m, x, recv, send);
@@ -862,7 +842,7 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int np = m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
-	int undef = 0, r = 1, i, n, *perm, ok;
+	int undef = 0, r = 1, n, ok;
 	isl_set *sh, *recv, *sent, *first_pts;
 	isl_map *need_first, *have, *prev, *sent_el;
 	isl_multi_aff *back;
@@ -897,15 +877,8 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 	recv = dmd_proof_unbind(m, recv);
 	sent = dmd_proof_unbind(m, sent);
 	n = np + len + 2 * nd;
-	perm = malloc(n * sizeof(int));
-	if (!perm)
-		r = -1;
-	for (i = 0; perm && i < n; ++i)
-		perm[i] = i == x->axis ? -i - 1 : i;
-	if (perm)
-		sent = isl_set_preimage_multi_aff(sent, dmd_proof_perm(m, n,
-			perm, x->disp));
-	free(perm);
+	sent = isl_set_preimage_multi_aff(sent, dmd_proof_ring(m, n, x->axis,
+		x->disp));
 	/* the sender's coordinates on the ring, the receiver on the mesh */
 	sent = dmd_proof_on_mesh(m, sent);
 	ok = dmd_isl_bool(isl_set_is_equal(recv, sent));

@@ -10,7 +10,7 @@
 #     table of its section under "Every key" in doc/job-format.md, and
 #     an item (.B KEY) of the same section of doc/distmpmd-job.5;
 #   - every value of the reader's word tables (dtype, split, init), every
-#     schedule command and function of ir/dmd_expr.c, and the words that
+#     schedule command and function of ir/dmd_expr*.c, and the words that
 #     divide and tensorize compare with, appear in both, as code;
 #   - a feature the "Not yet implemented" table lists as "not yet" is
 #     not a key the reader accepts (when one lands, the table must be
@@ -33,7 +33,8 @@ import os, re, sys
 
 root, work = sys.argv[1], sys.argv[2]
 parse = open(os.path.join(root, 'ir/dmd_parse.c')).read()
-expr = open(os.path.join(root, 'ir/dmd_expr.c')).read()
+expr = ''.join(open(os.path.join(root, 'ir', f)).read() for f in
+               ('dmd_expr.c', 'dmd_expr_cmd.c', 'dmd_expr_check.c'))
 md = open(os.path.join(root, 'doc/job-format.md')).read()
 man = open(os.path.join(root, 'doc/distmpmd-job.5')).read()
 passed = failed = 0

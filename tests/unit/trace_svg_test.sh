@@ -20,7 +20,7 @@ ko() { fail=$((fail + 1)); echo "FAIL $1"; }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 
 if cc -Wall -Wextra -Werror -std=gnu11 -I. -g -o "$WORK/tsvg" \
-	tests/unit/trace_svg_test.c manifests/dmd_trace_svg.c \
+	tests/unit/trace_svg_test.c manifests/dmd_trace_svg.c manifests/dmd_text.c \
 	$(pkg-config --cflags --libs yaml-0.1) 2>"$WORK/cc.log"; then
 	ok "build"
 else
