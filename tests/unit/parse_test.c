@@ -100,15 +100,18 @@ static void print_tensor(const struct dmd_job *job, const struct dmd_tensor *t)
 		printf("]\n");
 	}
 	for (i = 0; i < t->n_place; ++i)
-		printf("  place %s=%ld\n", job->axes[t->place_axis[i]],
-			t->place_coord[i]);
+		printf("  place %s=%ld\n", dmd_job_axis_name(job,
+			t->place_axis[i]), t->place_coord[i]);
 	if (t->n_partial > 0) {
 		printf("  partial");
 		for (i = 0; i < t->n_partial; ++i)
-			printf(" %s", job->axes[t->partial_axis[i]]);
+			printf(" %s", dmd_job_axis_name(job,
+				t->partial_axis[i]));
 		print_loc(t->partial_loc);
 		printf("\n");
 	}
+	if (t->view >= 0)
+		printf("  view %s\n", job->views[t->view].name);
 	printf("  file %s", t->file ? t->file : "-");
 	print_loc(t->file_loc);
 	printf("\n  init %s\n  seed %llu\n", inits[t->init], t->seed);
@@ -230,6 +233,23 @@ static void dump(const struct dmd_job *job)
 		printf(" %s=%ld", job->axes[i], job->mesh_shape[i]);
 	printf(" nranks=%ld", job->nranks);
 	print_loc(job->mesh_loc);
+	for (i = 0; i < job->n_views; ++i) {
+		const struct dmd_view *v = &job->views[i];
+		int j;
+
+		printf("\nview %s", v->name);
+		for (j = 0; j < v->n_axes; ++j)
+			printf(" %s=%ld", v->axes[j], v->shape[j]);
+		printf(" nranks=%ld", v->nranks);
+		print_loc(v->loc);
+	}
+	if (job->memory) {
+		printf("\nmemory %ld", job->memory);
+		print_loc(job->memory_loc);
+	}
+	for (i = 0; job->links_given && i < job->n_axes; ++i)
+		printf("\nlink %s latency_us=%g gbps=%g", job->axes[i],
+			job->links[i].latency_us, job->links[i].gbps);
 	printf("\ndtype %s\n", job->dtype == DMD_F32 ? "f32" : "f64");
 	printf("dir %s\n", dir_ok(job) ? "ok" : "WRONG");
 	for (i = 0; i < job->n_tensors; ++i)
