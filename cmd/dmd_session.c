@@ -190,7 +190,7 @@ void dmd_session_summary(struct dmd_session *s)
 			p->loops[p->time_loop[x->level]].name,
 			dmd_part_kind_name(x->kind));
 		if (x->kind == DMD_XFER_BCAST || x->kind == DMD_XFER_SHIFT)
-			printf(" along %s", s->job->axes[x->axis]);
+			printf(" along %s", dmd_job_axis_name(s->job, x->axis));
 		if (x->ghost)
 			printf(" (into ghost cells)");
 		if (x->use == DMD_USE_SNAPSHOT)

@@ -197,7 +197,7 @@ static __isl_give isl_printer *dmd_emit_root_test(struct dmd_emit_ctx *ctx,
 	if (!e)
 		return isl_printer_free(p);
 	type = isl_ast_expr_get_type(e);
-	p = dmd_emit_name(p, "c", ctx->m->job->axes[x->axis]);
+	p = dmd_emit_name(p, "c", dmd_job_axis_name(ctx->m->job, x->axis));
 	p = isl_printer_print_str(p, " == ");
 	if (type != isl_ast_expr_int && type != isl_ast_expr_id)
 		p = isl_printer_print_str(p, "(");
@@ -793,7 +793,7 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	p = dmd_emit_line(p, "dmd_rt *const rt = dmd_init(&argc, &argv, "
 		"&dmd_job, dmd_class_id,");
 	p = dmd_emit_line(p, "    dmd_class_nranges, dmd_class_ranks);");
-	for (i = 0; i < m->mesh->n; ++i) {
+	for (i = 0; i < m->mesh->n_all; ++i) {
 		char *c = dmd_mesh_coord_name(m->job, i);
 
 		if (c && (dmd_emit_mentions(setup, c) ||

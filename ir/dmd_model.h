@@ -35,14 +35,27 @@
 
 /* The mesh: its parameter space and set.
  *   space: [c_x, c_y] -> { : }     set: the ranks of the mesh
- *   ids:   the parameter ids, in axis order (c_x, c_y) */
+ *   ids:   the parameter ids, in axis order (c_x, c_y)
+ * The axes of views (spec 1.1) are not parameters: a rank's coordinate
+ * on a view is a quasi-affine function of its mesh coordinates, by the
+ * row-major order r of the rank (here on a mesh [4, 2], view g of shape
+ * [2, 2, 2], r = 2 c_x + c_y):
+ *   coord[a] = [c_x, c_y] -> { [floor(r / 4)] : r < 8 }
+ *   coord[b] = [c_x, c_y] -> { [floor(r / 2) mod 2] : r < 8 }
+ * defined on the ranks of the view (r < its rank count: "frame").  Axis
+ * indices are those of the job (dmd_job_find_axis): the mesh axes, then
+ * the axes of each view. */
 struct dmd_mesh {
 	isl_ctx *ctx;
+	const struct dmd_job *job;	/* not owned */
 	int n;				/* axes */
 	const long *shape;		/* job->mesh_shape (not owned) */
 	isl_space *space;
 	isl_set *set;
 	isl_multi_id *ids;		/* { R[c_x, c_y] } */
+	int n_all;			/* axes of the mesh and the views */
+	isl_pw_aff **coord;		/* per axis: the coordinate */
+	isl_set **frame;		/* per view: its ranks */
 };
 
 /* How tensor "tensor" is laid out over the mesh (spec 1.2).
@@ -64,7 +77,9 @@ struct dmd_layout {
 	isl_set *writer;
 	int n_partial;
 	int *partial;			/* axis indices */
-	int *axis_used;			/* per axis: dist or place mention it */
+	int *axis_used;			/* per axis (of the mesh and the
+					 * views): dist or place mention it */
+	int view;			/* the view of its axes, -1: the mesh */
 };
 
 /* An access of a statement: tensor[idx(i)] over the statement's domain.
@@ -133,6 +148,8 @@ struct dmd_poly {
 					 * partial input) */
 	int n_loops;
 	struct dmd_loop *loops;
+	int view;			/* the view its loops are distributed
+					 * over; -1: the mesh (or none) */
 	isl_map *sched;
 	isl_map *rsched;
 	int n_time;
@@ -189,7 +206,8 @@ long dmd_model_step_count(const struct dmd_model *m, int step);
 __isl_give struct dmd_mesh *dmd_mesh_alloc(isl_ctx *ctx,
 	const struct dmd_job *job);
 __isl_null struct dmd_mesh *dmd_mesh_free(__isl_take struct dmd_mesh *mesh);
-/* The C name of the coordinate of mesh axis "axis": "c_x". */
+/* The C name of the coordinate along axis "axis" (of the mesh or a
+ * view): "c_x". */
 char *dmd_mesh_coord_name(const struct dmd_job *job, int axis);
 /* A copy of parameter set "set" with the parameters named as the job
  * names the mesh axes, for messages and listings only. */
@@ -200,6 +218,47 @@ __isl_give isl_space *dmd_mesh_rank_space(const struct dmd_mesh *mesh);
 __isl_give isl_set *dmd_mesh_rank_is_me(const struct dmd_mesh *mesh);
 /* { R[r] : r in the mesh } */
 __isl_give isl_set *dmd_mesh_ranks(const struct dmd_mesh *mesh);
+/* The view of axis "a" (-1: the mesh). */
+int dmd_mesh_axis_view(const struct dmd_mesh *mesh, int a);
+/* The coordinate of a rank along axis "a", [c] -> { [coord] }, defined
+ * on the ranks of its frame. */
+__isl_give isl_pw_aff *dmd_mesh_coord(const struct dmd_mesh *mesh, int a);
+/* The ranks of view "v" ([c] -> { : ... }; v = -1: the mesh). */
+__isl_give isl_set *dmd_mesh_frame(const struct dmd_mesh *mesh, int v);
+/* The coordinate along axis "a" of the rank whose mesh coordinates are
+ * the dimensions pos .. pos + n - 1 of type "type" (isl_dim_param: the
+ * mesh parameters, pos ignored) of set space "space", as a pw_aff on
+ * "space" (defined on the ranks of the axis's frame). */
+__isl_give isl_pw_aff *dmd_mesh_coord_at(const struct dmd_mesh *mesh, int a,
+	__isl_keep isl_space *space, enum isl_dim_type type, int pos);
+/* The same for the ranks of view "v": a subset of the universe of
+ * "space". */
+__isl_give isl_set *dmd_mesh_frame_at(const struct dmd_mesh *mesh, int v,
+	__isl_keep isl_space *space, enum isl_dim_type type, int pos);
+/* "map" where the ranks at input dimensions in_pos .. and output
+ * dimensions out_pos .. have the same coordinate along axis "a" (both on
+ * its frame): isl_map_equate for a mesh axis. */
+__isl_give isl_map *dmd_mesh_equate(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, int in_pos, int out_pos, int a);
+/* "map" where the rank at dimensions pos .. of "type" (isl_dim_in or
+ * isl_dim_out) has coordinate "val" along axis "a". */
+__isl_give isl_map *dmd_mesh_fix(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, enum isl_dim_type type, int pos, int a,
+	long val);
+/* "set" (over the mesh parameters) spread along axis "a": a rank gets
+ * what any rank of its line along "a" has (isl_set_eliminate of the
+ * parameter for a mesh axis; ranks off a view keep their own). */
+__isl_give isl_set *dmd_mesh_eliminate(const struct dmd_mesh *mesh,
+	__isl_take isl_set *set, int a);
+/* { R[r] -> R[s] : r and s on the frame of "a" and equal coordinates
+ * along its other axes } (the line along "a"; for a mesh axis, equal
+ * coordinates along the other mesh axes). */
+__isl_give isl_map *dmd_mesh_line(const struct dmd_mesh *mesh, int a);
+/* Mesh coordinate "i" of the rank "disp" steps further along axis "a"
+ * (around its ring) from the rank at dimensions pos .. of local space
+ * "ls" (set dimensions). */
+__isl_give isl_aff *dmd_mesh_moved(const struct dmd_mesh *mesh,
+	__isl_keep isl_local_space *ls, int pos, int a, int disp, int i);
 
 /* ir/dmd_layout.c */
 __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,

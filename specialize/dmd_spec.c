@@ -316,6 +316,10 @@ static void dmd_spec_post_shift(struct dmd_spec_build *b, struct dmd_xfer *x)
 
 	s = dmd_spec_add(b, DMD_SPEC_SHIFT, x, 1);
 	dom = dmd_spec_when(x, 0, 0);
+	if (dmd_mesh_axis_view(m->mesh, x->axis) >= 0)
+		/* the ranks off the view of the ring take no part */
+		dom = isl_set_intersect_params(dom, dmd_mesh_frame(m->mesh,
+			dmd_mesh_axis_view(m->mesh, x->axis)));
 	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
 	for (d = 0; d < nd; ++d)
 		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));

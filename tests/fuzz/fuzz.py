@@ -4,7 +4,9 @@
     fuzz.py [--seeds A:B] [--keep] DISTMPMD REF
 
 For each seed, generate a small job (mesh of at most 8 ranks, uneven
-extents, random distributions, a random but valid schedule), run it with
+extents, random distributions, a random but valid schedule; for about a
+third of the seeds a view of the ranks, spec 1.1, that the schedule and
+most tensors use, over all the ranks or fewer), run it with
 `distmpmd run --stats`, and compare the output with the independent
 reference (tests/ref/dmd_ref.py).  A job the compiler refuses with exit 2
 and a located message counts as a pass only if the message says the
@@ -156,27 +158,31 @@ def matmul_schedule(rng, axes, p_divide=0.6, names=("A", "B")):
     return sched, kaxis
 
 
-def matmul_job(rng, axes, shape, dtype):
+def matmul_job(rng, axes, shape, dtype, frame=None):
+    """frame(): the axes and shape a tensor is laid out on (default:
+    "axes", "shape", those of the schedule)."""
+    frame = frame or (lambda: (axes, shape))
     M, N, K = rng.randint(3, 23), rng.randint(3, 19), rng.randint(4, 29)
     ta, tb = rng.random() < 0.3, rng.random() < 0.3
     a = "A[k, m]" if ta else "A[m, k]"
     b = "B[n, k]" if tb else "B[k, n]"
     acc = rng.random() < 0.2
-    ts = [tensor(rng, "A", [K, M] if ta else [M, K], axes, shape, dtype,
+    ts = [tensor(rng, "A", [K, M] if ta else [M, K], *frame(), dtype,
                  "in", 1),
-          tensor(rng, "B", [N, K] if tb else [K, N], axes, shape, dtype,
+          tensor(rng, "B", [N, K] if tb else [K, N], *frame(), dtype,
                  "in", 2),
-          tensor(rng, "C", [M, N], axes, shape, dtype, "out", 3)]
+          tensor(rng, "C", [M, N], *frame(), dtype, "out", 3)]
     stmt = "C[m, n] %s %s * %s" % ("+=" if acc else "=", a, b)
     sched, _ = matmul_schedule(rng, axes)
     return ts, stmt, sched
 
 
-def stencil_job(rng, axes, shape, dtype):
+def stencil_job(rng, axes, shape, dtype, frame=None):
+    frame = frame or (lambda: (axes, shape))
     if len(axes) >= 2 and rng.random() < 0.5:
         E0, E1 = rng.randint(5, 17), rng.randint(5, 17)
-        ts = [tensor(rng, "A", [E0, E1], axes, shape, dtype, "in", 1),
-              tensor(rng, "B", [E0, E1], axes, shape, dtype, "out", 2)]
+        ts = [tensor(rng, "A", [E0, E1], *frame(), dtype, "in", 1),
+              tensor(rng, "B", [E0, E1], *frame(), dtype, "out", 2)]
         stmt = ("B[i, j] = A[i - 1, j] + 2 * A[i, j + 1] - A[i + 1, j]"
                 " * A[i, j - 1]")
         sched = []
@@ -188,8 +194,8 @@ def stencil_job(rng, axes, shape, dtype):
                     ["io", "jo", "ii"]))
         return ts, stmt, sched
     E = rng.randint(8, 40)
-    ts = [tensor(rng, "A", [E], axes, shape, dtype, "in", 1),
-          tensor(rng, "B", [E], axes, shape, dtype, "out", 2)]
+    ts = [tensor(rng, "A", [E], *frame(), dtype, "in", 1),
+          tensor(rng, "B", [E], *frame(), dtype, "out", 2)]
     stmt = rng.choice(["B[i] = A[i - 1] + A[i] + A[i + 1]",
                        "B[i] += max(A[i - 2], A[i + 1]) * 0.5",
                        "B[i] = relu(A[i + 2] - A[i])"])
@@ -204,17 +210,44 @@ def stencil_job(rng, axes, shape, dtype):
     return ts, stmt, sched
 
 
+def view(vrng, nranks):
+    """A view (spec 1.1) of all the ranks or of fewer: 1 to 3 axes."""
+    n = nranks if vrng.random() < 0.6 else vrng.randint(1, nranks)
+    k = vrng.randint(1, 3)
+    shape = [1] * k
+    for p in (2, 3, 5, 7):
+        while n % p == 0:
+            shape[vrng.randrange(k)] *= p
+            n //= p
+    return ["a", "b", "c"][:k], shape
+
+
 def job(seed):
     rng = random.Random(seed)
+    # views come from a generator of their own, so that the jobs of the
+    # seeds without a view stay the same
+    vrng = random.Random("view%d" % seed)
     axes, shape = mesh(rng)
+    frame = None
+    views = ""
+    if vrng.random() < 0.35:
+        maxes, mshape = axes, shape
+        axes, shape = view(vrng, eval("*".join(str(e) for e in mshape)))
+        views = ", views: {v: {axes: [%s], shape: [%s]}}" % (
+            ", ".join(axes), ", ".join(str(e) for e in shape))
+        # most tensors on the view, some on the mesh
+        frame = lambda: ((maxes, mshape) if vrng.random() < 0.25 else
+                         (axes, shape))
+    else:
+        maxes, mshape = axes, shape
     dtype = rng.choice(["f32", "f64"])
     if rng.random() < 0.6:
-        ts, stmt, sched = matmul_job(rng, axes, shape, dtype)
+        ts, stmt, sched = matmul_job(rng, axes, shape, dtype, frame)
     else:
-        ts, stmt, sched = stencil_job(rng, axes, shape, dtype)
+        ts, stmt, sched = stencil_job(rng, axes, shape, dtype, frame)
     text = ["# fuzz seed %d" % seed, "name: fuzz%d" % seed,
-            "mesh: {axes: [%s], shape: [%s]}" % (
-                ", ".join(axes), ", ".join(str(s) for s in shape)),
+            "mesh: {axes: [%s], shape: [%s]%s}" % (
+                ", ".join(maxes), ", ".join(str(s) for s in mshape), views),
             "tensors:"] + ts + ["compute: " + stmt]
     if sched:
         text.append("schedule:")

@@ -1227,6 +1227,135 @@ static void test_proofs(void)
 	sess_close(&s);
 }
 
+/* Views (spec 1.1) on a 1-D mesh of 8 ranks (tests/e2e/jobs/mm3d_view8):
+ * g = 2x2x2 (a, b, c) = (r // 4, r // 2 % 2, r % 2) are quasi-affine
+ * functions of the mesh parameter, not parameters; A [32, 24] dist [a, c]
+ * and C dist [a, b] placed on c = 0; the distributed loops equal them. */
+static void test_views_model(void)
+{
+	struct sess s;
+	const struct dmd_poly *p;
+	isl_pw_aff *pa;
+	isl_map *line;
+	int a;
+
+	if (!sess_open(&s, "tests/e2e/jobs/mm3d_view8.yaml", 0))
+		goto out;
+	int_eq(s.m->mesh->n, 1, "views: the mesh has 1 parameter");
+	int_eq(s.m->mesh->n_all, 4, "views: 4 axes (r and a, b, c of g)");
+	a = dmd_job_find_axis(s.job, "b");
+	int_eq(a, 2, "views: axis b has index 2");
+	int_eq(dmd_mesh_axis_view(s.m->mesh, a), 0, "views: b is on view 0");
+	pa = dmd_mesh_coord(s.m->mesh, 1);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(floor((c_r)/4))] : 0 <= c_r <= 7 }",
+		"views: a = r // 4");
+	isl_pw_aff_free(pa);
+	pa = dmd_mesh_coord(s.m->mesh, 2);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(floor((c_r)/2) mod 2)] : "
+		"0 <= c_r <= 7 }", "views: b = r // 2 % 2");
+	isl_pw_aff_free(pa);
+	pa = dmd_mesh_coord(s.m->mesh, 3);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(c_r mod 2)] : 0 <= c_r <= 7 }",
+		"views: c = r % 2");
+	isl_pw_aff_free(pa);
+	set_eq(s.ctx, s.m->lay[0]->held, "[c_r] -> { T0[e0, e1] : "
+		"0 <= c_r <= 7 and 16*floor((c_r)/4) <= e0 < "
+		"16*floor((c_r)/4) + 16 and 12*(c_r mod 2) <= e1 < "
+		"12*(c_r mod 2) + 12 }",
+		"views: A held by (a, c)");
+	int_eq(s.m->lay[0]->view, 0, "views: A is laid out on g");
+	set_eq(s.ctx, s.m->lay[0]->writer, "[c_r] -> { : 0 <= c_r <= 7 and "
+		"floor((c_r)/2) mod 2 = 0 }", "views: A written by b = 0");
+	set_eq(s.ctx, s.m->lay[2]->held, "[c_r] -> { T2[e0, e1] : "
+		"0 <= c_r <= 7 and c_r mod 2 = 0 and "
+		"16*floor((c_r)/4) <= e0 < 16*floor((c_r)/4) + 16 and "
+		"8*(floor((c_r)/2) mod 2) <= e1 < "
+		"8*(floor((c_r)/2) mod 2) + 8 }",
+		"views: C held on c = 0");
+	p = s.m->poly[0];
+	int_eq(p->view, 0, "views: the step is distributed over g");
+	map_eq(s.ctx, p->rsched, "[c_r] -> { S[m, n, k] -> L[mi, ni, ki] : "
+		"0 <= c_r <= 7 and m = 16*floor((c_r)/4) + mi and "
+		"0 <= mi <= 15 and n = 8*(floor((c_r)/2) mod 2) + ni and "
+		"0 <= ni <= 7 and k = 12*(c_r mod 2) + ki and 0 <= ki <= 11 }",
+		"views: rank (a, b, c) runs block (a, b, c)");
+	line = dmd_mesh_line(s.m->mesh, 2);
+	map_eq(s.ctx, line, "{ R[r] -> R[s] : 0 <= r <= 7 and 0 <= s <= 7 and "
+		"floor((r)/4) = floor((s)/4) and r mod 2 = s mod 2 }",
+		"views: the line along b: a and c equal");
+	isl_map_free(line);
+out:
+	sess_close(&s);
+}
+
+/* A view over 6 of the 7 ranks (tests/e2e/jobs/pumma_view7: 2x3 (p, q)
+ * of a 1-D mesh of 7): rank 6 holds nothing laid out on it and runs
+ * nothing of the step distributed over it; A shifts along q; and SUMMA
+ * on a 2x3 view of 6 ranks (summa_view6) broadcasts A along q, B along
+ * p, with roots that are coordinates along them. */
+static void test_views_plan(void)
+{
+	struct sess s;
+	struct dmd_xfer *x;
+	isl_set *set;
+
+	if (!sess_open(&s, "tests/e2e/jobs/pumma_view7.yaml", 0))
+		goto out;
+	set = dmd_mesh_frame(s.m->mesh, 0);
+	set_eq(s.ctx, set, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"pumma_view7: the view has ranks 0 to 5");
+	isl_set_free(set);
+	pa_eq(s.ctx, s.m->lay[0]->ext[0], "[c_r] -> { [(10)] : 0 <= c_r <= 5; "
+		"[(0)] : c_r = 6 }", "pumma_view7: rank 6 holds no rows of A");
+	set = isl_set_params(isl_map_domain(isl_map_copy(s.m->poly[0]->rsched)));
+	set_eq(s.ctx, set, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"pumma_view7: rank 6 runs nothing");
+	isl_set_free(set);
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "pumma_view7: A shifts at kor", DMD_XFER_SHIFT,
+		DMD_USE_INPUT, 0, 0, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "q"), "pumma_view7: along q");
+	sess_close(&s);
+
+	if (!sess_open(&s, "tests/e2e/jobs/summa_view6.yaml", 0))
+		goto out;
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "summa_view6: A broadcast at ko", DMD_XFER_BCAST,
+		DMD_USE_INPUT, 0, 0, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "q"), "summa_view6: along q");
+	pa_params_eq(s.ctx, x->root, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"[c_r] -> { X0[ko] -> [(floor((ko)/2))] : "
+		"0 <= c_r <= 5 and 0 <= ko <= 5 }",
+		"summa_view6: A's root is q = ko // 2");
+	x = xfer(&s, 2, 1);
+	xfer_is(x, "summa_view6: B broadcast at ko", DMD_XFER_BCAST,
+		DMD_USE_INPUT, 0, 1, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "p"), "summa_view6: along p");
+	pa_params_eq(s.ctx, x->root, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"[c_r] -> { X1[ko] -> [(floor((ko)/3))] : "
+		"0 <= c_r <= 5 and 0 <= ko <= 5 }",
+		"summa_view6: B's root is p = ko // 3");
+	sess_close(&s);
+
+	/* partial sums along an axis of a view */
+	if (!sess_open(&s, "tests/e2e/jobs/partial_view_4.yaml", 0))
+		goto out;
+	int_eq(s.m->lay[2]->n_partial, 1, "partial_view_4: Z partial along 1");
+	int_eq(s.m->lay[2]->partial[0], dmd_job_find_axis(s.job, "b"),
+		"partial_view_4: along b");
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "partial_view_4: Z summed for step 2", DMD_XFER_P2P,
+		DMD_USE_REDUCE, 1, 2, -1);
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_r] -> { X0[s] : 0 <= c_r <= 3 and "
+		"floor((s)/2) = floor((c_r)/2) and s mod 2 = 1 - (c_r mod 2) }",
+		"partial_view_4: (a, b) receives the partial of (a, 1 - b)");
+out:
+	sess_close(&s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1251,6 +1380,8 @@ int main(int argc, char **argv)
 	test_program();
 	test_classes();
 	test_proofs();
+	test_views_model();
+	test_views_plan();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
