@@ -6,6 +6,7 @@
  *   distmpmd classes JOB [--svg FILE]
  *   distmpmd emit JOB --rank R | --class K | --common
  *   distmpmd check JOB
+ *   distmpmd plan JOB [--json] [--top N] [-o FILE]
  *   distmpmd diff JOB RANK_A RANK_B
  *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
  *	[--no-run] [--work DIR]
@@ -36,6 +37,7 @@
 #include "cmd/dmd_session.h"
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
+#include "cmd/dmd_plan.h"
 #include "cmd/dmd_svg.h"
 #include "cmd/dmd_sweep.h"
 #include "manifests/dmd_launch.h"
@@ -57,6 +59,9 @@ static const char *usage_main =
 "  classes JOB [--svg FILE]      the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
+"  plan JOB [--json] [--top N] [-o FILE]\n"
+"                                the schedules and layouts with their\n"
+"                                modeled cost; -o writes the frozen job\n"
 "  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
 "  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
 "                                values; one CSV row per point\n"
@@ -148,6 +153,19 @@ static const char *usage_sweep =
 "  --no-run        only analyse: ranks and classes per point\n"
 "  --work DIR      where the points' jobs and builds go, DIR/point-N\n"
 "                  (default: build/<name>-sweep)\n";
+
+static const char *usage_plan =
+"usage: distmpmd plan JOB [--json] [--top N] [-o FILE]\n"
+"\n"
+"The schedule and layouts of every step with their modeled cost (spec\n"
+"1.6): bytes moved (summed over the receivers), the busiest receiver,\n"
+"messages, flops and memory of the busiest rank, modeled time; per step\n"
+"(all its runs) and for the whole program.  The byte and message counts\n"
+"are those 'run --stats' reports.\n"
+"\n"
+"  --json      one JSON object (spec 2) instead of text\n"
+"  --top N     at most N candidates per step (default 5)\n"
+"  -o FILE     write the frozen job (every choice explicit) to FILE\n";
 
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
@@ -366,6 +384,8 @@ static int build_job(const char *job, const char *out,
 		if (!*dir)
 			r = 1;
 	}
+	if (!r)
+		r = dmd_plan_check_memory(&s);
 	if (!r) {
 		b->opts.progress = isatty(2);
 		r = dmd_build_dir(&s.in, *dir, &b->opts);
@@ -1018,6 +1038,57 @@ static int cmd_check(int argc, char **argv)
 	return r;
 }
 
+/* distmpmd plan JOB [--json] [--top N] [-o FILE] */
+static int cmd_plan(int argc, char **argv)
+{
+	struct args a = { "plan", usage_plan, argc, argv, 0, NULL };
+	struct dmd_plan_opts o = { 0, 5, NULL };
+	struct dmd_session s;
+	const char *job = NULL;
+	long top;
+	int r = 0;
+
+	for (a.i = 0; a.i < argc && !r; ++a.i) {
+		if (arg_help(&a)) {
+			fputs(usage_plan, stdout);
+			return 0;
+		}
+		if (arg_flag(&a, "--json")) {
+			o.json = 1;
+			continue;
+		}
+		r = arg_value(&a, "-o", "--output");
+		if (r == 1) {
+			o.out = a.value;
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
+		r = arg_value(&a, NULL, "--top");
+		if (r == 1) {
+			if (parse_index(a.value, &top) < 0 || top < 1)
+				return arg_error(&a, "--top '%s' is not a "
+					"positive number", a.value);
+			o.top = top > INT_MAX ? INT_MAX : (int) top;
+			r = 0;
+			continue;
+		}
+		if (r)
+			break;
+		r = arg_positional(&a, &job);
+	}
+	if (r)
+		return r;
+	if (!job)
+		return arg_error(&a, "no job file given", NULL);
+	r = dmd_session_analyse(&s, job, DMD_SESSION_CELLS);
+	if (!r)
+		r = dmd_plan_report(&s, &o);
+	dmd_session_free(&s);
+	return r;
+}
+
 /* Dispatch on the command. */
 int main(int argc, char **argv)
 {
@@ -1048,6 +1119,8 @@ int main(int argc, char **argv)
 		return cmd_diff(argc - 2, argv + 2);
 	if (!strcmp(cmd, "sweep"))
 		return cmd_sweep(argc - 2, argv + 2);
+	if (!strcmp(cmd, "plan"))
+		return cmd_plan(argc - 2, argv + 2);
 	shown = show(cmd);
 	fprintf(stderr, "distmpmd: unknown command '%s'\n\n",
 		shown ? shown : "?");

@@ -81,8 +81,9 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* Analyse "job" (taken: "s" owns it, even on failure); with classes != 0
- * find the rank classes and emit their code too.  Returns 0, or the
+/* Analyse "job" (taken: "s" owns it, even on failure); with "classes"
+ * DMD_SESSION_CLASSES find the rank classes and emit their code too,
+ * with DMD_SESSION_CELLS only the cells of the classes (for the cost).  Returns 0, or the
  * exit status (2 for a bad job, 1 otherwise), the problem printed. */
 int dmd_session_analyse_job(struct dmd_session *s,
 	__isl_take struct dmd_job *job, int classes)
@@ -136,18 +137,19 @@ int dmd_session_analyse_job(struct dmd_session *s,
 		if (s->facts)
 			s->cells = dmd_part_cells(s->m, s->facts);
 		stage_time("cells");
-		if (s->cells)
+		if (s->cells && classes == DMD_SESSION_CLASSES)
 			s->classes = dmd_emit_classes(s->plan, s->facts,
 				s->cells);
 		stage_time("classes");
-		if (!s->classes) {
+		if (!s->cells || (classes == DMD_SESSION_CLASSES &&
+		    !s->classes)) {
 			fprintf(stderr, "%s: error: internal error: cannot "
 				"find the rank classes (please report it)\n",
 				path);
 			return 1;
 		}
 	}
-	if (session_build_input(s, classes) < 0) {
+	if (session_build_input(s, classes == DMD_SESSION_CLASSES) < 0) {
 		fprintf(stderr, "distmpmd: out of memory\n");
 		return 1;
 	}

@@ -30,6 +30,11 @@ struct dmd_session {
 	struct dmd_build_class *cls;	/* in.cls, owned */
 };
 
+/* How far dmd_session_analyse goes: the plan and its proofs; also the
+ * classes and their code; or the cells of the classes without code. */
+enum { DMD_SESSION_PLAN = 0, DMD_SESSION_CLASSES = 1,
+	DMD_SESSION_CELLS = 2 };
+
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes);
 int dmd_session_analyse_job(struct dmd_session *s,

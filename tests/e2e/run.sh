@@ -29,6 +29,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=/usr/bin/python3
 REF=$ROOT/tests/ref/dmd_ref.py
 STATS=$ROOT/tests/e2e/check_stats.py
+PLAN=$ROOT/tests/e2e/check_plan.py
 EXPECTED=$ROOT/tests/e2e/expected_bytes.txt
 JOBDIR=$ROOT/tests/e2e/jobs
 TIMEOUT=300
@@ -112,6 +113,17 @@ run_job() {      # JOB_PATH NAME
         return
     fi
 
+    # the cost model predicts the run's bytes and messages exactly
+    if ! "$DMD" plan "$tmp/$name.yaml" --json >"$tmp/plan.json" \
+            2>"$tmp/plan.err"; then
+        fail "$name" "$tmp" "distmpmd plan failed" "$tmp/plan.err"
+        return
+    fi
+    if ! planned=$("$PY" "$PLAN" "$tmp/plan.json" "$tmp/stdout" 2>&1); then
+        fail "$name" "$tmp" "$planned"
+        return
+    fi
+
     if ! check=$("$PY" "$REF" check "$tmp/$name.yaml" 2>&1); then
         fail "$name" "$tmp" "$check"
         return
@@ -119,7 +131,7 @@ run_job() {      # JOB_PATH NAME
 
     # one "ok NAME: max rel err ..." line per output
     check=$(echo "$check" | sed 's/^ok //' | paste -sd ';' - | sed 's/;/; /g')
-    echo "ok $name ($summary; $check)"
+    echo "ok $name ($summary; $planned; $check)"
     passed=$((passed + 1))
     if [ "${E2E_KEEP:-0}" = 1 ]; then
         echo "    (files kept in $tmp)"

@@ -7,8 +7,9 @@ For each seed, generate a small job (mesh of at most 8 ranks, uneven
 extents, random distributions, a random but valid schedule; for about a
 third of the seeds a view of the ranks, spec 1.1, that the schedule and
 most tensors use, over all the ranks or fewer), run it with
-`distmpmd run --stats`, and compare the output with the independent
-reference (tests/ref/dmd_ref.py).  A job the compiler refuses with exit 2
+`distmpmd run --stats`, check that `distmpmd plan --json` predicted its
+bytes moved, busiest receiver and messages (per step too), and compare
+the output with the independent reference (tests/ref/dmd_ref.py).  A job the compiler refuses with exit 2
 and a located message counts as a pass only if the message says the
 feature is not supported; anything else (a crash, a wrong result, a hang,
 an internal error) is a failure.  Prints "ok SEED ..." / "FAIL SEED ..."
@@ -273,6 +274,28 @@ def run(cmd, cwd, env, timeout):
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
+def check_plan(distmpmd, path, d, env, stdout):
+    """Compare `distmpmd plan --json` with the run's --stats line: bytes
+    moved, busiest receiver and messages, and per step bytes and messages,
+    must be equal.  Returns None, or why not."""
+    import json
+    stats = [json.loads(l) for l in stdout.splitlines()
+             if l.startswith("{")]
+    p = subprocess.run([distmpmd, "plan", path, "--json"], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or len(stats) != 1:
+        return "plan exit %d: %s" % (p.returncode, p.stderr.strip())
+    plan, st = json.loads(p.stdout), stats[0]
+    for k in ("bytes_moved_total", "bytes_recv_max", "messages"):
+        if plan[k] != st[k]:
+            return "plan %s %s, run %s" % (k, plan[k], st[k])
+    for i, (a, b) in enumerate(zip(plan["steps"], st.get("steps", []))):
+        for k in ("bytes_moved_total", "messages"):
+            if a[k] != b[k]:
+                return "plan step %d %s %s, run %s" % (i + 1, k, a[k], b[k])
+    return None
+
+
 def check_job(distmpmd, ref, path, d, env, timeout):
     """Write the inputs of job "path" (in directory "d"), run it with
     `distmpmd run --stats` and check every output with the reference.
@@ -299,6 +322,10 @@ def check_job(distmpmd, ref, path, d, env, timeout):
     if r.returncode != 0:
         return False, None, "run exit %d: %s" % (
             r.returncode, (r.stderr.strip().splitlines() or [""])[-1])
+    # the cost model predicted the run's bytes and messages exactly
+    why = check_plan(distmpmd, path, d, env, r.stdout)
+    if why:
+        return False, None, why
     c = subprocess.run([sys.executable, ref, "check", path],
                        capture_output=True, text=True)
     lines = (c.stdout + c.stderr).strip().splitlines()
