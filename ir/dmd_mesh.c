@@ -337,6 +337,99 @@ __isl_give isl_aff *dmd_mesh_moved(const struct dmd_mesh *mesh,
 	return dmd_mesh_digit(mesh->ctx, lin, ms, i ? mesh->shape[i] : 0);
 }
 
+/* The parameter set linking the mesh coordinates and those of view "v"
+ * (parameters c_<axis> of both): equal row-major ranks, the view's
+ * coordinates but the first within their extents. */
+static __isl_give isl_set *dmd_mesh_link(const struct dmd_mesh *mesh, int v)
+{
+	const struct dmd_view *view = &mesh->job->views[v];
+	isl_space *sp = isl_space_copy(mesh->space);
+	isl_local_space *ls;
+	isl_aff *lm, *lv;
+	isl_set *link;
+	int j, n0 = isl_space_dim(sp, isl_dim_param);
+
+	sp = isl_space_add_dims(sp, isl_dim_param, view->n_axes);
+	for (j = 0; j < view->n_axes; ++j) {
+		char *name = dmd_mesh_coord_name(mesh->job,
+			dmd_job_view_axis(mesh->job, v, j));
+
+		sp = isl_space_set_dim_id(sp, isl_dim_param, n0 + j,
+			isl_id_alloc(mesh->ctx, name, NULL));
+		free(name);
+	}
+	ls = isl_local_space_from_space(isl_space_copy(sp));
+	lm = dmd_mesh_linear(mesh, ls, isl_dim_param, 0);
+	lv = isl_aff_zero_on_domain(isl_local_space_copy(ls));
+	for (j = 0; j < view->n_axes; ++j) {
+		lv = isl_aff_scale_val(lv, isl_val_int_from_si(mesh->ctx,
+			view->shape[j]));
+		lv = isl_aff_add(lv, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_param, n0 + j));
+	}
+	isl_local_space_free(ls);
+	link = isl_set_universe(sp);
+	link = isl_set_intersect(link, isl_aff_eq_set(lm, lv));
+	for (j = 0; j < view->n_axes; ++j) {
+		link = isl_set_lower_bound_si(link, isl_dim_param, n0 + j, 0);
+		if (j > 0)
+			link = isl_set_upper_bound_si(link, isl_dim_param,
+				n0 + j, view->shape[j] - 1);
+	}
+	return isl_set_intersect(link, isl_set_copy(mesh->set));
+}
+
+/* "set" in the coordinates of view "v" (see dmd_model.h). */
+__isl_give isl_set *dmd_mesh_rebase_set(const struct dmd_mesh *mesh, int v,
+	__isl_take isl_set *set)
+{
+	isl_set *link = dmd_mesh_link(mesh, v);
+
+	set = isl_set_align_params(set, isl_set_get_space(link));
+	set = isl_set_intersect_params(set, link);
+	set = isl_set_project_out(set, isl_dim_param, 0, mesh->n);
+	return isl_set_coalesce(set);
+}
+
+/* "umap" in the coordinates of view "v" (see dmd_model.h). */
+__isl_give isl_union_map *dmd_mesh_rebase_union_map(
+	const struct dmd_mesh *mesh, int v, __isl_take isl_union_map *umap)
+{
+	isl_set *link = dmd_mesh_link(mesh, v);
+
+	umap = isl_union_map_align_params(umap, isl_set_get_space(link));
+	umap = isl_union_map_intersect_params(umap, link);
+	umap = isl_union_map_project_out(umap, isl_dim_param, 0, mesh->n);
+	return isl_union_map_coalesce(umap);
+}
+
+/* "pa" in the coordinates of view "v" (see dmd_model.h). */
+__isl_give isl_pw_aff *dmd_mesh_rebase_pw_aff(const struct dmd_mesh *mesh,
+	int v, __isl_take isl_pw_aff *pa)
+{
+	isl_set *link = dmd_mesh_link(mesh, v);
+	isl_pw_multi_aff *pma;
+	isl_space *sp;
+	isl_map *map;
+	int par;
+
+	sp = isl_pw_aff_get_domain_space(pa);
+	par = isl_space_is_params(sp) == isl_bool_true;
+	isl_space_free(sp);
+	if (par)
+		pa = isl_pw_aff_from_range(pa);
+	pa = isl_pw_aff_align_params(pa, isl_set_get_space(link));
+	pa = isl_pw_aff_intersect_params(pa, link);
+	map = isl_map_from_pw_aff(pa);
+	map = isl_map_project_out(map, isl_dim_param, 0, mesh->n);
+	pma = isl_pw_multi_aff_from_map(map);
+	pa = isl_pw_multi_aff_get_pw_aff(pma, 0);
+	isl_pw_multi_aff_free(pma);
+	if (par)
+		pa = isl_pw_aff_project_domain_on_params(pa);
+	return isl_pw_aff_coalesce(pa);
+}
+
 /* Build the mesh of "job": its parameter space, its set and the ids. */
 __isl_give struct dmd_mesh *dmd_mesh_alloc(isl_ctx *ctx,
 	const struct dmd_job *job)

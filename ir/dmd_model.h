@@ -27,6 +27,7 @@
 #include <isl/val.h>
 #include <isl/id.h>
 #include <isl/ilp.h>
+#include <isl/union_map.h>
 
 #include "dmd_job.h"
 
@@ -254,6 +255,20 @@ __isl_give isl_set *dmd_mesh_eliminate(const struct dmd_mesh *mesh,
  * along its other axes } (the line along "a"; for a mesh axis, equal
  * coordinates along the other mesh axes). */
 __isl_give isl_map *dmd_mesh_line(const struct dmd_mesh *mesh, int a);
+/* The ranks written in the coordinates of view "v" instead of the mesh
+ * coordinates, for the code of a step distributed over the view: the
+ * parameters c_x.. of the mesh replaced by c_a.. of the view (the
+ * bijection r = row-major rank of either; on a 1-D mesh an affine
+ * substitution, so the divisions by the view's strides disappear).  For
+ * the ranks past the view the first coordinate goes on past its extent.
+ * Each of these takes an object over the mesh parameters. */
+__isl_give isl_set *dmd_mesh_rebase_set(const struct dmd_mesh *mesh, int v,
+	__isl_take isl_set *set);
+__isl_give isl_union_map *dmd_mesh_rebase_union_map(
+	const struct dmd_mesh *mesh, int v, __isl_take isl_union_map *umap);
+__isl_give isl_pw_aff *dmd_mesh_rebase_pw_aff(const struct dmd_mesh *mesh,
+	int v, __isl_take isl_pw_aff *pa);
+
 /* Mesh coordinate "i" of the rank "disp" steps further along axis "a"
  * (around its ring) from the rank at dimensions pos .. of local space
  * "ls" (set dimensions). */

@@ -315,7 +315,9 @@ static void dmd_rt_make_mesh(dmd_rt *rt)
  * their axes: along axis j of a view, the ranks of the view with the
  * same coordinates along its other axes, ordered by their coordinate
  * along j (so that a coordinate is a rank in the communicator).  Ranks
- * past the view get coordinate -1 and MPI_COMM_NULL.  Collective.
+ * past the view get MPI_COMM_NULL, and the coordinates of the row-major
+ * order continued (the first one past its extent), as the compiler
+ * writes them.  Collective.
  */
 static void dmd_rt_make_views(dmd_rt *rt)
 {
@@ -334,10 +336,9 @@ static void dmd_rt_make_views(dmd_rt *rt)
 
 			stride /= vw->shape[j];
 			rt->shape[a] = vw->shape[j];
-			rt->coords[a] = -1;
+			rt->coords[a] = (int) (j ? r / stride % vw->shape[j] :
+				r / stride);
 			if (r < n) {
-				rt->coords[a] = (int) (r / stride %
-					vw->shape[j]);
 				key = rt->coords[a];
 				color = (int) (r - key * stride);
 			}

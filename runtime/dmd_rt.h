@@ -107,8 +107,9 @@ typedef struct dmd_job_desc {
 dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	int class_id, int n_ranges, const int64_t (*ranges)[2]);
 
-/* This rank's coordinate along "axis" (of the mesh or of a view; -1
- * along the axes of a view the rank is not on). */
+/* This rank's coordinate along "axis" (of the mesh or of a view; on a
+ * view that does not reach the rank, its row-major order continued: the
+ * first coordinate past its extent, the others as on the view). */
 int64_t dmd_coord(const dmd_rt *rt, int axis);
 /* This rank's rank in the world. */
 int dmd_rank(const dmd_rt *rt);

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
               (const int64_t[]){ 0 - vo0_A, (i_kor == 0 ? 0 : 11) - vo1_A }, (const int64_t[]){ 10, 11 },
               ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 10, 11 });
           dmd_irecv(rt, q1, (const int64_t[]){ 3 }, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
-              (const int64_t[]){ (i_kor == 0 ? 17 : 22) - (11 * i_kor + 11), 0 }, (const int64_t[]){ i_kor == 0 ? 5 : 11, 9 });
+              (const int64_t[]){ (i_kor == 0 ? 17 : 22) - (11 * i_kor + 11), 0 }, (const int64_t[]){ 6 * i_kor + 5, 9 });
           if (i_kor == 0) {
             dmd_isend(rt, q1, (const int64_t[]){ 3 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
                 (const int64_t[]){ 11 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6, 9 });

@@ -90,9 +90,9 @@ int main(int argc, char **argv)
             dmd_irecv(rt, q1, (const int64_t[]){ 0 }, r1b_B, 2, rx1_B,
                 (const int64_t[]){ 0, 0 }, (const int64_t[]){ 6, 9 });
           dmd_isend(rt, q1, (const int64_t[]){ 0 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
-              (const int64_t[]){ (i_kor == 0 ? 17 : 22) - lo0_B, 0 - lo1_B }, (const int64_t[]){ i_kor == 0 ? 5 : 11, 9 });
+              (const int64_t[]){ (i_kor == 0 ? 17 : 22) - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6 * i_kor + 5, 9 });
           dmd_copy(rt, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ (i_kor == 0 ? 17 : 22) - (11 * i_kor + 11), 0 },
-              buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (i_kor == 0 ? 17 : 22) - lo0_B, 0 - lo1_B }, (const int64_t[]){ i_kor == 0 ? 5 : 11, 9 });
+              buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (i_kor == 0 ? 17 : 22) - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6 * i_kor + 5, 9 });
         }
         dmd_gemm(rt, 0, 0, 10, 9, 11,
             v_A + (10 - vo0_A) * vx1_A + (11 * i_kor - vo1_A), vx1_A,

@@ -17,11 +17,11 @@ int main(int argc, char **argv)
 {
   dmd_rt *const rt = dmd_init(&argc, &argv, &dmd_job, dmd_class_id,
       dmd_class_nranges, dmd_class_ranks);
-  const int64_t c_r = dmd_coord(rt, 0);
+  const int64_t c_q = dmd_coord(rt, 2);
 
   /* A[20, 33]: random */
   const int64_t lo0_A = 10;
-  const int64_t lo1_A = 11 * c_r - 33;
+  const int64_t lo1_A = 11 * c_q;
   const int64_t ext0_A = 10;
   const int64_t ext1_A = 11;
   double *restrict const buf_A = dmd_alloc(rt, 110);
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 
   /* B[33, 27]: random */
   const int64_t lo0_B = 17;
-  const int64_t lo1_B = 9 * c_r - 27;
+  const int64_t lo1_B = 9 * c_q;
   const int64_t ext0_B = 16;
   const int64_t ext1_B = 9;
   double *restrict const buf_B = dmd_alloc(rt, 144);
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 
   /* C[20, 27]: in memory, written to 'C.npy' */
   const int64_t lo0_C = 10;
-  const int64_t lo1_C = 9 * c_r - 27;
+  const int64_t lo1_C = 9 * c_q;
   const int64_t ext0_C = 10;
   const int64_t ext1_C = 9;
   double *restrict const buf_C = dmd_alloc(rt, 90);
@@ -70,42 +70,42 @@ int main(int argc, char **argv)
     int64_t vo1_B = lo1_B;
     int64_t vx1_B = ext1_B;
     {
-      if (c_r == 4)
+      if (c_q == 1)
         dmd_irecv(rt, q1, (const int64_t[]){ 1 }, r1a_B, 2, rx1_B,
             (const int64_t[]){ 0, 0 }, (const int64_t[]){ 6, 9 });
-      dmd_isend(rt, q1, (const int64_t[]){ c_r - 3 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
-          (const int64_t[]){ (c_r == 4 ? 17 : 22) - lo0_B, 9 * c_r - 27 - lo1_B }, (const int64_t[]){ c_r == 4 ? 5 : 11, 9 });
-      dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ (c_r == 4 ? 17 : 22) - (11 * c_r - 33), 0 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_r == 4 ? 17 : 22) - lo0_B, 9 * c_r - 27 - lo1_B }, (const int64_t[]){ c_r == 4 ? 5 : 11, 9 });
+      dmd_isend(rt, q1, (const int64_t[]){ c_q }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+          (const int64_t[]){ (c_q == 1 ? 17 : 22) - lo0_B, 9 * c_q - lo1_B }, (const int64_t[]){ 6 * c_q - 1, 9 });
+      dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ (c_q == 1 ? 17 : 22) - (11 * c_q), 0 },
+          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_q == 1 ? 17 : 22) - lo0_B, 9 * c_q - lo1_B }, (const int64_t[]){ 6 * c_q - 1, 9 });
       { v_A = buf_A; vo0_A = lo0_A; vo1_A = lo1_A; vx0_A = ext0_A; vx1_A = ext1_A; }
       for (int64_t i_kor = 0; i_kor <= 2; i_kor += 1) {
         if (i_kor >= 1)
           {
             dmd_wait(rt, q0);
-            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 10; vo1_A = c_r + i_kor == 6 ? 0 : -11 * c_r + 66; vx0_A = 10; vx1_A = 11; }
+            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 10; vo1_A = c_q + i_kor == 3 ? 0 : -11 * c_q + 33; vx0_A = 10; vx1_A = 11; }
           }
         {
           dmd_wait(rt, q1);
-          { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = 11 * ((c_r + i_kor) % 3); vo1_B = 9 * c_r - 27; vx1_B = 9; }
+          { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = c_q + i_kor == 3 ? 0 : 11 * ((c_q + i_kor + 2) % 3) + 11; vo1_B = 9 * c_q; vx1_B = 9; }
         }
         if (i_kor <= 1) {
           dmd_ishift(rt, q0, 2, 1, v_A, 2, (const int64_t[]){ vx0_A, vx1_A },
-              (const int64_t[]){ 10 - vo0_A, (c_r == 5 && i_kor == 1 ? 0 : 11 * c_r + 11 * i_kor - 33) - vo1_A }, (const int64_t[]){ 10, 11 },
+              (const int64_t[]){ 10 - vo0_A, (c_q == 2 && i_kor == 1 ? 0 : 11 * c_q + 11 * i_kor) - vo1_A }, (const int64_t[]){ 10, 11 },
               ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 10, 11 });
-          if (c_r + i_kor >= 5)
-            dmd_irecv(rt, q1, (const int64_t[]){ c_r - 3 }, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
-                (const int64_t[]){ 11 * c_r + 11 * i_kor - 55 - (c_r + i_kor == 5 ? 0 : 11), 0 }, (const int64_t[]){ c_r == 5 && i_kor == 1 ? 6 : 11, 9 });
-          if (i_kor + 4 == c_r) {
-            dmd_isend(rt, q1, (const int64_t[]){ c_r - 3 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
-                (const int64_t[]){ (c_r == 5 ? 17 : 22) - lo0_B, 9 * c_r - 27 - lo1_B }, (const int64_t[]){ c_r == 5 ? 5 : 11, 9 });
-            dmd_copy(rt, ((c_r - 3) & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ (c_r == 5 ? 17 : 22) - (-11 * c_r + 66), 0 },
-                buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_r == 5 ? 17 : 22) - lo0_B, 9 * c_r - 27 - lo1_B }, (const int64_t[]){ c_r == 5 ? 5 : 11, 9 });
+          if (c_q + i_kor >= 2)
+            dmd_irecv(rt, q1, (const int64_t[]){ c_q }, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
+                (const int64_t[]){ 11 * c_q + 11 * i_kor - 22 - (c_q + i_kor == 2 ? 0 : 11), 0 }, (const int64_t[]){ -5 * c_q - 5 * i_kor + 21, 9 });
+          if (i_kor + 1 == c_q) {
+            dmd_isend(rt, q1, (const int64_t[]){ c_q }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                (const int64_t[]){ (c_q == 2 ? 17 : 22) - lo0_B, 9 * c_q - lo1_B }, (const int64_t[]){ -6 * c_q + 17, 9 });
+            dmd_copy(rt, (c_q & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ (c_q == 2 ? 17 : 22) - (-11 * c_q + 33), 0 },
+                buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_q == 2 ? 17 : 22) - lo0_B, 9 * c_q - lo1_B }, (const int64_t[]){ -6 * c_q + 17, 9 });
           }
         }
         dmd_gemm(rt, 0, 0, 10, 9, 11,
-            v_A + (10 - vo0_A) * vx1_A + (11 * ((c_r + i_kor) % 3) - vo1_A), vx1_A,
-            v_B + (11 * ((c_r + i_kor) % 3) - vo0_B) * vx1_B + (9 * c_r - 27 - vo1_B), vx1_B,
-            w_C + (10 - wo0_C) * wx1_C + (9 * c_r - 27 - wo1_C), wx1_C);
+            v_A + (10 - vo0_A) * vx1_A + (11 * ((c_q + i_kor) % 3) - vo1_A), vx1_A,
+            v_B + (11 * ((c_q + i_kor) % 3) - vo0_B) * vx1_B + (9 * c_q - vo1_B), vx1_B,
+            w_C + (10 - wo0_C) * wx1_C + (9 * c_q - wo1_C), wx1_C);
       }
     }
   }

@@ -17,13 +17,12 @@ int main(int argc, char **argv)
 {
   dmd_rt *const rt = dmd_init(&argc, &argv, &dmd_job, dmd_class_id,
       dmd_class_nranges, dmd_class_ranks);
-  const int64_t c_r = dmd_coord(rt, 0);
   const int64_t c_p = dmd_coord(rt, 1);
   const int64_t c_q = dmd_coord(rt, 2);
 
   /* A[40, 36]: random */
   const int64_t lo0_A = 20;
-  const int64_t lo1_A = 12 * c_r - 36;
+  const int64_t lo1_A = 12 * c_q;
   const int64_t ext0_A = 20;
   const int64_t ext1_A = 12;
   double *restrict const buf_A = dmd_alloc(rt, 240);
@@ -32,7 +31,7 @@ int main(int argc, char **argv)
 
   /* B[36, 30]: random */
   const int64_t lo0_B = 18;
-  const int64_t lo1_B = 10 * c_r - 30;
+  const int64_t lo1_B = 10 * c_q;
   const int64_t ext0_B = 18;
   const int64_t ext1_B = 10;
   double *restrict const buf_B = dmd_alloc(rt, 180);
@@ -41,7 +40,7 @@ int main(int argc, char **argv)
 
   /* C[40, 30]: in memory, written to 'C.npy' */
   const int64_t lo0_C = 20;
-  const int64_t lo1_C = 10 * c_r - 30;
+  const int64_t lo1_C = 10 * c_q;
   const int64_t ext0_C = 20;
   const int64_t ext1_C = 10;
   double *restrict const buf_C = dmd_alloc(rt, 200);
@@ -81,7 +80,7 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_p == root)
-          dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 10 * c_r - 30 - lo1_B }, (const int64_t[]){ 6, 10 });
+          dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 10 * c_q - lo1_B }, (const int64_t[]){ 6, 10 });
         else
           dmd_ibcast(rt, q1, 1, root, r1a_B, 2, rx1_B, dmd_zero, (const int64_t[]){ 6, 10 });
       }
@@ -98,7 +97,7 @@ int main(int argc, char **argv)
           if (c_p == i_ko / 3)
             { v_B = buf_B; vo0_B = lo0_B; vo1_B = lo1_B; vx1_B = ext1_B; }
           else
-            { v_B = (i_ko & 1 ? r1b_B : r1a_B); vo0_B = 6 * i_ko; vo1_B = 10 * c_r - 30; vx1_B = 10; }
+            { v_B = (i_ko & 1 ? r1b_B : r1a_B); vo0_B = 6 * i_ko; vo1_B = 10 * c_q; vx1_B = 10; }
         }
         if (i_ko <= 4) {
           {
@@ -111,15 +110,15 @@ int main(int argc, char **argv)
           {
             const int64_t root = (i_ko + 1) / 3;
             if (c_p == root)
-              dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 6 * i_ko + 6 - lo0_B, 10 * c_r - 30 - lo1_B }, (const int64_t[]){ 6, 10 });
+              dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 6 * i_ko + 6 - lo0_B, 10 * c_q - lo1_B }, (const int64_t[]){ 6, 10 });
             else
               dmd_ibcast(rt, q1, 1, root, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero, (const int64_t[]){ 6, 10 });
           }
         }
         dmd_gemm(rt, 0, 0, 20, 10, 6,
             v_A + (20 - vo0_A) * vx1_A + (6 * i_ko - vo1_A), vx1_A,
-            v_B + (6 * i_ko - vo0_B) * vx1_B + (10 * c_r - 30 - vo1_B), vx1_B,
-            w_C + (20 - wo0_C) * wx1_C + (10 * c_r - 30 - wo1_C), wx1_C);
+            v_B + (6 * i_ko - vo0_B) * vx1_B + (10 * c_q - vo1_B), vx1_B,
+            w_C + (20 - wo0_C) * wx1_C + (10 * c_q - wo1_C), wx1_C);
       }
     }
   }

@@ -569,7 +569,7 @@ static void test_shift(dmd_rt *rt)
 }
 
 /* Views (step 0): "line" (axis 2, l = rank) over the 4 ranks and
- * "three" (axes 3 and 4: (p, q) = (r // 3 ... ) of shape [1, 3]) over
+ * "three" (axes 3 and 4: (p, q) = (r // 3, r % 3), shape [1, 3]) over
  * ranks 0-2.  Coordinates, a broadcast along l from coordinate 2, a
  * broadcast along q from coordinate 1 that rank 3 (off the view) takes
  * no part in, and a ring shift along q by 1 on ranks 0-2.
@@ -584,8 +584,9 @@ static void test_views(dmd_rt *rt)
 	void *c = dmd_alloc(rt, 3);
 
 	CHECK(dmd_coord(rt, 2) == rank, "dmd_coord l");
-	CHECK(dmd_coord(rt, 3) == (rank < 3 ? 0 : -1), "dmd_coord p");
-	CHECK(dmd_coord(rt, 4) == (rank < 3 ? rank : -1), "dmd_coord q");
+	/* rank 3 lies past "three": (3 // 3, 3 % 3) = (1, 0) */
+	CHECK(dmd_coord(rt, 3) == rank / 3, "dmd_coord p");
+	CHECK(dmd_coord(rt, 4) == rank % 3, "dmd_coord q");
 	for (int64_t k = 0; k < 3; ++k) {
 		set(a, k, rank == 2 ? 50 + k : -1);
 		set(b, k, rank == 1 ? 70 + k : -1);
