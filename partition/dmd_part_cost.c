@@ -23,9 +23,9 @@
  * more than DMD_COST_MAX_EVENTS is not counted (an error).  For each
  * event the ranks that receive and the size of what they receive are
  * pw_affs over the parameters (the box extents at the event are
- * piecewise constant in practice; an extent that is affine in the
- * coordinates is handled when the other extents are constant, else the
- * count fails).  Summed over the events these give the per-rank bytes,
+ * piecewise constant in practice; where two of them vary with the
+ * coordinates on one piece, as 5 - c_x and 1 + 2 c_x, they are split by
+ * their values, which are few, so that the product stays a pw_aff).  Summed over the events these give the per-rank bytes,
  * messages and modeled time of the step, as pw_affs: their maximum over
  * the mesh is exact (isl), and their sum over the ranks counts the ranks
  * of each piece by its structure (dmd_cost_count: boxes by their
@@ -200,88 +200,6 @@ static void dmd_cost_receive(struct dmd_cost_build *b, int step,
 	dmd_cost_add(&acc->bytes, dmd_cost_on(m, bytes, ranks));
 }
 
-/* The bytes of the box with extents "ext" (n pw_affs over the
- * parameters): their product times the element size, or NULL if the
- * product is not a pw_aff (two extents that are not constant on a
- * piece).  *pos: the ranks where every extent is positive. */
-static __isl_give isl_pw_aff *dmd_cost_box_bytes(struct dmd_cost_build *b,
-	int n, isl_pw_aff **ext, isl_set **pos)
-{
-	const struct dmd_model *m = b->m;
-	isl_pw_aff *w;
-	int d;
-
-	*pos = isl_set_copy(m->mesh->set);
-	w = dmd_cost_cst(m, isl_val_int_from_si(m->ctx, b->esize));
-	for (d = 0; d < n; ++d) {
-		*pos = isl_set_intersect(*pos, isl_pw_aff_pos_set(
-			isl_pw_aff_copy(ext[d])));
-		w = isl_pw_aff_mul(w, ext[d]);
-		ext[d] = NULL;
-		if (!w) {
-			isl_ctx_reset_error(m->ctx);
-			break;
-		}
-	}
-	for (; d < n; ++d)
-		isl_pw_aff_free(ext[d]);
-	return w;
-}
-
-/* The multi_aff from the parameters to the point X[t, c + o] (t: "len"
- * values, o: np values or none) of set space "space". */
-static __isl_give isl_multi_aff *dmd_cost_point(const struct dmd_model *m,
-	__isl_keep isl_space *space, const long *t, int len, const long *o)
-{
-	isl_space *dom;
-	isl_local_space *ls;
-	isl_aff_list *list;
-	int i, np = m->mesh->n, n = len + (o ? np : 0);
-
-	dom = isl_space_set_from_params(isl_space_params(
-		isl_space_copy(space)));
-	ls = isl_local_space_from_space(isl_space_copy(dom));
-	list = isl_aff_list_alloc(m->ctx, n);
-	for (i = 0; i < len; ++i)
-		list = isl_aff_list_add(list, isl_aff_val_on_domain(
-			isl_local_space_copy(ls), isl_val_int_from_si(m->ctx,
-			t[i])));
-	for (i = 0; o && i < np; ++i) {
-		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
-			isl_dim_param, i);
-
-		list = isl_aff_list_add(list, isl_aff_add_constant_si(a,
-			o[i]));
-	}
-	isl_local_space_free(ls);
-	return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(
-		dom, isl_space_copy(space)), list);
-}
-
-/* "pa" (over the space of "ma"'s range) at the point "ma": a pw_aff over
- * the parameters. */
-static __isl_give isl_pw_aff *dmd_cost_at(__isl_keep isl_pw_aff *pa,
-	__isl_keep isl_multi_aff *ma)
-{
-	isl_pw_aff *r;
-
-	r = isl_pw_aff_pullback_multi_aff(isl_pw_aff_copy(pa),
-		isl_multi_aff_copy(ma));
-	return isl_pw_aff_project_domain_on_params(r);
-}
-
-/* The ranks for which "dom" (over the space of "ma"'s range) holds the
- * point "ma". */
-static __isl_give isl_set *dmd_cost_holds(__isl_keep isl_set *dom,
-	__isl_keep isl_multi_aff *ma)
-{
-	isl_set *s;
-
-	s = isl_set_preimage_multi_aff(isl_set_copy(dom),
-		isl_multi_aff_copy(ma));
-	return isl_set_params(s);
-}
-
 /* Collect the points of a bounded set without parameters (at most
  * DMD_COST_MAX_EVENTS): their coordinates, n each. */
 struct dmd_cost_points {
@@ -343,6 +261,141 @@ static int dmd_cost_enumerate(__isl_take isl_set *set,
 		ok = 0;
 	isl_set_free(set);
 	return ok ? 0 : -1;
+}
+
+/* "pa" (over the parameters, bounded) as a pw_aff whose every piece is a
+ * constant: its values enumerated, each on the ranks where it takes it.
+ * NULL if it takes too many values. */
+static __isl_give isl_pw_aff *dmd_cost_constantize(const struct dmd_model *m,
+	__isl_take isl_pw_aff *pa)
+{
+	struct dmd_cost_points pts;
+	isl_pw_aff *r;
+	isl_set *vals;
+	long i;
+
+	vals = isl_set_from_pw_aff(isl_pw_aff_copy(pa));
+	if (dmd_cost_enumerate(vals, &pts) < 0) {
+		free(pts.v);
+		isl_pw_aff_free(pa);
+		return NULL;
+	}
+	r = isl_pw_aff_empty(isl_pw_aff_get_space(pa));
+	for (i = 0; i < pts.count; ++i) {
+		isl_val *v = isl_val_int_from_si(m->ctx, pts.v[i * 2]);
+		isl_set *dom = isl_pw_aff_eq_set(isl_pw_aff_copy(pa),
+			isl_pw_aff_val_on_domain(isl_pw_aff_domain(
+			isl_pw_aff_copy(pa)), isl_val_copy(v)));
+
+		r = isl_pw_aff_union_add(r, isl_pw_aff_val_on_domain(dom, v));
+	}
+	free(pts.v);
+	isl_pw_aff_free(pa);
+	return isl_pw_aff_coalesce(r);
+}
+
+/* The product of "a" and "b" (taken), pw_affs over the parameters: isl's,
+ * or when on a piece neither is constant (two extents that both vary
+ * with the coordinates, as 5 - c_x and 1 + 2 c_x on two ranks), the
+ * product of their values piece by piece. */
+static __isl_give isl_pw_aff *dmd_cost_mul(const struct dmd_model *m,
+	__isl_take isl_pw_aff *a, __isl_take isl_pw_aff *b)
+{
+	isl_pw_aff *r;
+
+	r = isl_pw_aff_mul(isl_pw_aff_copy(a), isl_pw_aff_copy(b));
+	if (r) {
+		isl_pw_aff_free(a);
+		isl_pw_aff_free(b);
+		return r;
+	}
+	isl_ctx_reset_error(m->ctx);
+	a = dmd_cost_constantize(m, a);
+	b = dmd_cost_constantize(m, b);
+	if (!a || !b) {
+		isl_pw_aff_free(a);
+		isl_pw_aff_free(b);
+		return NULL;
+	}
+	return isl_pw_aff_mul(a, b);
+}
+
+/* The bytes of the box with extents "ext" (n pw_affs over the
+ * parameters, taken): their product times the element size, or NULL if
+ * it cannot be formed.  *pos: the ranks where every extent is
+ * positive. */
+static __isl_give isl_pw_aff *dmd_cost_box_bytes(struct dmd_cost_build *b,
+	int n, isl_pw_aff **ext, isl_set **pos)
+{
+	const struct dmd_model *m = b->m;
+	isl_pw_aff *w;
+	int d;
+
+	*pos = isl_set_copy(m->mesh->set);
+	w = dmd_cost_cst(m, isl_val_int_from_si(m->ctx, b->esize));
+	for (d = 0; d < n; ++d) {
+		*pos = isl_set_intersect(*pos, isl_pw_aff_pos_set(
+			isl_pw_aff_copy(ext[d])));
+		w = w ? dmd_cost_mul(m, w, ext[d]) : isl_pw_aff_free(ext[d]);
+		ext[d] = NULL;
+	}
+	if (!w)
+		isl_ctx_reset_error(m->ctx);
+	return w;
+}
+
+/* The multi_aff from the parameters to the point X[t, c + o] (t: "len"
+ * values, o: np values or none) of set space "space". */
+static __isl_give isl_multi_aff *dmd_cost_point(const struct dmd_model *m,
+	__isl_keep isl_space *space, const long *t, int len, const long *o)
+{
+	isl_space *dom;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	int i, np = m->mesh->n, n = len + (o ? np : 0);
+
+	dom = isl_space_set_from_params(isl_space_params(
+		isl_space_copy(space)));
+	ls = isl_local_space_from_space(isl_space_copy(dom));
+	list = isl_aff_list_alloc(m->ctx, n);
+	for (i = 0; i < len; ++i)
+		list = isl_aff_list_add(list, isl_aff_val_on_domain(
+			isl_local_space_copy(ls), isl_val_int_from_si(m->ctx,
+			t[i])));
+	for (i = 0; o && i < np; ++i) {
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_param, i);
+
+		list = isl_aff_list_add(list, isl_aff_add_constant_si(a,
+			o[i]));
+	}
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(
+		dom, isl_space_copy(space)), list);
+}
+
+/* "pa" (over the space of "ma"'s range) at the point "ma": a pw_aff over
+ * the parameters. */
+static __isl_give isl_pw_aff *dmd_cost_at(__isl_keep isl_pw_aff *pa,
+	__isl_keep isl_multi_aff *ma)
+{
+	isl_pw_aff *r;
+
+	r = isl_pw_aff_pullback_multi_aff(isl_pw_aff_copy(pa),
+		isl_multi_aff_copy(ma));
+	return isl_pw_aff_project_domain_on_params(r);
+}
+
+/* The ranks for which "dom" (over the space of "ma"'s range) holds the
+ * point "ma". */
+static __isl_give isl_set *dmd_cost_holds(__isl_keep isl_set *dom,
+	__isl_keep isl_multi_aff *ma)
+{
+	isl_set *s;
+
+	s = isl_set_preimage_multi_aff(isl_set_copy(dom),
+		isl_multi_aff_copy(ma));
+	return isl_set_params(s);
 }
 
 /* The receives of broadcast "x" at each of its time points: every rank
@@ -620,7 +673,7 @@ static isl_stat dmd_cost_iter_piece(__isl_take isl_basic_set *bs, void *user)
 	cnt = isl_pw_aff_val_on_domain(isl_set_params(isl_set_copy(set)),
 		isl_val_one(m->ctx));
 	for (d = 0; d < n && cnt; ++d) {
-		cnt = isl_pw_aff_mul(cnt, ext[d]);
+		cnt = dmd_cost_mul(m, cnt, ext[d]);
 		ext[d] = NULL;
 	}
 	if (!cnt) {
