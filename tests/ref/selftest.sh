@@ -1146,6 +1146,12 @@ PROGRAMS = {
     "bcast_tail_2x2": lambda v: {"D": v["A"]},
     "self_read_replicated_2": lambda v: {
         "A": v["A"] + np.maximum(v["A"], v["B"]) + 0.5},
+    "plan_two_extents_3x2": lambda v: {
+        "F": (np.maximum(v["A"], 0) ** 2).sum(axis=1),
+        "G": v["B"] + v["B"].T},
+    # views of the mesh
+    "partial_view_4": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
+    "views_program_2x3": lambda v: {"O": v["X"] @ v["W"]},
 }
 
 
