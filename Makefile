@@ -24,7 +24,7 @@ B := bin-san
 endif
 
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c cmd/*.c)
+	search/*.c manifests/*.c cmd/*.c)
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
@@ -122,7 +122,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_CC ?= clang
 FUZZ_ARGS ?=
 FUZZ_SRC := tests/fuzz/fuzz_job.c $(wildcard ir/*.c partition/*.c \
-	specialize/*.c emit/*.c) cmd/dmd_session.c
+	specialize/*.c emit/*.c search/*.c) cmd/dmd_session.c
 FUZZ_FLAGS := $(WARN) -std=gnu11 -I. -Iir $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIBS := $(shell pkg-config --libs $(PKGS)) -lm
 

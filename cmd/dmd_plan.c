@@ -1,16 +1,21 @@
 /* dmd_plan.c: distmpmd plan JOB [--json] [--top N] [-o FILE] (spec 2).
  *
- * For a job whose schedules and layouts are all written out, the plan is
- * the job itself and its cost (partition/dmd_part_cost.c): per step the
+ * A matrix-product step whose schedule is the compiler's to choose (no
+ * 'schedule' key, or 'schedule: auto') gets the best of the candidates of
+ * search/dmd_search.c, listed (the best N) with their figures; the job is
+ * then analysed again with the choices.  For a job whose schedules and
+ * layouts are all written out, the plan is the job itself.  Either way
+ * it reports the cost (partition/dmd_part_cost.c): per step the
  * schedule, the view it is distributed over, bytes moved (summed over
  * the receivers), the busiest receiver, messages, the flops and memory of
  * the busiest rank and the modeled time, every figure over all runs of
  * the step; the same for the whole program; the layout of every tensor.
- * The candidates of a step are its one explicit schedule.  "-o FILE"
- * writes the frozen job: for such a job the same job, loaded and emitted
- * by libyaml (comments dropped, "file" paths unchanged, so they name
- * files relative to FILE's directory), under a temporary name then
- * renamed; never over the job file itself.
+ * The candidates of an explicit step are its one schedule.  "-o FILE"
+ * writes the frozen job: the job file loaded and emitted by libyaml with
+ * the choices made explicit (the search's views under mesh.views, the
+ * schedules of the searched steps; comments dropped, "file" paths
+ * unchanged, so they name files relative to FILE's directory), under a
+ * temporary name then renamed; never over the job file itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +28,7 @@
 
 #include "cmd/dmd_plan.h"
 #include "cmd/dmd_svg.h"
+#include "search/dmd_search.h"
 
 /* The name of schedule command type "t". */
 static const char *dmd_plan_cmd_name(enum dmd_cmd_type t)
@@ -174,9 +180,43 @@ static int dmd_plan_json_layout(FILE *f, const struct dmd_job *job,
 	return 0;
 }
 
+/* Candidate "c" of a search as JSON; "sched": the schedule to print for
+ * it (the step's own for the choice, whose commands the job took). */
+static int dmd_plan_json_cand(FILE *f, const struct dmd_search_cand *c,
+	const struct dmd_step *sched, int chosen)
+{
+	struct dmd_step tmp;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.n_cmds = c->n_cmds;
+	tmp.cmds = c->cmds;
+	fputs("{\"algorithm\": ", f);
+	dmd_plan_json_str(f, c->algo);
+	fputs(", \"schedule\": ", f);
+	if (dmd_plan_json_sched(f, chosen ? sched : &tmp) < 0)
+		return -1;
+	fputs(", \"view\": ", f);
+	if (c->view_name)
+		dmd_plan_json_str(f, c->view_name);
+	else
+		fputs("null", f);
+	if (c->costed) {
+		fputs(", ", f);
+		dmd_plan_json_figs(f, &c->fig, 1);
+	}
+	fprintf(f, ", \"chosen\": %s, \"rejected\": ", chosen ? "true" :
+		"false");
+	if (c->rejected || c->why)
+		dmd_plan_json_str(f, c->rejected ? c->rejected : c->why);
+	else
+		fputs("null", f);
+	fputs("}", f);
+	return 0;
+}
+
 /* The plan as one JSON object on stdout. */
 static int dmd_plan_json(struct dmd_session *s, const struct dmd_cost *c,
-	int top)
+	int top, struct dmd_search **found)
 {
 	const struct dmd_model *m = s->m;
 	const struct dmd_job *job = s->job;
@@ -210,11 +250,21 @@ static int dmd_plan_json(struct dmd_session *s, const struct dmd_cost *c,
 			dmd_plan_json_str(f, v);
 		else
 			fputs("null", f);
-		fprintf(f, ", \"runs\": %ld, ", dmd_model_step_count(m, i));
+		fprintf(f, ", \"runs\": %ld, \"searched\": %s, ",
+			dmd_model_step_count(m, i), found[i] ? "true" : "false");
 		dmd_plan_json_figs(f, &c->step[i], 1);
-		/* an explicit schedule is its only candidate */
 		fputs(", \"candidates\": [", f);
-		if (top > 0) {
+		if (found[i]) {
+			int k;
+
+			for (k = 0; k < found[i]->n && k < top; ++k) {
+				fputs(k ? ", " : "", f);
+				if (dmd_plan_json_cand(f, &found[i]->c[k],
+						p->st, k == found[i]->best) < 0)
+					return -1;
+			}
+		} else if (top > 0) {
+			/* an explicit schedule is its only candidate */
 			fputs("{\"schedule\": ", f);
 			dmd_plan_json_sched(f, p->st);
 			fputs(", \"view\": ", f);
@@ -241,15 +291,41 @@ static int dmd_plan_json(struct dmd_session *s, const struct dmd_cost *c,
 	return fflush(f) == 0 ? 0 : -1;
 }
 
+/* The candidates of search "sr" as text (at most "top"). */
+static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
+{
+	int k;
+
+	printf("  candidates (%d analysed; figures for the step, memory of "
+		"the busiest rank over the mesh):\n", sr->n);
+	for (k = 0; k < sr->n && k < top; ++k) {
+		const struct dmd_search_cand *c = &sr->c[k];
+
+		printf("   %c %-60s", k == sr->best ? '*' : ' ', c->algo);
+		if (c->costed)
+			printf(" %10.4g s %12lld B max %12lld B mem",
+				c->fig.time_s, c->fig.bytes_recv_max,
+				c->mem_total);
+		if (c->rejected || c->why)
+			printf("  rejected: %s", c->rejected ? c->rejected :
+				c->why);
+		printf("\n");
+	}
+}
+
 /* The plan as text on stdout. */
-static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c)
+static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c,
+	int top, struct dmd_search **found)
 {
 	const struct dmd_model *m = s->m;
 	const struct dmd_job *job = s->job;
 	int i, k, d;
 
-	printf("plan of job %s: %ld ranks, schedules and layouts as written"
-		"\n", job->name, job->nranks);
+	for (i = k = 0; i < m->n_poly; ++i)
+		k += found[i] != NULL;
+	printf("plan of job %s: %ld ranks, %s\n", job->name, job->nranks,
+		k ? "schedules chosen where none is written" :
+		"schedules and layouts as written");
 	for (i = 0; i < m->n_poly; ++i) {
 		const struct dmd_poly *p = m->poly[i];
 		const struct dmd_cost_figs *f = &c->step[i];
@@ -257,7 +333,8 @@ static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c)
 		long runs = dmd_model_step_count(m, i);
 
 		printf("\nstep %d: %s\n", i + 1, p->label);
-		printf("  schedule:");
+		printf("  schedule%s:", found[i] ? " (chosen by the search)" :
+			"");
 		if (!p->st->n_cmds)
 			printf(" none (every iteration on the holders of what "
 				"it writes)");
@@ -284,6 +361,8 @@ static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c)
 		printf("  %-22s %lld bytes (rank %ld)\n", "memory (most)",
 			f->mem_max, f->mem_rank);
 		printf("  %-22s %.6g s\n", "modeled time", f->time_s);
+		if (found[i])
+			dmd_plan_text_cands(found[i], top);
 		if (job->memory && f->mem_max > job->memory) {
 			char *why = dmd_plan_rejected(job, f);
 
@@ -327,9 +406,153 @@ static int dmd_plan_write(void *data, unsigned char *buffer, size_t size)
 	return fwrite(buffer, 1, size, data) == size;
 }
 
-/* Write the frozen job of "s" to "path" (see the top of this file).
+/* The value of key "key" in mapping node "map" of "doc" (0: none), and
+ * in *pair the index of its pair. */
+static int dmd_plan_yaml_get(yaml_document_t *doc, int map, const char *key,
+	yaml_node_pair_t **pair)
+{
+	yaml_node_t *m = yaml_document_get_node(doc, map);
+	yaml_node_pair_t *p;
+
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return 0;
+	for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
+	     ++p) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    k->data.scalar.length == strlen(key) &&
+		    !memcmp(k->data.scalar.value, key, strlen(key))) {
+			if (pair)
+				*pair = p;
+			return p->value;
+		}
+	}
+	return 0;
+}
+
+/* Set key "key" of mapping "map" to node "value" (replaced or added). */
+static int dmd_plan_yaml_set(yaml_document_t *doc, int map, const char *key,
+	int value)
+{
+	yaml_node_pair_t *pair;
+	int k;
+
+	if (dmd_plan_yaml_get(doc, map, key, &pair)) {
+		pair->value = value;
+		return 0;
+	}
+	k = yaml_document_add_scalar(doc, NULL, (yaml_char_t *) key, -1,
+		YAML_PLAIN_SCALAR_STYLE);
+	return k && yaml_document_append_mapping_pair(doc, map, k, value) ?
+		0 : -1;
+}
+
+/* A scalar node "text" (its style the emitter's choice). */
+static int dmd_plan_yaml_str(yaml_document_t *doc, const char *text)
+{
+	return yaml_document_add_scalar(doc, NULL, (yaml_char_t *) text, -1,
+		YAML_ANY_SCALAR_STYLE);
+}
+
+/* The mapping nodes of the compute steps of the sequence "seq" (a
+ * program, or the steps of a repeat), in text order, into nodes[]
+ * from *k on. */
+static void dmd_plan_yaml_steps(yaml_document_t *doc, int seq, int *nodes,
+	int *k, int n)
+{
+	yaml_node_t *sq = yaml_document_get_node(doc, seq);
+	yaml_node_item_t *it;
+
+	if (!sq || sq->type != YAML_SEQUENCE_NODE)
+		return;
+	for (it = sq->data.sequence.items.start;
+	     it < sq->data.sequence.items.top; ++it) {
+		int sub;
+
+		if (dmd_plan_yaml_get(doc, *it, "repeat", NULL)) {
+			sub = dmd_plan_yaml_get(doc, *it, "steps", NULL);
+			dmd_plan_yaml_steps(doc, sub, nodes, k, n);
+		} else if (*k < n)
+			nodes[(*k)++] = *it;
+	}
+}
+
+/* Make the choices of the search explicit in "doc": every view the job
+ * has that the file does not (the search's) under mesh.views, and the
+ * schedule of every searched step. */
+static int dmd_plan_yaml_choices(struct dmd_session *s, yaml_document_t *doc,
+	struct dmd_search **found)
+{
+	const struct dmd_job *job = s->job;
+	int root = 1, mesh, views, prog, *steps, k = 0, i, j, r = 0;
+
+	mesh = dmd_plan_yaml_get(doc, root, "mesh", NULL);
+	views = dmd_plan_yaml_get(doc, mesh, "views", NULL);
+	for (i = 0; i < job->n_views; ++i) {
+		const struct dmd_view *v = &job->views[i];
+		int vm, ax, sh;
+		char buf[32];
+
+		if (views && dmd_plan_yaml_get(doc, views, v->name, NULL))
+			continue;
+		if (!views) {
+			views = yaml_document_add_mapping(doc, NULL,
+				YAML_BLOCK_MAPPING_STYLE);
+			r |= !views || dmd_plan_yaml_set(doc, mesh, "views",
+				views) < 0;
+		}
+		vm = yaml_document_add_mapping(doc, NULL,
+			YAML_FLOW_MAPPING_STYLE);
+		ax = yaml_document_add_sequence(doc, NULL,
+			YAML_FLOW_SEQUENCE_STYLE);
+		sh = yaml_document_add_sequence(doc, NULL,
+			YAML_FLOW_SEQUENCE_STYLE);
+		for (j = 0; j < v->n_axes; ++j) {
+			snprintf(buf, sizeof(buf), "%ld", v->shape[j]);
+			r |= !yaml_document_append_sequence_item(doc, ax,
+				dmd_plan_yaml_str(doc, v->axes[j]));
+			r |= !yaml_document_append_sequence_item(doc, sh,
+				dmd_plan_yaml_str(doc, buf));
+		}
+		r |= dmd_plan_yaml_set(doc, vm, "axes", ax) < 0;
+		r |= dmd_plan_yaml_set(doc, vm, "shape", sh) < 0;
+		r |= dmd_plan_yaml_set(doc, views, v->name, vm) < 0;
+	}
+	steps = calloc(s->m->n_poly + 1, sizeof(int));
+	if (!steps)
+		return -1;
+	prog = dmd_plan_yaml_get(doc, root, "program", NULL);
+	if (prog)
+		dmd_plan_yaml_steps(doc, prog, steps, &k, s->m->n_poly);
+	else
+		steps[k++] = root;
+	for (i = 0; i < s->m->n_poly && i < k; ++i) {
+		const struct dmd_step *st = s->m->poly[i]->st;
+		int seq;
+
+		if (!found[i] || found[i]->best < 0)
+			continue;
+		seq = yaml_document_add_sequence(doc, NULL,
+			YAML_BLOCK_SEQUENCE_STYLE);
+		for (j = 0; j < st->n_cmds; ++j) {
+			char *c = dmd_plan_cmd_str(&st->cmds[j]);
+
+			r |= !c || !yaml_document_append_sequence_item(doc,
+				seq, dmd_plan_yaml_str(doc, c));
+			free(c);
+		}
+		r |= dmd_plan_yaml_set(doc, steps[i], "schedule", seq) < 0;
+	}
+	free(steps);
+	return r ? -1 : 0;
+}
+
+/* Write the frozen job of "s" to "path" (see the top of this file):
+ * the job file with the choices of the searches "found" made explicit.
  * Returns 0, or the exit status after a message. */
-static int dmd_plan_freeze(struct dmd_session *s, const char *path)
+static int dmd_plan_freeze(struct dmd_session *s, const char *path,
+	struct dmd_search **found)
 {
 	const char *job = s->job->path;
 	struct stat a, b;
@@ -359,6 +582,11 @@ static int dmd_plan_freeze(struct dmd_session *s, const char *path)
 	fclose(in);
 	if (!ok) {
 		fprintf(stderr, "distmpmd: cannot read %s again\n", job);
+		return 1;
+	}
+	if (dmd_plan_yaml_choices(s, &doc, found) < 0) {
+		yaml_document_delete(&doc);
+		fprintf(stderr, "distmpmd: plan: out of memory\n");
 		return 1;
 	}
 	f = dmd_svg_open(path, &tmp);
@@ -392,19 +620,27 @@ static int dmd_plan_freeze(struct dmd_session *s, const char *path)
 /* Print the plan of "s" and write the frozen job (see the header). */
 int dmd_plan_report(struct dmd_session *s, const struct dmd_plan_opts *o)
 {
-	struct dmd_cost *c;
-	int r;
+	struct dmd_search **found;
+	struct dmd_cost *c = NULL;
+	int n = s->m->n_poly, r;
 
+	/* the searches of the analysis (none: every step explicit) */
+	found = s->found ? s->found : calloc(n + 1, sizeof(*found));
+	if (!found)
+		return 1;
 	c = dmd_part_cost(s->plan, s->cells);
-	if (!c)
-		return 1;
-	r = o->json ? dmd_plan_json(s, c, o->top) : dmd_plan_text(s, c);
-	dmd_part_cost_free(c);
-	if (r < 0) {
+	r = c ? 0 : 1;
+	if (!r && (o->json ? dmd_plan_json(s, c, o->top, found) :
+			dmd_plan_text(s, c, o->top, found)) < 0) {
 		fprintf(stderr, "distmpmd: plan: cannot write the plan\n");
-		return 1;
+		r = 1;
 	}
-	return o->out ? dmd_plan_freeze(s, o->out) : 0;
+	dmd_part_cost_free(c);
+	if (!r && o->out)
+		r = dmd_plan_freeze(s, o->out, found);
+	if (found != s->found)
+		free(found);
+	return r;
 }
 
 /* Refuse a job that needs more memory than mesh.memory (see the header). */

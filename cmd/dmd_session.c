@@ -16,6 +16,11 @@
 /* Free what "s" holds. */
 void dmd_session_free(struct dmd_session *s)
 {
+	int i;
+
+	for (i = 0; s->found && i < s->n_found; ++i)
+		dmd_search_free(s->found[i]);
+	free(s->found);
 	free(s->cls);
 	dmd_emit_classes_free(s->classes);
 	dmd_part_cells_free(s->cells);
@@ -81,6 +86,49 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
+/* Search the matrix-product steps of the analysed job of "s" whose
+ * schedule is the compiler's to choose (search/dmd_search.c): each gets
+ * the best candidate (applied to the job at once, so that the next
+ * searches see it); s->found keeps the candidates (per step, NULL if not
+ * searched).  If any was chosen, the job is analysed again (model and
+ * plan).  Returns 0, or -1 on an internal error. */
+static int session_search(struct dmd_session *s)
+{
+	int i, any = 0, n = s->m->n_poly;
+
+	for (i = 0; i < n; ++i)
+		if (dmd_step_is_auto(s->m->poly[i]->st) &&
+		    dmd_search_is_product(s->m->poly[i]))
+			break;
+	if (i == n)
+		return 0;
+	s->n_found = n;
+	s->found = calloc(n + 1, sizeof(*s->found));
+	if (!s->found)
+		return -1;
+	for (i = 0; i < n; ++i) {
+		const struct dmd_poly *p = s->m->poly[i];
+
+		if (!dmd_step_is_auto(p->st) || !dmd_search_is_product(p))
+			continue;
+		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
+		if (!s->found[i])
+			return -1;
+		if (s->found[i]->best >= 0 && dmd_search_apply(s->found[i],
+				s->job, (struct dmd_step *) p->st) < 0)
+			s->found[i]->best = -1;
+		any |= s->found[i]->best >= 0;
+	}
+	if (!any)
+		return 0;
+	s->plan = dmd_part_plan_free(s->plan);
+	s->m = dmd_model_free(s->m);
+	s->m = dmd_model_build(s->ctx, s->job);
+	if (s->m)
+		s->plan = dmd_part_plan(s->m);
+	return s->m && s->plan ? 0 : -1;
+}
+
 /* Analyse "job" (taken: "s" owns it, even on failure); with "classes"
  * DMD_SESSION_CLASSES find the rank classes and emit their code too,
  * with DMD_SESSION_CELLS only the cells of the classes (for the cost).  Returns 0, or the
@@ -116,6 +164,14 @@ int dmd_session_analyse_job(struct dmd_session *s,
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
+	/* the steps whose schedule is the compiler's to choose: searched,
+	 * the choices made part of the job, which is analysed again */
+	if (session_search(s) < 0) {
+		fprintf(stderr, "%s: error: internal error: the schedules "
+			"chosen cannot be analysed (please report it)\n", path);
+		return 1;
+	}
+	stage_time("search");
 	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed) {
 		int i;
 

@@ -11,9 +11,12 @@
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
 #include "cmd/dmd_build.h"
+#include "search/dmd_search.h"
 
 /* The analysed job: every stage of the compiler, each made and freed by
- * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
+ * its room: job (ir) -> model (ir) -> transfer plan (partition) -> the
+ * schedules of the steps that have none (search; the model and plan made
+ * again with them) -> facts
  * and cells (partition) -> classes with their code (specialize, emit;
  * cells with identical code merged).  "in" is what the rest of cmd/
  * uses. */
@@ -28,6 +31,8 @@ struct dmd_session {
 	struct dmd_classes *classes;
 	struct dmd_build_input in;
 	struct dmd_build_class *cls;	/* in.cls, owned */
+	int n_found;			/* steps searched for a schedule: */
+	struct dmd_search **found;	/* per step, or NULL (owned) */
 };
 
 /* How far dmd_session_analyse goes: the plan and its proofs; also the

@@ -202,7 +202,8 @@ struct dmd_step {
 	struct dmd_loc compute_loc;
 	int n_cmds;
 	struct dmd_sched_cmd *cmds;
-	struct dmd_loc schedule_loc;
+	struct dmd_loc schedule_loc;	/* line 0: no 'schedule' key */
+	int schedule_auto;		/* 'schedule: auto' */
 	/* DMD_STEP_REPEAT */
 	long n_repeat;
 	struct dmd_loc repeat_loc;
@@ -264,6 +265,17 @@ struct dmd_job {
 	int n_steps;
 	struct dmd_step *steps;
 };
+
+/* Is the schedule of step "st" the compiler's to choose (spec 1.4: no
+ * 'schedule' key, or 'schedule: auto')? */
+static inline int dmd_step_is_auto(const struct dmd_step *st)
+{
+	return st->schedule_loc.line == 0 || st->schedule_auto;
+}
+
+/* Release what schedule command "cmd" owns (not "cmd" itself): its
+ * arguments, their names and locations (ir/dmd_expr.c). */
+void dmd_sched_cmd_clear(struct dmd_sched_cmd *cmd);
 
 /* Read and validate a job file.  On error, print
  * "PATH:LINE:COL: error: ..." to stderr and return NULL.  "path" must be

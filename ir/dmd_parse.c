@@ -1721,6 +1721,10 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 	step->schedule_loc = dmd_parse_loc(key);
 	if (dmd_parse_is_null(list))
 		return 0;
+	if (list->type == YAML_SCALAR_NODE && dmd_parse_is(list, "auto")) {
+		step->schedule_auto = 1;
+		return 0;
+	}
 	if (dmd_parse_expect(parse, list, YAML_SEQUENCE_NODE,
 			"for 'schedule'") < 0)
 		return -1;

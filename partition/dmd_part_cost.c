@@ -94,14 +94,18 @@ static void dmd_cost_fail(struct dmd_cost_build *b, const char *why,
 {
 	const struct dmd_job *job = b->m->job;
 
+	struct dmd_loc none = { 0, 0 };
+
 	if (b->failed)
 		return;
 	b->failed = 1;
-	fprintf(stderr, "%s: error: cannot count the cost of ", job->path);
 	if (tensor >= 0)
-		fprintf(stderr, "the transfers of '%s' in ",
-			job->tensors[tensor].name);
-	fprintf(stderr, "step %d exactly: %s\n", step + 1, why);
+		dmd_job_error(job, none, "cannot count the cost of the "
+			"transfers of '%s' in step %d exactly: %s",
+			job->tensors[tensor].name, step + 1, why);
+	else
+		dmd_job_error(job, none, "cannot count the cost of step %d "
+			"exactly: %s", step + 1, why);
 }
 
 /* "v" rounded to an integer (the model's time is counted in integer
@@ -1197,9 +1201,11 @@ error:
 		isl_pw_aff_free(b.acc[s].flops);
 	}
 	free(b.acc);
-	if (!b.failed)
-		fprintf(stderr, "%s: error: internal error: the cost of this "
-			"job cannot be computed (please report it)\n",
-			m->job->path);
+	if (!b.failed) {
+		struct dmd_loc none = { 0, 0 };
+
+		dmd_job_error(m->job, none, "internal error: the cost of this "
+			"job cannot be computed (please report it)");
+	}
 	return dmd_part_cost_free(cost);
 }

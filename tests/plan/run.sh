@@ -1,6 +1,8 @@
 #!/bin/bash
 # distmpmd plan (spec 2):
-#   - text and JSON goldens: for each JOB of the list below, `distmpmd plan
+#   - text and JSON goldens: for each JOB of the list below (among them
+#     steps without a schedule, searched: their candidates best first, the
+#     chosen one the step's schedule), `distmpmd plan
 #     JOB` must print exactly tests/plan/NAME.plan and `--json` exactly
 #     NAME.plan.json (regenerate with `bash tests/plan/run.sh --regen`, then
 #     read the diff); the JSON has every key of spec 2;
@@ -27,7 +29,9 @@ ko() { echo "FAIL $1"; failed=$((failed + 1)); }
 JOBS="tests/e2e/jobs/summa_2x2.yaml tests/e2e/jobs/pumma_view7.yaml
 tests/e2e/jobs/jacobi_4.yaml tests/e2e/jobs/views_program_2x3.yaml
 tests/e2e/jobs/partial_view_4.yaml tests/e2e/jobs/stencil3.yaml
-tests/plan/links_2x4.yaml tests/plan/memory_small.yaml"
+tests/plan/links_2x4.yaml tests/plan/memory_small.yaml
+tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
+tests/plan/auto_prime_11.yaml"
 
 for job in $JOBS; do
     name=$(basename "$job" .yaml)
@@ -59,11 +63,23 @@ for t in p["layouts"].values():
     assert set(t) == {"dist", "view", "partial"}, t
 for s in p["steps"]:
     assert all(k in s for k in step), s.keys()
-    assert len(s["candidates"]) == 1, s
-    c = s["candidates"][0]
-    assert c["schedule"] == s["schedule"] and c["view"] == s["view"], c
-    assert "rejected" in c, c
     assert all(isinstance(x, str) for x in s["schedule"]), s
+    if not s["searched"]:
+        assert len(s["candidates"]) == 1, s
+        c = s["candidates"][0]
+        assert c["schedule"] == s["schedule"] and c["view"] == s["view"], c
+        assert "rejected" in c, c
+        continue
+    # a searched step: the chosen candidate is the step's schedule, the
+    # candidates come best first (modeled time, within memory)
+    ch = [c for c in s["candidates"] if c["chosen"]]
+    assert len(ch) == 1 and ch[0] is s["candidates"][0], s["candidates"]
+    assert ch[0]["schedule"] == s["schedule"] and ch[0]["view"] == s["view"]
+    assert ch[0]["bytes_moved_total"] == s["bytes_moved_total"], ch
+    ok = [c for c in s["candidates"] if c["rejected"] is None]
+    assert [c["model_time_s"] for c in ok] == sorted(
+        c["model_time_s"] for c in ok), ok
+    assert len(s["candidates"]) <= 5, s
 assert sum(s["bytes_moved_total"] for s in p["steps"]) == \
     p["bytes_moved_total"], p
 assert sum(s["messages"] for s in p["steps"]) == p["messages"], p
@@ -84,8 +100,11 @@ else
     ko "plan --top 1"
 fi
 
-# the frozen job builds to the same code, class by class
-for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml; do
+# the frozen job builds to the same code, class by class (a job whose
+# schedules are written; one whose schedule the search chose, frozen with
+# its view and schedule)
+for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
+        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml; do
     name=$(basename "$job" .yaml)
     mkdir -p "$tmp/f"
     good=1

@@ -1149,6 +1149,9 @@ PROGRAMS = {
     "plan_two_extents_3x2": lambda v: {
         "F": (np.maximum(v["A"], 0) ** 2).sum(axis=1),
         "G": v["B"] + v["B"].T},
+    # schedules chosen by the search
+    "auto_mlp_4": lambda v: {
+        "Y": np.maximum(v["X"] @ v["W1"], 0) @ v["W2"]},
     # views of the mesh
     "partial_view_4": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
     "views_program_2x3": lambda v: {"O": v["X"] @ v["W"]},

@@ -161,7 +161,8 @@ static int dir_ok(const struct dmd_job *job)
 /* Print one statement with its schedule, each line after "indent". */
 static void print_stmt(const char *indent, const struct dmd_expr *lhs,
 	int accumulate, const struct dmd_expr *rhs, struct dmd_loc stmt_loc,
-	int n_cmds, const struct dmd_sched_cmd *cmds, struct dmd_loc sched_loc)
+	int n_cmds, const struct dmd_sched_cmd *cmds, struct dmd_loc sched_loc,
+	int automatic)
 {
 	static const char *const names[] = { "divide", "split", "reorder",
 		"distribute", "rotate", "communicate", "tensorize" };
@@ -176,7 +177,7 @@ static void print_stmt(const char *indent, const struct dmd_expr *lhs,
 	printf("\n");
 	print_accesses(lhs);
 	print_accesses(rhs);
-	printf("%sschedule %d", indent, n_cmds);
+	printf("%sschedule %d%s", indent, n_cmds, automatic ? " auto" : "");
 	print_loc(sched_loc);
 	printf("\n");
 	for (i = 0; i < n_cmds; ++i) {
@@ -217,7 +218,8 @@ static void print_steps(int depth, const struct dmd_step *steps, int n)
 		}
 		printf("\n");
 		print_stmt(indent, s->lhs, s->accumulate, s->rhs,
-			s->compute_loc, s->n_cmds, s->cmds, s->schedule_loc);
+			s->compute_loc, s->n_cmds, s->cmds, s->schedule_loc,
+			s->schedule_auto);
 	}
 }
 
@@ -264,7 +266,7 @@ static void dump(const struct dmd_job *job)
 	print_stmt("", job->steps[0].lhs, job->steps[0].accumulate,
 		job->steps[0].rhs, job->steps[0].compute_loc,
 		job->steps[0].n_cmds, job->steps[0].cmds,
-		job->steps[0].schedule_loc);
+		job->steps[0].schedule_loc, job->steps[0].schedule_auto);
 	if (dmd_job_find_tensor(job, job->steps[0].lhs->name) < 0)
 		printf("lookup failed\n");
 }
