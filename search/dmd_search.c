@@ -22,8 +22,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "search/dmd_search.h"
+
+/* The isl operations the analysis of one candidate may take: a few
+ * seconds (a 64-rank product's 1-D candidates take a tenth of it; views
+ * that cut the mesh's axes across, as 2x32 of an 8x8 mesh, take more). */
+#define DMD_SEARCH_MAX_OPS	20000000UL
 
 /* What a search carries. */
 struct dmd_search_build {
@@ -470,6 +476,15 @@ static void dmd_search_diag(const char *line, void *user)
 		*why = strdup(line);
 }
 
+/* The isl operations one candidate's analysis may take
+ * (DMD_SEARCH_QUOTA overrides, for experiments). */
+static unsigned long dmd_search_quota(void)
+{
+	const char *e = getenv("DMD_SEARCH_QUOTA");
+
+	return e && *e ? strtoul(e, NULL, 10) : DMD_SEARCH_MAX_OPS;
+}
+
 /* Analyse candidate "c": the job with its view and the step with its
  * schedule, then restored. */
 static void dmd_search_eval(struct dmd_search_build *b,
@@ -482,6 +497,7 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	struct dmd_model *m = NULL;
 	struct dmd_plan *plan = NULL;
 	struct dmd_cost *cost = NULL;
+	int quota;
 
 	if (c->view) {
 		if (nv >= DMD_MAX_VIEWS) {
@@ -494,13 +510,25 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	b->st->cmds = c->cmds;
 	b->st->n_cmds = c->n_cmds;
 	dmd_job_set_diag(&dmd_search_diag, &c->why);
+	/* a candidate whose analysis would take too long is given up */
+	isl_ctx_reset_operations(b->ctx);
+	isl_ctx_set_max_operations(b->ctx, dmd_search_quota());
+	{ struct timespec t0, t1, t2, t3;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m = dmd_model_build(b->ctx, job);
 	if (m)
 		plan = dmd_part_plan(m);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (plan && (dmd_part_verify(plan, &proofs) < 0 || proofs.failed))
 		plan = dmd_part_plan_free(plan);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
 	if (plan)
 		cost = dmd_part_cost(plan, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t3);
+	if (getenv("DMD_TIME")) fprintf(stderr, "  plan %.2f verify %.2f cost %.2f\n",
+		(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec),
+		(t2.tv_sec - t1.tv_sec) + 1e-9 * (t2.tv_nsec - t1.tv_nsec),
+		(t3.tv_sec - t2.tv_sec) + 1e-9 * (t3.tv_nsec - t2.tv_nsec)); }
 	if (cost) {
 		/* the memory of the busiest rank over the whole mesh */
 		struct dmd_cell cell = { m->mesh->set };
@@ -509,7 +537,14 @@ static void dmd_search_eval(struct dmd_search_build *b,
 		if (dmd_part_cost_memory(plan, &one, cost) < 0)
 			cost = dmd_part_cost_free(cost);
 	}
+	quota = isl_ctx_last_error(b->ctx) == isl_error_quota;
+	isl_ctx_set_max_operations(b->ctx, 0);
 	dmd_job_set_diag(NULL, NULL);
+	if (quota && !cost) {
+		free(c->why);
+		c->why = strdup("too costly to analyse (isl operation "
+			"quota)");
+	}
 	dmd_part_proofs_clear(&proofs);
 	dmd_part_plan_free(plan);
 	dmd_model_free(m);
@@ -597,8 +632,17 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 			best = Q;
 	if (r == 0 && best)
 		r = dmd_search_views(&b, best);
-	for (i = 0; r == 0 && i < b.s->n; ++i)
+	for (i = 0; r == 0 && i < b.s->n; ++i) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		dmd_search_eval(&b, &b.s->c[i]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (getenv("DMD_TIME"))
+			fprintf(stderr, "distmpmd: search: %s: %.3f s\n",
+				b.s->c[i].algo, (t1.tv_sec - t0.tv_sec) +
+				1e-9 * (t1.tv_nsec - t0.tv_nsec));
+	}
 	for (i = 0; i < b.n_used; ++i)
 		free(b.used[i]);
 	free(b.used);
