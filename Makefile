@@ -28,7 +28,7 @@ endif
 
 # runtime/dmd_npy.c (no MPI) is in both: run checks the inputs with it
 COMPILER_SRC := $(wildcard ir/*.c partition/*.c specialize/*.c emit/*.c \
-	manifests/*.c cmd/*.c) runtime/dmd_npy.c
+	search/*.c manifests/*.c cmd/*.c) runtime/dmd_npy.c
 COMPILER_OBJ := $(patsubst %.c,$(O)/%.o,$(COMPILER_SRC))
 RT_SRC := $(wildcard runtime/*.c)
 RT_OBJ := $(patsubst %.c,obj/%.o,$(RT_SRC))
@@ -203,7 +203,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_CC ?= clang
 FUZZ_ARGS ?=
 FUZZ_SRC := tests/fuzz/fuzz_job.c $(wildcard ir/*.c partition/*.c \
-	specialize/*.c emit/*.c) cmd/dmd_session.c
+	specialize/*.c emit/*.c search/*.c) cmd/dmd_session.c
 FUZZ_FLAGS := $(WARN) -std=gnu11 -I. -Iir $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIBS := $(shell pkg-config --libs $(PKGS)) -lm
 

@@ -6,6 +6,7 @@
  *   distmpmd classes JOB [--svg FILE]
  *   distmpmd emit JOB --rank R | --class K | --common
  *   distmpmd check JOB
+ *   distmpmd plan JOB [--json] [--top N] [-o FILE]
  *   distmpmd diff JOB RANK_A RANK_B
  *   distmpmd sweep JOB --set KEY=LIST... [-o CSV] [--svg FILE] [--ref[=PATH]]
  *	[--no-run] [--work DIR]
@@ -46,6 +47,7 @@
 #include "cmd/dmd_build.h"
 #include "cmd/dmd_diff.h"
 #include "cmd/dmd_files.h"
+#include "cmd/dmd_plan.h"
 #include "cmd/dmd_ref.h"
 #include "cmd/dmd_svg.h"
 #include "cmd/dmd_sweep.h"
@@ -88,6 +90,9 @@ static const char *usage_main =
 "  classes JOB [--svg FILE]      the rank classes, why, and a map of the mesh\n"
 "  emit JOB --rank R             print the C source that rank R runs\n"
 "  check JOB                     parse and analyse; report problems\n"
+"  plan JOB [--json] [--top N] [-o FILE]\n"
+"                                the schedules and layouts with their\n"
+"                                modeled cost; -o writes the frozen job\n"
 "  diff JOB RANK_A RANK_B        unified diff of the C the two ranks run\n"
 "  sweep JOB --set KEY=LIST...   build and run the job over a range of\n"
 "                                values; one CSV row per point\n"
@@ -229,6 +234,20 @@ static const char *usage_sweep =
 "  --work DIR      where the points' jobs and builds go, DIR/point-N\n"
 "                  (default: build/<name>-sweep)\n";
 
+static const char *usage_plan =
+"usage: distmpmd plan JOB [--json] [--top N] [-o FILE]\n"
+"\n"
+"The schedule and layouts of every step with their modeled cost (spec\n"
+"1.6): bytes moved (summed over the receivers), the busiest receiver,\n"
+"messages, flops and memory of the busiest rank, modeled time; per step\n"
+"(all its runs) and for the whole program.  The byte and message counts\n"
+"are those 'run --stats' reports.\n"
+"\n"
+"  --json              one JSON object (spec 2) instead of text\n"
+"  --top N             at most N candidates per step (default 5)\n"
+"  -o, --output FILE   write the frozen job (every choice explicit) to\n"
+"                      FILE (never the job file itself)\n";
+
 static const char *usage_check =
 "usage: distmpmd check JOB\n"
 "\n"
@@ -248,7 +267,8 @@ static int cmd_help(int argc, char **argv);
 enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
-	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC,
+	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC, OPT_JSON,
+	OPT_TOP,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -450,6 +470,8 @@ static int build_job(const char *job, const char *out,
 		if (!*dir)
 			r = 1;
 	}
+	if (!r)
+		r = dmd_plan_check_memory(&s);
 	if (!r) {
 		b->opts.progress = isatty(2);
 		r = dmd_build_dir(&s.in, *dir, &b->opts);
@@ -1372,6 +1394,64 @@ static int cmd_ref(int argc, char **argv)
 	return r;
 }
 
+/* distmpmd plan JOB [--json] [--top N] [-o FILE] */
+static int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dmd_args a = { .cmd = "plan", .usage = usage_plan,
+		.argc = argc, .argv = argv, .shortopts = "o:h",
+		.longopts = opts };
+	struct dmd_plan_opts o = { 0, 5, NULL };
+	struct dmd_session s;
+	const char *job = NULL;
+	long top;
+	int r = 0, c;
+
+	while (!r && (c = dmd_args_next(&a)) > 0) {
+		switch (c) {
+		case 'h':
+			fputs(usage_plan, stdout);
+			dmd_args_clear(&a);
+			return 0;
+		case OPT_JSON:
+			o.json = 1;
+			break;
+		case OPT_TOP:
+			r = arg_integer(a.cmd, &a, "--top", a.value, 1,
+				INT_MAX, &top);
+			o.top = (int) top;
+			break;
+		case 'o':
+			o.out = a.value;
+			break;
+		default:
+			r = arg_positional(&a, &job);
+		}
+	}
+	if (c < 0)
+		r = 2;
+	if (!r)
+		r = arg_rest(&a, &job);
+	if (!r && !job)
+		r = arg_error(&a, "no job file given", NULL);
+	if (!r && o.out && !*o.out)
+		r = arg_error(&a, "-o needs a file name", NULL);
+	dmd_args_clear(&a);
+	if (r)
+		return r;
+	r = dmd_session_analyse(&s, job, DMD_SESSION_CELLS);
+	if (!r)
+		r = dmd_plan_report(&s, &o);
+	dmd_session_free(&s);
+	return r;
+}
+
 /* The commands: name, function (called with argv[0] the command) and
  * usage. */
 static const struct command {
@@ -1384,6 +1464,7 @@ static const struct command {
 	{ "classes", &cmd_classes, &usage_classes },
 	{ "emit", &cmd_emit, &usage_emit },
 	{ "check", &cmd_check, &usage_check },
+	{ "plan", &cmd_plan, &usage_plan },
 	{ "diff", &cmd_diff, &usage_diff },
 	{ "sweep", &cmd_sweep, &usage_sweep },
 	{ "ref", &cmd_ref, &usage_ref },

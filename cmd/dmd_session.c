@@ -16,6 +16,11 @@
 /* Free what "s" holds. */
 void dmd_session_free(struct dmd_session *s)
 {
+	int i;
+
+	for (i = 0; s->found && i < s->n_found; ++i)
+		dmd_search_free(s->found[i]);
+	free(s->found);
 	free(s->cls);
 	free(s->files);
 	dmd_emit_classes_free(s->classes);
@@ -136,9 +141,54 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* Analyse "job" (taken: "s" owns it, even on failure); with classes != 0
- * find the rank classes and emit their code too.  Returns 0, or the
- * exit status (2 for a bad job, 1 otherwise), the problem printed. */
+/* Search the matrix-product steps of the analysed job of "s" whose
+ * schedule is the compiler's to choose (search/dmd_search.c): each gets
+ * the best candidate (applied to the job at once, so that the next
+ * searches see it); s->found keeps the candidates (per step, NULL if not
+ * searched).  If any was chosen, the job is analysed again (model and
+ * plan).  Returns 0, or -1 on an internal error. */
+static int session_search(struct dmd_session *s)
+{
+	int i, any = 0, n = s->m->n_poly;
+
+	for (i = 0; i < n; ++i)
+		if (dmd_step_is_auto(s->m->poly[i]->st) &&
+		    dmd_search_is_product(s->m->poly[i]))
+			break;
+	if (i == n)
+		return 0;
+	s->n_found = n;
+	s->found = calloc(n + 1, sizeof(*s->found));
+	if (!s->found)
+		return -1;
+	for (i = 0; i < n; ++i) {
+		const struct dmd_poly *p = s->m->poly[i];
+
+		if (!dmd_step_is_auto(p->st) || !dmd_search_is_product(p))
+			continue;
+		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
+		if (!s->found[i])
+			return -1;
+		if (s->found[i]->best >= 0 && dmd_search_apply(s->found[i],
+				s->job, (struct dmd_step *) p->st) < 0)
+			s->found[i]->best = -1;
+		any |= s->found[i]->best >= 0;
+	}
+	if (!any)
+		return 0;
+	s->plan = dmd_part_plan_free(s->plan);
+	s->m = dmd_model_free(s->m);
+	s->m = dmd_model_build(s->ctx, s->job);
+	if (s->m)
+		s->plan = dmd_part_plan(s->m);
+	return s->m && s->plan ? 0 : -1;
+}
+
+/* Analyse "job" (taken: "s" owns it, even on failure); with "classes"
+ * DMD_SESSION_CLASSES emit the code of the rank classes too (the cells
+ * of the classes and their programs, proved as emitted, are made in
+ * every case: DMD_SESSION_PLAN and DMD_SESSION_CELLS stop there).
+ * Returns 0, or the exit status (2 for a bad job, 1 otherwise), the problem printed. */
 int dmd_session_analyse_job(struct dmd_session *s,
 	__isl_take struct dmd_job *job, int classes)
 {
@@ -170,6 +220,14 @@ int dmd_session_analyse_job(struct dmd_session *s,
 			"this job failed (please report it)\n", path);
 		return 1;
 	}
+	/* the steps whose schedule is the compiler's to choose: searched,
+	 * the choices made part of the job, which is analysed again */
+	if (session_search(s) < 0) {
+		fprintf(stderr, "%s: error: internal error: the schedules "
+			"chosen cannot be analysed (please report it)\n", path);
+		return 1;
+	}
+	stage_time("search");
 	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed)
 		return session_proofs_failed(s, path);
 	stage_time("proofs");
@@ -190,7 +248,7 @@ int dmd_session_analyse_job(struct dmd_session *s,
 	    s->proofs.failed)
 		return session_proofs_failed(s, path);
 	stage_time("proofs as emitted");
-	if (classes) {
+	if (classes == DMD_SESSION_CLASSES) {
 		s->classes = dmd_emit_classes(s->plan, s->facts, s->cells,
 			s->specs);
 		stage_time("classes");
@@ -201,7 +259,7 @@ int dmd_session_analyse_job(struct dmd_session *s,
 			return 1;
 		}
 	}
-	if (session_build_input(s, classes) < 0) {
+	if (session_build_input(s, classes == DMD_SESSION_CLASSES) < 0) {
 		fprintf(stderr, "distmpmd: out of memory\n");
 		return 1;
 	}
@@ -285,7 +343,7 @@ void dmd_session_summary(struct dmd_session *s)
 			p->loops[p->time_loop[x->level]].name,
 			dmd_part_kind_name(x->kind));
 		if (x->kind == DMD_XFER_BCAST || x->kind == DMD_XFER_SHIFT)
-			printf(" along %s", s->job->axes[x->axis]);
+			printf(" along %s", dmd_job_axis_name(s->job, x->axis));
 		if (x->ghost)
 			printf(" (into ghost cells)");
 		if (x->use == DMD_USE_SNAPSHOT)

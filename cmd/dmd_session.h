@@ -11,11 +11,14 @@
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
 #include "cmd/dmd_build.h"
+#include "search/dmd_search.h"
 
 /* The analysed job: every stage of the compiler, each made and freed by
- * its room: job (ir) -> model (ir) -> transfer plan (partition) -> facts
- * and cells (partition) -> each cell's program (specialize), proved ->
- * classes with their code (emit; cells with identical code merged).  "in" is what the rest of cmd/
+ * its room: job (ir) -> model (ir) -> transfer plan (partition) -> the
+ * schedules of the steps that have none (search; the model and plan made
+ * again with them) -> facts and cells (partition) -> each cell's program
+ * (specialize), proved -> classes with their code (emit; cells with
+ * identical code merged).  "in" is what the rest of cmd/
  * uses. */
 struct dmd_session {
 	isl_ctx *ctx;
@@ -30,7 +33,16 @@ struct dmd_session {
 	struct dmd_build_input in;
 	struct dmd_build_class *cls;	/* in.cls, owned */
 	struct dmd_build_file *files;	/* in.files, owned */
+	int n_found;			/* steps searched for a schedule: */
+	struct dmd_search **found;	/* per step, or NULL (owned) */
 };
+
+/* How far dmd_session_analyse goes: the plan, the cells and their
+ * programs with their proofs; also the classes' code.  DMD_SESSION_CELLS
+ * (what plan asks for) is DMD_SESSION_PLAN since the programs are always
+ * specialized and proved as emitted. */
+enum { DMD_SESSION_PLAN = 0, DMD_SESSION_CLASSES = 1,
+	DMD_SESSION_CELLS = 2 };
 
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes);

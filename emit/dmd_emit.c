@@ -148,11 +148,12 @@ static __isl_give isl_printer *dmd_emit_line(__isl_take isl_printer *p,
 	return isl_printer_end_line(p);
 }
 
-/* Print the expression of parameter-only "pa" on the cell. */
+/* Print the expression of parameter-only "pa" on the cell, in the
+ * coordinates of view "v" (-1: of the mesh). */
 static __isl_give isl_printer *dmd_emit_param(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, __isl_keep isl_pw_aff *pa)
+	__isl_take isl_printer *p, __isl_keep isl_pw_aff *pa, int v)
 {
-	isl_ast_expr *e = dmd_spec_param_expr(ctx->spec, pa);
+	isl_ast_expr *e = dmd_spec_param_expr_in(ctx->spec, pa, v);
 
 	if (!e)
 		return isl_printer_free(p);
@@ -191,13 +192,14 @@ static __isl_give isl_printer *dmd_emit_block_arr(struct dmd_emit_ctx *ctx,
 static __isl_give isl_printer *dmd_emit_root_test(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, const struct dmd_xfer *x)
 {
-	isl_ast_expr *e = dmd_spec_param_expr(ctx->spec, x->root);
+	isl_ast_expr *e = dmd_spec_param_expr_in(ctx->spec, x->root,
+		ctx->p->view);
 	enum isl_ast_expr_type type;
 
 	if (!e)
 		return isl_printer_free(p);
 	type = isl_ast_expr_get_type(e);
-	p = dmd_emit_name(p, "c", ctx->m->job->axes[x->axis]);
+	p = dmd_emit_name(p, "c", dmd_job_axis_name(ctx->m->job, x->axis));
 	p = isl_printer_print_str(p, " == ");
 	if (type != isl_ast_expr_int && type != isl_ast_expr_id)
 		p = isl_printer_print_str(p, "(");
@@ -273,7 +275,7 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 				p = isl_printer_print_str(p, " = ");
 				if (x && d < nd)
 					p = dmd_emit_param(ctx, p,
-						x->box.lo[dd]);
+						x->box.lo[dd], ctx->p->view);
 				else if (x)
 					p = dmd_emit_printf(p, "%ld",
 						ctx->rx[x->id][dd]);
@@ -331,7 +333,8 @@ static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
 				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
 					dmd_emit_home_x(ctx, p, t, dd);
 			else if (d < nd)
-				p = dmd_emit_param(ctx, p, x->box.lo[dd]);
+				p = dmd_emit_param(ctx, p, x->box.lo[dd],
+					ctx->p->view);
 			else
 				p = dmd_emit_printf(p, "%ld",
 					ctx->rx[x->id][dd]);
@@ -506,7 +509,7 @@ static __isl_give isl_printer *dmd_emit_scalars(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, "const int64_t ");
 		p = dmd_emit_namef(p, user, "%s%d", kind, d);
 		p = isl_printer_print_str(p, " = ");
-		p = dmd_emit_param(ctx, p, pa[d]);
+		p = dmd_emit_param(ctx, p, pa[d], ctx->m->lay[t]->view);
 		p = isl_printer_print_str(p, ";");
 		p = isl_printer_end_line(p);
 	}
@@ -790,7 +793,7 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	p = dmd_emit_line(p, "dmd_rt *const rt = dmd_init(&argc, &argv, "
 		"&dmd_job, dmd_class_id,");
 	p = dmd_emit_line(p, "    dmd_class_nranges, dmd_class_ranks);");
-	for (i = 0; i < m->mesh->n; ++i) {
+	for (i = 0; i < m->mesh->n_all; ++i) {
 		char *c = dmd_mesh_coord_name(m->job, i);
 
 		if (c && (dmd_emit_mentions(setup, c) ||

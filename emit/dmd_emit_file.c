@@ -36,6 +36,51 @@ static const char *dmd_file_init(enum dmd_init i)
 	}
 }
 
+/* The views of the mesh (spec 1.1), if any: their shapes and axis
+ * names, and dmd_views[]. */
+static __isl_give isl_printer *dmd_file_views(const struct dmd_model *m,
+	__isl_take isl_printer *p)
+{
+	const struct dmd_job *job = m->job;
+	int v, i;
+
+	for (v = 0; v < job->n_views; ++v) {
+		const struct dmd_view *vw = &job->views[v];
+
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "static const int dmd_view%d_shape[] = "
+			"{ ", v);
+		for (i = 0; i < vw->n_axes; ++i)
+			p = dmd_emit_printf(p, "%s%ld", i ? ", " : "",
+				vw->shape[i]);
+		p = isl_printer_print_str(p, " };");
+		p = isl_printer_end_line(p);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "static const char *const "
+			"dmd_view%d_axes[] = { ", v);
+		for (i = 0; i < vw->n_axes; ++i) {
+			p = isl_printer_print_str(p, i ? ", " : "");
+			p = dmd_emit_cstr(p, vw->axes[i]);
+		}
+		p = isl_printer_print_str(p, " };");
+		p = isl_printer_end_line(p);
+	}
+	if (!job->n_views)
+		return p;
+	p = dmd_file_line(p, "static const dmd_view_desc dmd_views[] = {");
+	p = isl_printer_indent(p, 2);
+	for (v = 0; v < job->n_views; ++v) {
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "{ ");
+		p = dmd_emit_cstr(p, job->views[v].name);
+		p = dmd_emit_printf(p, ", %d, dmd_view%d_shape, "
+			"dmd_view%d_axes },", job->views[v].n_axes, v, v);
+		p = isl_printer_end_line(p);
+	}
+	p = isl_printer_indent(p, -2);
+	return dmd_file_line(p, "};");
+}
+
 /* The tensor table: shapes, then { name, file, init, seed, ndim, shape,
  * output } per tensor (file only for inputs read from it and outputs). */
 static __isl_give isl_printer *dmd_file_tensors(const struct dmd_model *m,
@@ -137,6 +182,7 @@ static char *dmd_file_common(const struct dmd_plan *plan, int n)
 	}
 	p = isl_printer_print_str(p, " };");
 	p = isl_printer_end_line(p);
+	p = dmd_file_views(m, p);
 	p = dmd_file_tensors(m, p);
 	p = dmd_file_line(p, "static const char *const dmd_step_labels[] = {");
 	p = isl_printer_indent(p, 2);
@@ -182,6 +228,12 @@ static char *dmd_file_common(const struct dmd_plan *plan, int n)
 		".n_steps = %d,", job->n_tensors, m->n_poly);
 	p = isl_printer_end_line(p);
 	p = dmd_file_line(p, ".step_labels = dmd_step_labels,");
+	if (job->n_views) {
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, ".n_views = %d, .views = dmd_views,",
+			job->n_views);
+		p = isl_printer_end_line(p);
+	}
 	p = isl_printer_indent(p, -2);
 	p = dmd_file_line(p, "};");
 	p = dmd_file_line(p, "");

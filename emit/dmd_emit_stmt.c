@@ -563,7 +563,7 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
-	const char *axis = ctx->m->job->axes[x->axis];
+	const char *axis = dmd_job_axis_name(ctx->m->job, x->axis);
 	int nd = ctx->m->lay[x->tensor]->ndim;
 
 	p = isl_printer_start_line(p);
@@ -899,7 +899,7 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	} else {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "if (");
-		p = dmd_emit_name(p, "c", ctx->m->job->axes[x->axis]);
+		p = dmd_emit_name(p, "c", dmd_job_axis_name(ctx->m->job, x->axis));
 		p = isl_printer_print_str(p, " == ");
 		p = dmd_emit_expr(p, pl->expr[1 + nd]);
 		p = isl_printer_print_str(p, ")");

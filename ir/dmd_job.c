@@ -167,6 +167,13 @@ struct dmd_job *dmd_job_free(struct dmd_job *job)
 	free(job->name);
 	for (i = 0; i < DMD_MAX_AXES; ++i)
 		free(job->axes[i]);
+	for (i = 0; i < job->n_views; ++i) {
+		int j;
+
+		free(job->views[i].name);
+		for (j = 0; j < job->views[i].n_axes; ++j)
+			free(job->views[i].axes[j]);
+	}
 	if (job->tensors)
 		for (i = 0; i < job->n_tensors; ++i)
 			dmd_job_tensor_clear(&job->tensors[i]);
@@ -195,15 +202,115 @@ int dmd_job_find_tensor(const struct dmd_job *job, const char *name)
 	return -1;
 }
 
-/* Index of the mesh axis called "name", or -1. */
+/* Index of the axis called "name", or -1: the mesh axes first, then
+ * the axes of each view in order. */
 int dmd_job_find_axis(const struct dmd_job *job, const char *name)
 {
-	int i;
+	int i, v, n;
 
 	if (!job || !name)
 		return -1;
 	for (i = 0; i < job->n_axes; ++i)
 		if (job->axes[i] && strcmp(job->axes[i], name) == 0)
 			return i;
+	n = job->n_axes;
+	for (v = 0; v < job->n_views; ++v) {
+		for (i = 0; i < job->views[v].n_axes; ++i)
+			if (job->views[v].axes[i] &&
+			    strcmp(job->views[v].axes[i], name) == 0)
+				return n + i;
+		n += job->views[v].n_axes;
+	}
+	return -1;
+}
+
+/* The number of axes of the mesh and of all views. */
+int dmd_job_n_all_axes(const struct dmd_job *job)
+{
+	int v, n = job->n_axes;
+
+	for (v = 0; v < job->n_views; ++v)
+		n += job->views[v].n_axes;
+	return n;
+}
+
+/* The view of axis "a" (-1: the mesh), and its position there in *pos. */
+static int dmd_job_axis_locate(const struct dmd_job *job, int a, int *pos)
+{
+	int v;
+
+	if (a < job->n_axes) {
+		*pos = a;
+		return -1;
+	}
+	a -= job->n_axes;
+	for (v = 0; v < job->n_views; ++v) {
+		if (a < job->views[v].n_axes) {
+			*pos = a;
+			return v;
+		}
+		a -= job->views[v].n_axes;
+	}
+	*pos = -1;
+	return -2;
+}
+
+/* The view axis "a" belongs to, or -1 for a mesh axis. */
+int dmd_job_axis_view(const struct dmd_job *job, int a)
+{
+	int pos;
+
+	return dmd_job_axis_locate(job, a, &pos);
+}
+
+/* The position of axis "a" among the axes of its view (or the mesh). */
+int dmd_job_axis_pos(const struct dmd_job *job, int a)
+{
+	int pos;
+
+	dmd_job_axis_locate(job, a, &pos);
+	return pos;
+}
+
+/* The name of axis "a". */
+const char *dmd_job_axis_name(const struct dmd_job *job, int a)
+{
+	int pos, v = dmd_job_axis_locate(job, a, &pos);
+
+	if (v == -1)
+		return job->axes[pos];
+	return v >= 0 ? job->views[v].axes[pos] : "?";
+}
+
+/* The extent of axis "a". */
+long dmd_job_axis_extent(const struct dmd_job *job, int a)
+{
+	int pos, v = dmd_job_axis_locate(job, a, &pos);
+
+	if (v == -1)
+		return job->mesh_shape[pos];
+	return v >= 0 ? job->views[v].shape[pos] : 0;
+}
+
+/* The index of axis "pos" of view "v" (v = -1: of the mesh). */
+int dmd_job_view_axis(const struct dmd_job *job, int v, int pos)
+{
+	int i, n = job->n_axes;
+
+	if (v < 0)
+		return pos;
+	for (i = 0; i < v; ++i)
+		n += job->views[i].n_axes;
+	return n + pos;
+}
+
+/* Index of the view called "name", or -1. */
+int dmd_job_find_view(const struct dmd_job *job, const char *name)
+{
+	int v;
+
+	for (v = 0; job && name && v < job->n_views; ++v)
+		if (job->views[v].name && !strcmp(job->views[v].name, name))
+			return v;
 	return -1;
 }

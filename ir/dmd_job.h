@@ -13,6 +13,9 @@
 
 #define DMD_MAX_DIMS 8
 #define DMD_MAX_AXES 8
+/* Views of the mesh (spec 1.1): at most DMD_MAX_VIEWS, each of at most
+ * DMD_MAX_AXES axes. */
+#define DMD_MAX_VIEWS 16
 
 /* Limits of the job reader (ir/dmd_parse.c, ir/dmd_expr.c).  A job file
  * beyond any of them is refused with a message, located where the limit is
@@ -126,15 +129,19 @@ struct dmd_tensor {
 	long *offsets[DMD_MAX_DIMS];
 	int n_offsets[DMD_MAX_DIMS];
 	/* place: the tensor lives only where axis place_axis[i] has
-	 * coordinate place_coord[i]; place_axis[i] is an index into mesh axes. */
+	 * coordinate place_coord[i]; place_axis[i] is an axis index (mesh
+	 * axes, then view axes: dmd_job_find_axis). */
 	int n_place;
 	int place_axis[DMD_MAX_AXES];
 	long place_coord[DMD_MAX_AXES];
-	/* partial: held as unreduced partial sums along these mesh axes
-	 * (spec 1.5); indices into mesh axes. */
+	/* partial: held as unreduced partial sums along these axes (spec
+	 * 1.5); axis indices. */
 	int n_partial;
 	int partial_axis[DMD_MAX_AXES];
 	struct dmd_loc partial_loc;
+	/* The frame of its layout: -1 the mesh, else the view whose axes
+	 * its dist, place and partial name (one frame per tensor). */
+	int view;
 	char *file;			/* as written, relative to the job file */
 	struct dmd_loc file_loc;
 	enum dmd_init init;
@@ -197,12 +204,31 @@ struct dmd_step {
 	struct dmd_loc compute_loc;
 	int n_cmds;
 	struct dmd_sched_cmd *cmds;
-	struct dmd_loc schedule_loc;
+	struct dmd_loc schedule_loc;	/* line 0: no 'schedule' key */
+	int schedule_auto;		/* 'schedule: auto' */
 	/* DMD_STEP_REPEAT */
 	long n_repeat;
 	struct dmd_loc repeat_loc;
 	int n_steps;
 	struct dmd_step *steps;
+};
+
+/* A view of the ranks (spec 1.1): rank r has coordinates on it by the
+ * row-major order of r; it uses ranks 0 .. nranks - 1. */
+struct dmd_view {
+	char *name;
+	struct dmd_loc loc;		/* of its key */
+	int n_axes;
+	char *axes[DMD_MAX_AXES];
+	long shape[DMD_MAX_AXES];
+	struct dmd_loc shape_loc;
+	long nranks;			/* product of shape */
+};
+
+/* The cost of one transfer along a mesh axis (spec 1.1 'links'). */
+struct dmd_link {
+	double latency_us;
+	double gbps;
 };
 
 struct dmd_job {
@@ -216,6 +242,16 @@ struct dmd_job {
 	long mesh_shape[DMD_MAX_AXES];
 	struct dmd_loc mesh_loc;
 	long nranks;
+	/* Views (spec 1.1).  Axis indices: 0 .. n_axes - 1 the mesh axes,
+	 * then the axes of each view in order (dmd_job_find_axis). */
+	int n_views;
+	struct dmd_view views[DMD_MAX_VIEWS];
+	/* mesh.memory in bytes (0: not given) and mesh.links per mesh
+	 * axis (default {2, 10}: spec 1.1) */
+	long memory;
+	struct dmd_loc memory_loc;
+	struct dmd_link links[DMD_MAX_AXES];
+	int links_given;
 
 	int n_tensors;
 	struct dmd_tensor *tensors;
@@ -231,6 +267,17 @@ struct dmd_job {
 	int n_steps;
 	struct dmd_step *steps;
 };
+
+/* Is the schedule of step "st" the compiler's to choose (spec 1.4: no
+ * 'schedule' key, or 'schedule: auto')? */
+static inline int dmd_step_is_auto(const struct dmd_step *st)
+{
+	return st->schedule_loc.line == 0 || st->schedule_auto;
+}
+
+/* Release what schedule command "cmd" owns (not "cmd" itself): its
+ * arguments, their names and locations (ir/dmd_expr.c). */
+void dmd_sched_cmd_clear(struct dmd_sched_cmd *cmd);
 
 /* Read and validate a job file.  On error, print
  * "PATH:LINE:COL: error: ..." to stderr and return NULL.  "path" must be
@@ -251,9 +298,23 @@ struct dmd_job *dmd_job_free(struct dmd_job *job);
  * (ir/dmd_program.c) */
 int dmd_job_check_program(const struct dmd_job *job);
 
-/* Index of the tensor or mesh axis called "name", or -1. */
+/* Index of the tensor called "name", or -1. */
 int dmd_job_find_tensor(const struct dmd_job *job, const char *name);
+/* Index of the axis (of the mesh or of a view) called "name", or -1:
+ * mesh axes are 0 .. n_axes - 1, view axes follow, view by view. */
 int dmd_job_find_axis(const struct dmd_job *job, const char *name);
+/* Axes of the mesh and of every view. */
+int dmd_job_n_all_axes(const struct dmd_job *job);
+/* Name and extent of axis "a"; the view it belongs to (-1: the mesh)
+ * and its position there. */
+const char *dmd_job_axis_name(const struct dmd_job *job, int a);
+long dmd_job_axis_extent(const struct dmd_job *job, int a);
+int dmd_job_axis_view(const struct dmd_job *job, int a);
+int dmd_job_axis_pos(const struct dmd_job *job, int a);
+/* The axis index of axis "pos" of view "v" (-1: of the mesh). */
+int dmd_job_view_axis(const struct dmd_job *job, int v, int pos);
+/* Index of the view called "name", or -1. */
+int dmd_job_find_view(const struct dmd_job *job, const char *name);
 
 /* Report an error at "loc" in the job file: prints
  * "PATH:LINE:COL: error: <fmt...>\n" to stderr. */

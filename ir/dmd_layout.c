@@ -35,6 +35,10 @@ static __isl_give isl_pw_aff *dmd_layout_var(__isl_keep isl_space *space,
 
 	if (a < 0)
 		return NULL;
+	if (a >= v->job->n_axes)
+		return isl_pw_aff_intersect_params(dmd_mesh_coord_at(v->mesh,
+			a, space, isl_dim_param, 0),
+			isl_set_copy(v->mesh->set));
 	ls = isl_local_space_from_space(isl_space_copy(space));
 	return isl_pw_aff_var_on_domain(ls, isl_dim_param, a);
 }
@@ -87,7 +91,9 @@ static long dmd_layout_nblocks(const struct dmd_mesh *mesh,
 
 		dmd_job_error(job, t->dist_loc[d], "dist entry '%s' of tensor "
 			"'%s' must take exactly the values 0 .. B-1 over the "
-			"mesh", txt ? txt : "?", t->name);
+			"%s%s%s", txt ? txt : "?", t->name, t->view < 0 ?
+			"mesh" : "ranks of view '", t->view < 0 ? "" :
+			job->views[t->view].name, t->view < 0 ? "" : "'");
 		free(txt);
 		return -1;
 	}
@@ -157,16 +163,24 @@ static int dmd_layout_block(const struct dmd_mesh *mesh,
 	return *lo && *ext ? 0 : -1;
 }
 
-/* [c] -> { : c lies on the slice of tensor "t"'s place } */
+/* [c] -> { : c lies on the slice of tensor "t"'s place (and on its
+ * view) } */
 static __isl_give isl_set *dmd_layout_place(const struct dmd_mesh *mesh,
 	const struct dmd_tensor *t)
 {
-	isl_set *set = isl_set_copy(mesh->set);
-	int i;
+	isl_set *set = dmd_mesh_frame(mesh, t->view);
+	int i, a;
 
-	for (i = 0; i < t->n_place; ++i)
-		set = isl_set_fix_si(set, isl_dim_param, t->place_axis[i],
-			t->place_coord[i]);
+	for (i = 0; i < t->n_place; ++i) {
+		a = t->place_axis[i];
+		if (dmd_mesh_axis_view(mesh, a) < 0)
+			set = isl_set_fix_si(set, isl_dim_param, a,
+				t->place_coord[i]);
+		else
+			set = isl_set_intersect(set, isl_pw_aff_eq_set(
+				dmd_mesh_coord(mesh, a), dmd_isl_cst(
+				mesh->space, t->place_coord[i])));
+	}
 	return set;
 }
 
@@ -354,11 +368,20 @@ static int dmd_layout_sets(struct dmd_layout *lay,
 		isl_set_copy(lay->held), isl_multi_id_copy(mesh->ids));
 	lay->holds = isl_map_intersect_domain(lay->holds,
 		dmd_mesh_ranks(mesh));
-	/* one replica writes: coordinate 0 along the axes that replicate */
-	one = isl_set_copy(mesh->set);
-	for (i = 0; i < mesh->n; ++i)
-		if (!lay->axis_used[i])
+	/* one replica writes: coordinate 0 along the axes of its frame
+	 * that replicate */
+	one = dmd_mesh_frame(mesh, lay->view);
+	for (i = 0; i < mesh->n_all; ++i) {
+		if (lay->axis_used[i] ||
+		    dmd_mesh_axis_view(mesh, i) != lay->view)
+			continue;
+		if (lay->view < 0)
 			one = isl_set_fix_si(one, isl_dim_param, i, 0);
+		else
+			one = isl_set_intersect(one, isl_pw_aff_eq_set(
+				dmd_mesh_coord(mesh, i),
+				dmd_isl_cst(mesh->space, 0)));
+	}
 	lay->writer = isl_set_intersect(one, isl_set_params(
 		isl_set_copy(lay->held)));
 	lay->writer = isl_set_coalesce(lay->writer);
@@ -385,15 +408,16 @@ __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 	lay->space = dmd_isl_set_space(mesh->space, name, t->ndim);
 	lay->lo = calloc(t->ndim + 1, sizeof(*lay->lo));
 	lay->ext = calloc(t->ndim + 1, sizeof(*lay->ext));
-	lay->axis_used = calloc(mesh->n + 1, sizeof(int));
+	lay->axis_used = calloc(mesh->n_all + 1, sizeof(int));
 	lay->partial = calloc(t->n_partial + 1, sizeof(int));
 	if (!lay->space || !lay->lo || !lay->ext || !lay->axis_used ||
 	    !lay->partial)
 		return dmd_layout_free(lay);
-	for (i = 0; i < mesh->n; ++i) {
+	lay->view = t->view;
+	for (i = 0; i < mesh->n_all; ++i) {
 		for (d = 0; d < t->ndim; ++d)
 			lay->axis_used[i] |= dmd_layout_mentions(t->dist[d],
-				job->axes[i]);
+				dmd_job_axis_name(job, i));
 		for (d = 0; d < t->n_place; ++d)
 			lay->axis_used[i] |= t->place_axis[d] == i;
 	}

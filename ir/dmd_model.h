@@ -27,6 +27,7 @@
 #include <isl/val.h>
 #include <isl/id.h>
 #include <isl/ilp.h>
+#include <isl/union_map.h>
 
 #include "dmd_job.h"
 
@@ -35,14 +36,27 @@
 
 /* The mesh: its parameter space and set.
  *   space: [c_x, c_y] -> { : }     set: the ranks of the mesh
- *   ids:   the parameter ids, in axis order (c_x, c_y) */
+ *   ids:   the parameter ids, in axis order (c_x, c_y)
+ * The axes of views (spec 1.1) are not parameters: a rank's coordinate
+ * on a view is a quasi-affine function of its mesh coordinates, by the
+ * row-major order r of the rank (here on a mesh [4, 2], view g of shape
+ * [2, 2, 2], r = 2 c_x + c_y):
+ *   coord[a] = [c_x, c_y] -> { [floor(r / 4)] : r < 8 }
+ *   coord[b] = [c_x, c_y] -> { [floor(r / 2) mod 2] : r < 8 }
+ * defined on the ranks of the view (r < its rank count: "frame").  Axis
+ * indices are those of the job (dmd_job_find_axis): the mesh axes, then
+ * the axes of each view. */
 struct dmd_mesh {
 	isl_ctx *ctx;
+	const struct dmd_job *job;	/* not owned */
 	int n;				/* axes */
 	const long *shape;		/* job->mesh_shape (not owned) */
 	isl_space *space;
 	isl_set *set;
 	isl_multi_id *ids;		/* { R[c_x, c_y] } */
+	int n_all;			/* axes of the mesh and the views */
+	isl_pw_aff **coord;		/* per axis: the coordinate */
+	isl_set **frame;		/* per view: its ranks */
 };
 
 /* How tensor "tensor" is laid out over the mesh (spec 1.2).
@@ -64,7 +78,9 @@ struct dmd_layout {
 	isl_set *writer;
 	int n_partial;
 	int *partial;			/* axis indices */
-	int *axis_used;			/* per axis: dist or place mention it */
+	int *axis_used;			/* per axis (of the mesh and the
+					 * views): dist or place mention it */
+	int view;			/* the view of its axes, -1: the mesh */
 };
 
 /* An access of a statement: tensor[idx(i)] over the statement's domain.
@@ -150,6 +166,8 @@ struct dmd_poly {
 					 * partial input) */
 	int n_loops;
 	struct dmd_loop *loops;
+	int view;			/* the view its loops are distributed
+					 * over; -1: the mesh (or none) */
 	isl_map *sched;
 	isl_map *rsched;
 	int n_time;
@@ -206,7 +224,8 @@ long dmd_model_step_count(const struct dmd_model *m, int step);
 __isl_give struct dmd_mesh *dmd_mesh_alloc(isl_ctx *ctx,
 	const struct dmd_job *job);
 __isl_null struct dmd_mesh *dmd_mesh_free(__isl_take struct dmd_mesh *mesh);
-/* The C name of the coordinate of mesh axis "axis": "c_x". */
+/* The C name of the coordinate along axis "axis" (of the mesh or a
+ * view): "c_x". */
 char *dmd_mesh_coord_name(const struct dmd_job *job, int axis);
 /* A copy of parameter set "set" with the parameters named as the job
  * names the mesh axes, for messages and listings only. */
@@ -217,6 +236,71 @@ __isl_give isl_space *dmd_mesh_rank_space(const struct dmd_mesh *mesh);
 __isl_give isl_set *dmd_mesh_rank_is_me(const struct dmd_mesh *mesh);
 /* { R[r] : r in the mesh } */
 __isl_give isl_set *dmd_mesh_ranks(const struct dmd_mesh *mesh);
+/* The view of axis "a" (-1: the mesh). */
+int dmd_mesh_axis_view(const struct dmd_mesh *mesh, int a);
+/* The coordinate of a rank along axis "a", [c] -> { [coord] }, defined
+ * on the ranks of its frame. */
+__isl_give isl_pw_aff *dmd_mesh_coord(const struct dmd_mesh *mesh, int a);
+/* The ranks of view "v" ([c] -> { : ... }; v = -1: the mesh). */
+__isl_give isl_set *dmd_mesh_frame(const struct dmd_mesh *mesh, int v);
+/* The coordinate along axis "a" of the rank whose mesh coordinates are
+ * the dimensions pos .. pos + n - 1 of type "type" (isl_dim_param: the
+ * mesh parameters, pos ignored) of set space "space", as a pw_aff on
+ * "space" (defined on the ranks of the axis's frame). */
+__isl_give isl_pw_aff *dmd_mesh_coord_at(const struct dmd_mesh *mesh, int a,
+	__isl_keep isl_space *space, enum isl_dim_type type, int pos);
+/* The same for the ranks of view "v": a subset of the universe of
+ * "space". */
+__isl_give isl_set *dmd_mesh_frame_at(const struct dmd_mesh *mesh, int v,
+	__isl_keep isl_space *space, enum isl_dim_type type, int pos);
+/* "map" where the ranks at input dimensions in_pos .. and output
+ * dimensions out_pos .. have the same coordinate along axis "a" (both on
+ * its frame): isl_map_equate for a mesh axis. */
+__isl_give isl_map *dmd_mesh_equate(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, int in_pos, int out_pos, int a);
+/* "map" where the rank at dimensions pos .. of "type" (isl_dim_in or
+ * isl_dim_out) has coordinate "val" along axis "a". */
+__isl_give isl_map *dmd_mesh_fix(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, enum isl_dim_type type, int pos, int a,
+	long val);
+/* "set" (over the mesh parameters) spread along axis "a": a rank gets
+ * what any rank of its line along "a" has (isl_set_eliminate of the
+ * parameter for a mesh axis; ranks off a view keep their own). */
+__isl_give isl_set *dmd_mesh_eliminate(const struct dmd_mesh *mesh,
+	__isl_take isl_set *set, int a);
+/* { R[r] -> R[s] : r and s on the frame of "a" and equal coordinates
+ * along its other axes } (the line along "a"; for a mesh axis, equal
+ * coordinates along the other mesh axes). */
+__isl_give isl_map *dmd_mesh_line(const struct dmd_mesh *mesh, int a);
+/* The ranks written in the coordinates of view "v" instead of the mesh
+ * coordinates, for the code of a step distributed over the view: the
+ * parameters c_x.. of the mesh replaced by c_a.. of the view (the
+ * bijection r = row-major rank of either; on a 1-D mesh an affine
+ * substitution, so the divisions by the view's strides disappear).  For
+ * the ranks past the view the first coordinate goes on past its extent.
+ * Each of these takes an object over the mesh parameters. */
+__isl_give isl_set *dmd_mesh_rebase_set(const struct dmd_mesh *mesh, int v,
+	__isl_take isl_set *set);
+__isl_give isl_union_map *dmd_mesh_rebase_union_map(
+	const struct dmd_mesh *mesh, int v, __isl_take isl_union_map *umap);
+__isl_give isl_pw_aff *dmd_mesh_rebase_pw_aff(const struct dmd_mesh *mesh,
+	int v, __isl_take isl_pw_aff *pa);
+
+/* "pa" in the coordinates of view "v" back in those of the mesh (the
+ * inverse of dmd_mesh_rebase_pw_aff, for the proofs of the code as
+ * emitted). */
+__isl_give isl_pw_aff *dmd_mesh_unbase_pw_aff(const struct dmd_mesh *mesh,
+	int v, __isl_take isl_pw_aff *pa);
+/* Mesh coordinate "i" of the rank with coordinate "val" along axis "a"
+ * and the coordinates of the rank at set dimensions pos .. of the
+ * domain of "val" along the other axes of the frame of "a". */
+__isl_give isl_aff *dmd_mesh_placed(const struct dmd_mesh *mesh, int pos,
+	int a, __isl_take isl_aff *val, int i);
+/* Mesh coordinate "i" of the rank "disp" steps further along axis "a"
+ * (around its ring) from the rank at dimensions pos .. of local space
+ * "ls" (set dimensions). */
+__isl_give isl_aff *dmd_mesh_moved(const struct dmd_mesh *mesh,
+	__isl_keep isl_local_space *ls, int pos, int a, int disp, int i);
 
 /* ir/dmd_layout.c */
 __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
@@ -231,6 +315,9 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 	const struct dmd_job *job, struct dmd_layout **lay,
 	const struct dmd_step *st, int index);
 __isl_null struct dmd_poly *dmd_poly_free(__isl_take struct dmd_poly *p);
+/* The floating-point operations of one iteration of "p" (2 for a matrix
+ * product): the one count behind p->flops and the cost model's flops. */
+long dmd_poly_ops(const struct dmd_poly *p);
 /* The position of loop "loop" among the time loops, or -1. */
 int dmd_poly_time_pos(const struct dmd_poly *p, int loop);
 

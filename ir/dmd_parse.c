@@ -547,91 +547,411 @@ static int dmd_parse_with_src(struct dmd_parse *parse, const yaml_node_t *node,
  * The mesh
  */
 
-/* Read the mesh: "axes" and "shape", of equal lengths. */
-static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
-	yaml_node_t *mesh)
+/* Read the names of "axes" (a sequence of at most DMD_MAX_AXES
+ * identifiers, distinct from each other and from every axis read so
+ * far) into names[], *n of them; "owner" ("mesh", "view 'g'") places
+ * them in messages. */
+static int dmd_parse_axis_names(struct dmd_parse *parse, yaml_node_t *axes,
+	char **names, int *n, const char *owner)
 {
 	struct dmd_job *job = parse->job;
-	struct dmd_parse_key keys[] = {
-		{ .name = "axes" }, { .name = "shape" },
-	};
-	yaml_node_t *axes, *shape;
 	yaml_node_item_t *item;
-	int n, i;
+	int i, k;
 
-	job->mesh_loc = dmd_parse_loc(key);
-	if (dmd_parse_expect(parse, mesh, YAML_MAPPING_NODE,
-			"for 'mesh'") < 0 ||
-	    dmd_parse_keys(parse, mesh, keys, 2, "in mesh") < 0)
-		return -1;
-	for (i = 0; i < 2; ++i)
-		if (!keys[i].key)
-			return dmd_parse_missing(parse, job->mesh_loc,
-				keys[i].name, "in mesh");
-	axes = keys[0].value;
-	shape = keys[1].value;
 	if (dmd_parse_expect(parse, axes, YAML_SEQUENCE_NODE,
-			"for 'axes' in mesh") < 0)
+			"for 'axes' in %s", owner) < 0)
 		return -1;
-	n = axes->data.sequence.items.top - axes->data.sequence.items.start;
-	if (n > DMD_MAX_AXES) {
-		dmd_parse_error(parse, dmd_parse_loc(axes), "the mesh has %d "
-			"axes, at most %d are supported", n, DMD_MAX_AXES);
+	k = axes->data.sequence.items.top - axes->data.sequence.items.start;
+	if (k > DMD_MAX_AXES) {
+		dmd_parse_error(parse, dmd_parse_loc(axes), "the %s has %d "
+			"axes, at most %d are supported", owner, k,
+			DMD_MAX_AXES);
+		return -1;
+	}
+	if (k == 0 && names != job->axes) {
+		dmd_parse_error(parse, dmd_parse_loc(axes), "%s has no axes",
+			owner);
 		return -1;
 	}
 	for (item = axes->data.sequence.items.start, i = 0;
 	     item < axes->data.sequence.items.top; ++item, ++i) {
 		yaml_node_t *axis = dmd_parse_node(parse, *item);
+		int a, v, j;
 
 		if (!axis)
 			return -1;
 		if (dmd_parse_expect(parse, axis, YAML_SCALAR_NODE,
-				"for a mesh axis") < 0)
+				"for a%s axis", names == job->axes ? " mesh" :
+				"n view") < 0)
 			return -1;
-		if (dmd_parse_name(parse, axis, "mesh axis name") < 0)
+		if (dmd_parse_name(parse, axis, names == job->axes ?
+				"mesh axis name" : "view axis name") < 0)
 			return -1;
-		if (dmd_job_find_axis(job, dmd_parse_str(axis)) >= 0) {
+		for (j = 0; j < i; ++j)
+			if (!strcmp(names[j], dmd_parse_str(axis)))
+				break;
+		a = dmd_job_find_axis(job, dmd_parse_str(axis));
+		if (j < i || (a >= 0 && names == job->axes)) {
 			dmd_parse_error(parse, dmd_parse_loc(axis),
-				"duplicate mesh axis '%s'", dmd_parse_str(axis));
+				"duplicate %s axis '%s'", names == job->axes ?
+				"mesh" : "view", dmd_parse_str(axis));
 			return -1;
 		}
-		job->axes[i] = dmd_parse_strdup(parse, axis);
-		if (!job->axes[i])
+		if (a >= 0) {
+			v = dmd_job_axis_view(job, a);
+			if (v < 0)
+				dmd_parse_error(parse, dmd_parse_loc(axis),
+					"axis '%s' of %s is already an "
+					"axis of the mesh",
+					dmd_parse_str(axis), owner);
+			else
+				dmd_parse_error(parse, dmd_parse_loc(axis),
+					"axis '%s' of %s is already an "
+					"axis of view '%s'",
+					dmd_parse_str(axis), owner,
+					job->views[v].name);
 			return -1;
-		job->n_axes = i + 1;
+		}
+		names[i] = dmd_parse_strdup(parse, axis);
+		if (!names[i])
+			return -1;
+		*n = i + 1;
 	}
+	return 0;
+}
+
+/* Read "shape" (n extents >= 1, one per axis of "names") into ext[],
+ * their product into *total; "owner" places them in messages. */
+static int dmd_parse_axis_shape(struct dmd_parse *parse, yaml_node_t *shape,
+	char **names, int n, long *ext, long *total, const char *owner)
+{
+	yaml_node_item_t *item;
+	char what[96];
+	int i;
+
+	snprintf(what, sizeof(what), "'shape' in %s", owner);
 	if (dmd_parse_expect(parse, shape, YAML_SEQUENCE_NODE,
-			"for 'shape' in mesh") < 0)
+			"for %s", what) < 0)
 		return -1;
 	i = shape->data.sequence.items.top - shape->data.sequence.items.start;
 	if (i != n) {
-		dmd_parse_error(parse, dmd_parse_loc(shape), "the mesh has %d "
-			"ax%s but %d extent%s", n, n == 1 ? "is" : "es", i,
-			i == 1 ? "" : "s");
+		dmd_parse_error(parse, dmd_parse_loc(shape), "the %s has %d "
+			"ax%s but %d extent%s", owner, n, n == 1 ? "is" : "es",
+			i, i == 1 ? "" : "s");
 		return -1;
 	}
-	job->nranks = 1;
+	*total = 1;
 	for (item = shape->data.sequence.items.start, i = 0;
 	     item < shape->data.sequence.items.top; ++item, ++i) {
-		yaml_node_t *ext = dmd_parse_node(parse, *item);
+		yaml_node_t *e = dmd_parse_node(parse, *item);
 
-		if (!ext || dmd_parse_long(parse, ext, &job->mesh_shape[i],
-				"'shape' in mesh") < 0)
+		if (!e || dmd_parse_long(parse, e, &ext[i], what) < 0)
 			return -1;
-		if (job->mesh_shape[i] < 1) {
-			dmd_parse_error(parse, dmd_parse_loc(ext), "the extent "
-				"of mesh axis '%s' must be >= 1, got %ld",
-				job->axes[i], job->mesh_shape[i]);
+		if (ext[i] < 1) {
+			dmd_parse_error(parse, dmd_parse_loc(e), "the extent "
+				"of %s axis '%s' must be >= 1, got %ld",
+				strcmp(owner, "mesh") ? "view" : "mesh",
+				names[i], ext[i]);
 			return -1;
 		}
-		if (__builtin_mul_overflow(job->nranks, job->mesh_shape[i],
-					   &job->nranks) ||
-		    job->nranks > INT_MAX) {
-			dmd_parse_error(parse, dmd_parse_loc(shape), "the mesh "
-				"has more than %d ranks", INT_MAX);
+		if (__builtin_mul_overflow(*total, ext[i], total) ||
+		    *total > INT_MAX) {
+			dmd_parse_error(parse, dmd_parse_loc(shape), "the %s "
+				"has more than %d ranks", owner, INT_MAX);
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Read the views of the mesh (spec 1.1): a mapping from view name to
+ * {axes, shape}, each over at most as many ranks as the mesh has. */
+static int dmd_parse_views(struct dmd_parse *parse, yaml_node_t *views)
+{
+	struct dmd_job *job = parse->job;
+	yaml_node_pair_t *pair;
+	char buf[DMD_PARSE_SHOW_SIZE], owner[96], where[100];
+	int i;
+
+	if (dmd_parse_expect(parse, views, YAML_MAPPING_NODE,
+			"for 'views' in mesh") < 0)
+		return -1;
+	for (pair = views->data.mapping.pairs.start;
+	     pair < views->data.mapping.pairs.top; ++pair) {
+		yaml_node_t *key = dmd_parse_node(parse, pair->key);
+		yaml_node_t *value = dmd_parse_node(parse, pair->value);
+		struct dmd_parse_key keys[] = {
+			{ .name = "axes" }, { .name = "shape" },
+		};
+		struct dmd_view *v;
+
+		if (!key || !value)
+			return -1;
+		if (dmd_parse_expect(parse, key, YAML_SCALAR_NODE,
+				"as a view name") < 0 ||
+		    dmd_parse_name(parse, key, "view name") < 0)
+			return -1;
+		if (dmd_job_find_view(job, dmd_parse_str(key)) >= 0) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
+				"view '%s'", dmd_parse_show_node(key, buf));
+			return -1;
+		}
+		if (job->n_views >= DMD_MAX_VIEWS) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "more than "
+				"%d views", DMD_MAX_VIEWS);
+			return -1;
+		}
+		v = &job->views[job->n_views++];
+		v->name = dmd_parse_strdup(parse, key);
+		if (!v->name)
+			return -1;
+		v->loc = dmd_parse_loc(key);
+		snprintf(owner, sizeof(owner), "view '%s'", v->name);
+		snprintf(where, sizeof(where), "in view '%s'", v->name);
+		if (dmd_parse_expect(parse, value, YAML_MAPPING_NODE,
+				"for %s", owner) < 0 ||
+		    dmd_parse_keys(parse, value, keys, 2, where) < 0)
+			return -1;
+		for (i = 0; i < 2; ++i)
+			if (!keys[i].key)
+				return dmd_parse_missing(parse, v->loc,
+					keys[i].name, where);
+		if (dmd_parse_axis_names(parse, keys[0].value, v->axes,
+				&v->n_axes, owner) < 0)
+			return -1;
+		v->shape_loc = dmd_parse_loc(keys[1].value);
+		if (dmd_parse_axis_shape(parse, keys[1].value, v->axes,
+				v->n_axes, v->shape, &v->nranks, owner) < 0)
+			return -1;
+		if (v->nranks > job->nranks) {
+			dmd_parse_error(parse, v->shape_loc, "view '%s' has "
+				"%ld ranks, more than the %ld of the mesh",
+				v->name, v->nranks, job->nranks);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Read a non-negative decimal number (digits, an optional fraction)
+ * from text[0..n) into *val; returns the number of characters read (0:
+ * none). */
+static size_t dmd_parse_decimal(const char *text, size_t n, double *val)
+{
+	size_t i = 0, digits = 0;
+	double v = 0, scale = 1;
+
+	while (i < n && text[i] >= '0' && text[i] <= '9') {
+		v = v * 10 + (text[i++] - '0');
+		digits++;
+	}
+	if (i < n && text[i] == '.') {
+		i++;
+		while (i < n && text[i] >= '0' && text[i] <= '9') {
+			scale /= 10;
+			v += (text[i++] - '0') * scale;
+			digits++;
+		}
+	}
+	*val = v;
+	return digits ? i : 0;
+}
+
+/* Read "memory" of the mesh (spec 1.1): a number of bytes, as an
+ * integer or a decimal number with a unit (B, kB/KB, MB, GB, TB: powers
+ * of 1000; KiB, MiB, GiB, TiB: powers of 1024), at least 1 byte and at
+ * most 2^62 (a fraction of a byte is dropped). */
+static int dmd_parse_memory(struct dmd_parse *parse, yaml_node_t *node)
+{
+	static const struct { const char *unit; double f; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "kB", 1e3 }, { "KB", 1e3 },
+		{ "MB", 1e6 }, { "GB", 1e9 }, { "TB", 1e12 },
+		{ "KiB", 1024.0 }, { "MiB", 1048576.0 },
+		{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
+	};
+	struct dmd_job *job = parse->job;
+	char buf[DMD_PARSE_SHOW_SIZE];
+	const char *s;
+	size_t n, k, u;
+	double v;
+
+	job->memory_loc = dmd_parse_loc(node);
+	if (dmd_parse_expect(parse, node, YAML_SCALAR_NODE,
+			"for 'memory' in mesh") < 0)
+		return -1;
+	s = dmd_parse_str(node);
+	n = node->data.scalar.length;
+	k = dmd_parse_decimal(s, n, &v);
+	while (k && k < n && s[k] == ' ')
+		k++;
+	for (u = 0; k && u < sizeof(units) / sizeof(units[0]); ++u)
+		if (n - k == strlen(units[u].unit) &&
+		    !memcmp(s + k, units[u].unit, n - k))
+			break;
+	if (!k || u == sizeof(units) / sizeof(units[0])) {
+		dmd_parse_error(parse, job->memory_loc, "'memory' in mesh "
+			"must be a number of bytes, with an optional unit (B, "
+			"KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '%s'",
+			dmd_parse_show_node(node, buf));
+		return -1;
+	}
+	v *= units[u].f;
+	if (v < 1 || v > (double) DMD_MAX_INT) {
+		dmd_parse_error(parse, job->memory_loc, "'memory' in mesh "
+			"must be from 1 byte to 2^62 bytes, got '%s'",
+			dmd_parse_show_node(node, buf));
+		return -1;
+	}
+	job->memory = (long) v;
+	return 0;
+}
+
+/* Read a number >= 0 (> 0 if "positive") for "what" into *val. */
+static int dmd_parse_number(struct dmd_parse *parse, yaml_node_t *node,
+	double *val, int positive, const char *what)
+{
+	char buf[DMD_PARSE_SHOW_SIZE];
+	const char *s;
+	size_t n, k;
+	double v = 0;
+
+	if (dmd_parse_expect(parse, node, YAML_SCALAR_NODE, "for %s",
+			what) < 0)
+		return -1;
+	s = dmd_parse_str(node);
+	n = node->data.scalar.length;
+	k = dmd_parse_decimal(s, n, &v);
+	if (k && k < n && (s[k] == 'e' || s[k] == 'E')) {
+		size_t j = k + 1;
+		int neg = 0;
+		long e = 0;
+
+		if (j < n && (s[j] == '-' || s[j] == '+'))
+			neg = s[j++] == '-';
+		if (j == n)
+			k = 0;
+		for (; k && j < n && s[j] >= '0' && s[j] <= '9' && e < 400;
+		     ++j)
+			e = e * 10 + (s[j] - '0');
+		if (k)
+			k = j;
+		while (e-- > 0)
+			v = neg ? v / 10 : v * 10;
+	}
+	if (!k || k != n || !(v < 1e300) || (positive && v <= 0)) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "%s must be a "
+			"number %s 0, got '%s'", what, positive ? ">" : ">=",
+			dmd_parse_show_node(node, buf));
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Read "links" of the mesh (spec 1.1): per mesh axis, latency_us and
+ * gbps (either may be left out: the default). */
+static int dmd_parse_links(struct dmd_parse *parse, yaml_node_t *links)
+{
+	struct dmd_job *job = parse->job;
+	yaml_node_pair_t *pair;
+	char buf[DMD_PARSE_SHOW_SIZE], owner[128];
+	int seen[DMD_MAX_AXES] = { 0 };
+
+	if (dmd_parse_expect(parse, links, YAML_MAPPING_NODE,
+			"for 'links' in mesh") < 0)
+		return -1;
+	job->links_given = 1;
+	for (pair = links->data.mapping.pairs.start;
+	     pair < links->data.mapping.pairs.top; ++pair) {
+		yaml_node_t *key = dmd_parse_node(parse, pair->key);
+		yaml_node_t *value = dmd_parse_node(parse, pair->value);
+		struct dmd_parse_key keys[] = {
+			{ .name = "latency_us" }, { .name = "gbps" },
+		};
+		int a;
+
+		if (!key || !value)
+			return -1;
+		if (dmd_parse_expect(parse, key, YAML_SCALAR_NODE,
+				"as a key of 'links' in mesh") < 0)
+			return -1;
+		a = dmd_job_find_axis(job, dmd_parse_str(key));
+		if (a >= job->n_axes) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "'links' "
+				"are given per mesh axis; '%s' is an axis of "
+				"view '%s'", dmd_parse_str(key),
+				job->views[dmd_job_axis_view(job, a)].name);
+			return -1;
+		}
+		if (a < 0 || strlen(dmd_parse_str(key)) !=
+			     key->data.scalar.length) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "unknown "
+				"mesh axis '%s' in 'links'",
+				dmd_parse_show_node(key, buf));
+			return -1;
+		}
+		if (seen[a]) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
+				"key '%s' in 'links'", job->axes[a]);
+			return -1;
+		}
+		seen[a] = 1;
+		snprintf(owner, sizeof(owner), "in 'links' of mesh axis '%s'",
+			job->axes[a]);
+		if (dmd_parse_expect(parse, value, YAML_MAPPING_NODE,
+				"%s", owner) < 0 ||
+		    dmd_parse_keys(parse, value, keys, 2, owner) < 0)
+			return -1;
+		snprintf(owner, sizeof(owner), "'latency_us' of mesh axis "
+			"'%s'", job->axes[a]);
+		if (keys[0].key && dmd_parse_number(parse, keys[0].value,
+				&job->links[a].latency_us, 0, owner) < 0)
+			return -1;
+		snprintf(owner, sizeof(owner), "'gbps' of mesh axis '%s'",
+			job->axes[a]);
+		if (keys[1].key && dmd_parse_number(parse, keys[1].value,
+				&job->links[a].gbps, 1, owner) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Read the mesh: "axes" and "shape", of equal lengths, and the optional
+ * "views", "memory" and "links" (spec 1.1). */
+static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
+	yaml_node_t *mesh)
+{
+	struct dmd_job *job = parse->job;
+	struct dmd_parse_key keys[] = {
+		{ .name = "axes" }, { .name = "shape" }, { .name = "views" },
+		{ .name = "memory" }, { .name = "links" },
+	};
+	int i;
+
+	job->mesh_loc = dmd_parse_loc(key);
+	if (dmd_parse_expect(parse, mesh, YAML_MAPPING_NODE,
+			"for 'mesh'") < 0 ||
+	    dmd_parse_keys(parse, mesh, keys, 5, "in mesh") < 0)
+		return -1;
+	for (i = 0; i < 2; ++i)
+		if (!keys[i].key)
+			return dmd_parse_missing(parse, job->mesh_loc,
+				keys[i].name, "in mesh");
+	if (dmd_parse_axis_names(parse, keys[0].value, job->axes,
+			&job->n_axes, "mesh") < 0 ||
+	    dmd_parse_axis_shape(parse, keys[1].value, job->axes, job->n_axes,
+			job->mesh_shape, &job->nranks, "mesh") < 0)
+		return -1;
+	for (i = 0; i < DMD_MAX_AXES; ++i) {
+		job->links[i].latency_us = 2;
+		job->links[i].gbps = 10;
+	}
+	if (keys[2].key && dmd_parse_views(parse, keys[2].value) < 0)
+		return -1;
+	if (keys[3].key && dmd_parse_memory(parse, keys[3].value) < 0)
+		return -1;
+	if (keys[4].key && dmd_parse_links(parse, keys[4].value) < 0)
+		return -1;
 	return 0;
 }
 
@@ -896,6 +1216,54 @@ static int dmd_parse_all_offsets(const struct dmd_tensor *t)
 	return 1;
 }
 
+/* Axis "a" (at "loc") is named by the layout of tensor "t": check that
+ * every axis it names belongs to one frame, the mesh or one view
+ * (t->view: -2 while none is named yet). */
+static int dmd_parse_frame(struct dmd_parse *parse, struct dmd_tensor *t,
+	int a, struct dmd_loc loc)
+{
+	struct dmd_job *job = parse->job;
+	int v = dmd_job_axis_view(job, a);
+	char f1[96], f2[96];
+
+	if (t->view == -2 || t->view == v) {
+		t->view = v;
+		return 0;
+	}
+	if (t->view < 0)
+		snprintf(f1, sizeof(f1), "the mesh");
+	else
+		snprintf(f1, sizeof(f1), "view '%s'", job->views[t->view].name);
+	if (v < 0)
+		snprintf(f2, sizeof(f2), "the mesh");
+	else
+		snprintf(f2, sizeof(f2), "view '%s'", job->views[v].name);
+	dmd_parse_error(parse, loc, "tensor '%s' is laid out on %s, so it "
+		"cannot use axis '%s' of %s (a tensor's dist, place and "
+		"partial use the axes of one view or of the mesh)", t->name,
+		f1, dmd_job_axis_name(job, a), f2);
+	return -1;
+}
+
+/* The axes that the dist entry "e" of tensor "t" names: one frame. */
+static int dmd_parse_frame_expr(struct dmd_parse *parse, struct dmd_tensor *t,
+	const struct dmd_expr *e)
+{
+	int i, a;
+
+	if (!e)
+		return 0;
+	if (e->type == DMD_EXPR_VAR) {
+		a = dmd_job_find_axis(parse->job, e->name);
+		if (a >= 0 && dmd_parse_frame(parse, t, a, e->loc) < 0)
+			return -1;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		if (dmd_parse_frame_expr(parse, t, e->args[i]) < 0)
+			return -1;
+	return 0;
+}
+
 /* Read the "place" of tensor "t": a map from mesh axis to coordinate. */
 static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 	yaml_node_t *place)
@@ -934,18 +1302,22 @@ static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 		if (i < t->n_place) {
 			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
 				"key '%s' in 'place' of tensor '%s'",
-				job->axes[a], t->name);
+				dmd_job_axis_name(job, a), t->name);
 			return -1;
 		}
+		if (dmd_parse_frame(parse, t, a, dmd_parse_loc(key)) < 0)
+			return -1;
 		snprintf(what, sizeof(what), "axis '%.32s' in 'place' of "
-			"tensor '%.64s'", job->axes[a], t->name);
+			"tensor '%.64s'", dmd_job_axis_name(job, a), t->name);
 		if (dmd_parse_long(parse, value, &coord, what) < 0)
 			return -1;
-		if (coord < 0 || coord >= job->mesh_shape[a]) {
+		if (coord < 0 || coord >= dmd_job_axis_extent(job, a)) {
 			dmd_parse_error(parse, dmd_parse_loc(value), "coordinate "
-				"%ld is out of range for mesh axis '%s' (0 to "
+				"%ld is out of range for %s axis '%s' (0 to "
 				"%ld) in 'place' of tensor '%s'", coord,
-				job->axes[a], job->mesh_shape[a] - 1, t->name);
+				a < job->n_axes ? "mesh" : "view",
+				dmd_job_axis_name(job, a),
+				dmd_job_axis_extent(job, a) - 1, t->name);
 			return -1;
 		}
 		t->place_axis[t->n_place] = a;
@@ -1006,9 +1378,11 @@ static int dmd_parse_partial(struct dmd_parse *parse, struct dmd_tensor *t,
 		if (i < t->n_partial) {
 			dmd_parse_error(parse, dmd_parse_loc(node), "mesh axis "
 				"'%s' appears twice in 'partial' of tensor "
-				"'%s'", job->axes[a], t->name);
+				"'%s'", dmd_job_axis_name(job, a), t->name);
 			return -1;
 		}
+		if (dmd_parse_frame(parse, t, a, dmd_parse_loc(node)) < 0)
+			return -1;
 		t->partial_axis[t->n_partial++] = a;
 	}
 	return 0;
@@ -1130,8 +1504,12 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		t->dtype = r;
 		*dtype_loc = dmd_parse_loc(v);
 	}
+	t->view = -2;
 	if ((v = keys[DMD_TK_DIST].value) && dmd_parse_dist(parse, t, v) < 0)
 		return -1;
+	for (i = 0; i < t->ndim; ++i)
+		if (dmd_parse_frame_expr(parse, t, t->dist[i]) < 0)
+			return -1;
 	if ((v = keys[DMD_TK_SPLIT].value)) {
 		r = dmd_parse_enum(parse, v, splits, 2, "split", t,
 			"block or balanced");
@@ -1187,6 +1565,8 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 	if ((v = keys[DMD_TK_PARTIAL].value) &&
 	    dmd_parse_partial(parse, t, v) < 0)
 		return -1;
+	if (t->view == -2)
+		t->view = -1;
 	return 0;
 }
 
@@ -1317,6 +1697,10 @@ static int dmd_parse_schedule(struct dmd_parse *parse, yaml_node_t *key,
 	step->schedule_loc = dmd_parse_loc(key);
 	if (dmd_parse_is_null(list))
 		return 0;
+	if (list->type == YAML_SCALAR_NODE && dmd_parse_is(list, "auto")) {
+		step->schedule_auto = 1;
+		return 0;
+	}
 	if (dmd_parse_expect(parse, list, YAML_SEQUENCE_NODE,
 			"for 'schedule'") < 0)
 		return -1;

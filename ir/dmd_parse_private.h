@@ -60,7 +60,4 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 int dmd_expr_parse_cmd(struct dmd_job *job, const struct dmd_src *src,
 	struct dmd_sched_cmd *cmd);
 
-/* Release what "cmd" owns (not "cmd" itself). */
-void dmd_sched_cmd_clear(struct dmd_sched_cmd *cmd);
-
 #endif

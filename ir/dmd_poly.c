@@ -659,21 +659,42 @@ static int dmd_poly_distribute(struct dmd_poly_build *b,
 		axis = dmd_job_find_axis(b->job, c->args[3].ids[i]);
 		if (axis < 0)
 			return -1;
-		for (j = 0; j < p->n_loops; ++j)
-			if (p->loops[j].kind == DMD_LOOP_SPACE &&
-			    p->loops[j].axis == axis)
+		for (j = 0; j < p->n_loops; ++j) {
+			int v1, v2;
+
+			if (p->loops[j].kind != DMD_LOOP_SPACE)
+				continue;
+			if (p->loops[j].axis == axis)
 				return dmd_poly_error(b->job,
 					c->args[3].locs[i], "mesh axis '%s' "
 					"is already used by loop '%s'",
 					c->args[3].ids[i], p->loops[j].name);
+			v1 = dmd_job_axis_view(b->job, p->loops[j].axis);
+			v2 = dmd_job_axis_view(b->job, axis);
+			if (v1 != v2)
+				return dmd_poly_error(b->job,
+					c->args[3].locs[i], "loop '%s' runs "
+					"across axis '%s' of %s%s%s, so no loop "
+					"of the step can run across axis '%s' "
+					"of %s%s%s (a step is distributed over "
+					"the axes of one view or of the mesh)",
+					p->loops[j].name, dmd_job_axis_name(
+					b->job, p->loops[j].axis),
+					v1 < 0 ? "the mesh" : "view '",
+					v1 < 0 ? "" : b->job->views[v1].name,
+					v1 < 0 ? "" : "'", c->args[3].ids[i],
+					v2 < 0 ? "the mesh" : "view '",
+					v2 < 0 ? "" : b->job->views[v2].name,
+					v2 < 0 ? "" : "'");
+		}
 		if (dmd_poly_fresh_loop(b, c->args[1].ids[i],
 				c->args[1].locs[i]) < 0 ||
 		    dmd_poly_fresh_loop(b, c->args[2].ids[i],
 				c->args[2].locs[i]) < 0)
 			return -1;
 		if (dmd_poly_divide(p, li, c->args[1].ids[i],
-				c->args[2].ids[i], b->job->mesh_shape[axis],
-				0) < 0)
+				c->args[2].ids[i], dmd_job_axis_extent(b->job,
+				axis), 0) < 0)
 			return -1;
 		p->loops[li].kind = DMD_LOOP_SPACE;
 		p->loops[li].axis = axis;
@@ -893,10 +914,26 @@ static int dmd_poly_rsched(struct dmd_poly_build *b)
 	int i;
 
 	on = isl_set_universe(isl_space_range(isl_map_get_space(p->sched)));
-	for (i = 0; i < p->n_loops; ++i)
-		if (p->loops[i].kind == DMD_LOOP_SPACE)
+	p->view = -1;
+	for (i = 0; i < p->n_loops; ++i) {
+		int a = p->loops[i].axis;
+		isl_space *sp;
+
+		if (p->loops[i].kind != DMD_LOOP_SPACE)
+			continue;
+		p->view = dmd_mesh_axis_view(b->mesh, a);
+		if (dmd_mesh_axis_view(b->mesh, a) < 0) {
 			on = isl_set_equate(on, isl_dim_set, i, isl_dim_param,
-				p->loops[i].axis);
+				a);
+			continue;
+		}
+		/* a view axis: the loop runs on the ranks of the view */
+		sp = isl_set_get_space(on);
+		on = isl_set_intersect(on, isl_pw_aff_eq_set(
+			dmd_isl_dim(sp, i), dmd_mesh_coord_at(b->mesh, a, sp,
+			isl_dim_param, 0)));
+		isl_space_free(sp);
+	}
 	s = isl_map_intersect_range(isl_map_copy(p->sched), on);
 	s = isl_map_intersect_domain(s, isl_set_copy(p->domain));
 	for (i = p->n_loops - 1; i >= 0; --i)
@@ -1057,7 +1094,7 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	isl_bool single;
 	int *dist, i, fixed = 0;
 
-	dist = calloc(mesh->n + 1, sizeof(int));
+	dist = calloc(mesh->n_all + 1, sizeof(int));
 	if (!dist)
 		return -1;
 	for (i = 0; i < p->n_loops; ++i)
@@ -1096,7 +1133,8 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	}
 	for (i = 0; i < out->n_partial; ++i)
 		if (!dist[out->partial[i]]) {
-			e = isl_map_fix_si(e, isl_dim_in, out->partial[i], 0);
+			e = dmd_mesh_fix(mesh, e, isl_dim_in, 0,
+				out->partial[i], 0);
 			fixed = 1;
 		}
 	free(dist);
@@ -1251,6 +1289,43 @@ static int dmd_poly_is_matmul(const struct dmd_poly *p,
 	return 1;
 }
 
+/* The arithmetic of expression "e": its operators and calls. */
+static long dmd_poly_expr_ops(const struct dmd_expr *e)
+{
+	long n = 0;
+	int i;
+
+	switch (e->type) {
+	case DMD_EXPR_ADD:
+	case DMD_EXPR_SUB:
+	case DMD_EXPR_MUL:
+	case DMD_EXPR_DIV:
+	case DMD_EXPR_NEG:
+	case DMD_EXPR_CALL:
+		n = 1;
+		break;
+	case DMD_EXPR_ACCESS:
+		return 0;
+	default:
+		break;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		n += dmd_poly_expr_ops(e->args[i]);
+	return n;
+}
+
+/* The floating-point operations of one iteration of step "p": the
+ * operators and calls of its right side, and one more if it adds into
+ * its output ('+=', or a sum over a variable of the right side only).
+ * A matrix product's is 2; its flops (p->flops, the runtime's GFLOP/s)
+ * and the cost model's (per rank, partition/dmd_part_cost.c) are this
+ * times the iterations (of the in-bounds ranges, spec 1.3). */
+long dmd_poly_ops(const struct dmd_poly *p)
+{
+	return dmd_poly_expr_ops(p->st->rhs) + (p->st->accumulate ||
+		p->reduce);
+}
+
 /* The flop count of a matrix product, and the check of tensorize. */
 static int dmd_poly_gemm(struct dmd_poly_build *b, int gemm_cmd)
 {
@@ -1260,7 +1335,7 @@ static int dmd_poly_gemm(struct dmd_poly_build *b, int gemm_cmd)
 
 	ok = dmd_poly_is_matmul(p, &g);
 	if (ok) {
-		p->flops = 2.0;
+		p->flops = dmd_poly_ops(p);
 		for (j = 0; j < p->n_vars; ++j)
 			p->flops *= p->range[j].empty ? 0.0 :
 				(double) (p->range[j].hi - p->range[j].lo + 1);
@@ -1327,6 +1402,7 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 	p->index = index;
 	p->st = st;
 	p->flops = -1;
+	p->view = -1;
 	p->label = dmd_poly_label(st);
 	if (!p->label)
 		goto error;

@@ -49,13 +49,14 @@ static int dmd_program_check_partial_axes(const struct dmd_job *job,
 	for (i = 0; i < t->n_partial; ++i) {
 		a = t->partial_axis[i];
 		for (d = 0; d < t->ndim; ++d)
-			if (dmd_program_mentions(t->dist[d], job->axes[a]))
+			if (dmd_program_mentions(t->dist[d],
+					dmd_job_axis_name(job, a)))
 				break;
 		if (d < t->ndim) {
 			dmd_job_error(job, t->partial_loc, "tensor '%s' is "
 				"split along mesh axis '%s' (dim %d), so it "
 				"cannot be partial along it", t->name,
-				job->axes[a], d);
+				dmd_job_axis_name(job, a), d);
 			return -1;
 		}
 		for (d = 0; d < t->n_place; ++d)
@@ -65,7 +66,7 @@ static int dmd_program_check_partial_axes(const struct dmd_job *job,
 			dmd_job_error(job, t->partial_loc, "tensor '%s' is "
 				"placed on one coordinate of mesh axis '%s', "
 				"so it cannot be partial along it", t->name,
-				job->axes[a]);
+				dmd_job_axis_name(job, a));
 			return -1;
 		}
 	}

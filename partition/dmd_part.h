@@ -234,4 +234,34 @@ __isl_null struct dmd_cells *dmd_part_cells_free(
 int dmd_part_rank_ranges(const struct dmd_model *m, __isl_keep isl_set *set,
 	long (**ranges)[2], long *count);
 
+/* partition/dmd_part_cost.c: the cost model (spec 1.6).  Figures of a
+ * step count every run of it (the repeats around it). */
+struct dmd_cost_figs {
+	long long bytes_moved_total;	/* summed over the receivers */
+	long long bytes_recv_max;	/* the busiest receiver */
+	long long messages;
+	long long flops_max;		/* the rank that computes most */
+	long long mem_max;		/* bytes, the rank that needs most */
+	long mem_rank;			/* a rank that needs mem_max */
+	double time_s;			/* modeled: the slowest rank */
+};
+
+struct dmd_cost {
+	struct dmd_cost_figs total;
+	int n_step;
+	struct dmd_cost_figs *step;
+};
+
+/* The whole cost of "plan"; "cells" (the cells of its classes) give the
+ * memory (NULL: none).  NULL after a message if a figure cannot be
+ * counted exactly. */
+struct dmd_cost *dmd_part_cost(const struct dmd_plan *plan,
+	const struct dmd_cells *cells);
+/* The memory only (what build checks against mesh.memory). */
+struct dmd_cost *dmd_part_cost_mem(const struct dmd_plan *plan,
+	const struct dmd_cells *cells);
+int dmd_part_cost_memory(const struct dmd_plan *plan,
+	const struct dmd_cells *cells, struct dmd_cost *cost);
+struct dmd_cost *dmd_part_cost_free(struct dmd_cost *cost);
+
 #endif

@@ -62,13 +62,13 @@ static __isl_give isl_map *dmd_p2p_ranks(const struct dmd_model *m,
 	return isl_map_uncurry(r);
 }
 
-/* { R[s] -> Q[s_a..] } for the partial axes a of "lay". */
+/* { R[s] -> Q[s_a..] } for the partial axes a of "lay" (the
+ * coordinates along view axes are quasi-affine in s, on the view). */
 static __isl_give isl_map *dmd_p2p_partial_coords(const struct dmd_model *m,
 	const struct dmd_layout *lay)
 {
 	isl_space *rs, *qs;
-	isl_aff_list *list;
-	isl_local_space *ls;
+	isl_pw_aff_list *list;
 	int i;
 
 	rs = isl_space_set_from_params(isl_space_params_alloc(m->ctx, 0));
@@ -77,14 +77,11 @@ static __isl_give isl_map *dmd_p2p_partial_coords(const struct dmd_model *m,
 	qs = isl_space_set_from_params(isl_space_params_alloc(m->ctx, 0));
 	qs = isl_space_add_dims(qs, isl_dim_set, lay->n_partial);
 	qs = isl_space_set_tuple_name(qs, isl_dim_set, "Q");
-	list = isl_aff_list_alloc(m->ctx, lay->n_partial);
-	ls = isl_local_space_from_space(isl_space_copy(rs));
+	list = isl_pw_aff_list_alloc(m->ctx, lay->n_partial);
 	for (i = 0; i < lay->n_partial; ++i)
-		list = isl_aff_list_add(list, isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set,
-			lay->partial[i]));
-	isl_local_space_free(ls);
-	return isl_map_from_multi_aff(isl_multi_aff_from_aff_list(
+		list = isl_pw_aff_list_add(list, dmd_mesh_coord_at(m->mesh,
+			lay->partial[i], rs, isl_dim_set, 0));
+	return isl_map_from_multi_pw_aff(isl_multi_pw_aff_from_pw_aff_list(
 		isl_space_map_from_domain_and_range(rs, qs), list));
 }
 
@@ -240,8 +237,7 @@ __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
 	/* partials themselves (a step on the partials): from the holder
 	 * at the same coordinates along the partial axes */
 	for (i = 0; !partial && i < lay->n_partial; ++i)
-		c = isl_map_equate(c, isl_dim_in, lay->partial[i],
-			isl_dim_out, lay->partial[i]);
+		c = dmd_mesh_equate(m->mesh, c, 0, 0, lay->partial[i]);
 	if (partial) {
 		isl_map *q = dmd_p2p_partial_coords(m, lay);
 
@@ -273,8 +269,9 @@ static __isl_give isl_map *dmd_part_by_holder(__isl_take isl_map *c)
  * h holds the element i writes, r runs i, and h and r are at the same
  * coordinates along the output's partial axes (the partial sums there
  * stay where they are). */
-static __isl_give isl_map *dmd_part_senders(const struct dmd_layout *lay,
-	__isl_keep isl_map *acc, __isl_keep isl_map *run)
+static __isl_give isl_map *dmd_part_senders(const struct dmd_model *m,
+	const struct dmd_layout *lay, __isl_keep isl_map *acc,
+	__isl_keep isl_map *run)
 {
 	isl_map *hi, *c;
 	int i;
@@ -284,8 +281,7 @@ static __isl_give isl_map *dmd_part_senders(const struct dmd_layout *lay,
 	c = isl_map_apply_range(isl_map_range_map(hi),
 		isl_map_reverse(isl_map_copy(run)));
 	for (i = 0; i < lay->n_partial; ++i)
-		c = isl_map_equate(c, isl_dim_in, lay->partial[i],
-			isl_dim_out, lay->partial[i]);
+		c = dmd_mesh_equate(m->mesh, c, 0, 0, lay->partial[i]);
 	return c;
 }
 
@@ -314,7 +310,7 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 		isl_multi_id_copy(m->mesh->ids));
 	run = isl_map_intersect_domain(run, isl_set_unbind_params(
 		isl_set_copy(m->mesh->set), isl_multi_id_copy(m->mesh->ids)));
-	c0 = dmd_part_senders(m->lay[x->tensor], acc, run);
+	c0 = dmd_part_senders(m, m->lay[x->tensor], acc, run);
 	isl_map_free(run);
 	c = dmd_p2p_prefer(m, isl_map_copy(c0));
 	/* { [R[h] -> R[r]] -> T[e] } */

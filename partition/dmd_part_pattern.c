@@ -62,6 +62,152 @@ static __isl_give isl_map *dmd_pattern_root(const struct dmd_model *m,
 	return isl_map_lexmin(root);
 }
 
+/* "need" ([c] -> { X[t] -> T[e] }) with the ranks as dimensions:
+ * { [R[r] -> X[t]] -> T[e] }. */
+static __isl_give isl_map *dmd_pattern_unbind(const struct dmd_model *m,
+	__isl_take isl_map *need)
+{
+	return isl_map_uncurry(isl_set_unbind_params_insert_domain(
+		isl_map_wrap(need), isl_multi_id_copy(m->mesh->ids)));
+}
+
+/* The inverse of dmd_pattern_unbind. */
+static __isl_give isl_map *dmd_pattern_bind(const struct dmd_model *m,
+	__isl_take isl_map *map)
+{
+	isl_set *s;
+
+	s = isl_map_bind_domain(isl_map_curry(map),
+		isl_multi_id_copy(m->mesh->ids));
+	s = isl_set_align_params(s, isl_space_copy(m->mesh->space));
+	return isl_set_unwrap(s);
+}
+
+/* Is there a rank off the view of "axis" that needs something in "x"?
+ * (1, 0, -1 on error) */
+static int dmd_pattern_off_view_needs(const struct dmd_model *m,
+	const struct dmd_xfer *x, int axis)
+{
+	isl_set *off;
+	isl_map *n;
+	int r;
+
+	off = isl_set_subtract(isl_set_copy(m->mesh->set), dmd_mesh_frame(
+		m->mesh, dmd_mesh_axis_view(m->mesh, axis)));
+	n = isl_map_intersect_params(isl_map_copy(x->need), off);
+	r = dmd_isl_bool(isl_map_is_empty(n));
+	isl_map_free(n);
+	return r < 0 ? -1 : !r;
+}
+
+/* dmd_part_try_bcast for an axis of a view: the line of a rank along
+ * the axis (dmd_mesh_line) is its group; the group needs the union of
+ * what its ranks need ({ [R[r] -> X[t]] -> T[e] } composed with the
+ * line), and the root is the rank of the line that holds the first
+ * element of the group's box.  Ranks off the view must need nothing. */
+static int dmd_pattern_bcast_view(const struct dmd_model *m,
+	struct dmd_xfer *x, int axis)
+{
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	struct dmd_box box = { 0 };
+	isl_map *needr, *line, *lx, *group, *cover, *root = NULL, *rholds;
+	isl_map *first, *others, *coord;
+	isl_set *gd, *rd, *on;
+	isl_space *xs, *rs;
+	isl_pw_multi_aff *pma;
+	isl_pw_aff *pa = NULL;
+	isl_multi_pw_aff *mpa;
+	isl_pw_aff_list *list;
+	int ok, d;
+
+	ok = dmd_pattern_off_view_needs(m, x, axis);
+	if (ok != 0)
+		return ok < 0 ? -1 : 0;
+	needr = dmd_pattern_unbind(m, isl_map_copy(x->need));
+	line = dmd_mesh_line(m->mesh, axis);
+	xs = isl_space_unwrap(isl_space_domain(isl_map_get_space(needr)));
+	xs = isl_space_range(xs);
+	lx = isl_map_product(isl_map_copy(line), isl_map_identity(
+		isl_space_map_from_set(xs)));
+	group = dmd_pattern_bind(m, isl_map_apply_range(lx, needr));
+	group = isl_map_intersect_params(group, isl_set_copy(m->mesh->set));
+	group = isl_map_coalesce(group);
+	cover = isl_map_intersect_domain(isl_map_copy(group),
+		isl_map_domain(isl_map_copy(x->need)));
+	ok = dmd_isl_bool(isl_map_is_subset(cover, x->need));
+	isl_map_free(cover);
+	if (ok != 1)
+		goto done;
+	if (dmd_box_of_map(&box, group) < 0)
+		goto error;
+	/* the root: the rank of the line holding the box's first element */
+	list = isl_pw_aff_list_alloc(m->ctx, lay->ndim);
+	for (d = 0; d < lay->ndim; ++d)
+		list = isl_pw_aff_list_add(list, isl_pw_aff_copy(box.lo[d]));
+	mpa = isl_multi_pw_aff_from_pw_aff_list(
+		isl_space_map_from_domain_and_range(
+		isl_pw_aff_get_domain_space(box.lo[0]),
+		isl_space_copy(lay->space)), list);
+	first = isl_map_from_multi_pw_aff(mpa);
+	first = isl_map_apply_range(first, isl_map_reverse(
+		isl_map_copy(lay->holds)));
+	others = isl_map_reverse(isl_map_copy(line));
+	on = isl_map_bind_domain(isl_map_reverse(others),
+		isl_multi_id_copy(m->mesh->ids));
+	on = isl_set_align_params(on, isl_space_copy(m->mesh->space));
+	root = isl_map_lexmin(isl_map_intersect_range(first, on));
+	rholds = isl_map_apply_range(isl_map_copy(root),
+		isl_map_copy(lay->holds));
+	cover = isl_map_intersect_domain(isl_map_copy(group),
+		isl_map_domain(isl_map_copy(root)));
+	ok = dmd_isl_bool(isl_map_is_subset(cover, rholds));
+	isl_map_free(cover);
+	isl_map_free(rholds);
+	if (ok != 1)
+		goto done;
+	gd = isl_map_domain(isl_map_copy(group));
+	rd = isl_map_domain(isl_map_copy(root));
+	ok = dmd_isl_bool(isl_set_is_subset(gd, rd));
+	isl_set_free(rd);
+	if (ok != 1) {
+		isl_set_free(gd);
+		goto done;
+	}
+	x->dom = isl_set_coalesce(isl_set_intersect(x->dom, gd));
+	/* its coordinate along the axis */
+	rs = dmd_mesh_rank_space(m->mesh);
+	coord = isl_map_from_pw_aff(dmd_mesh_coord_at(m->mesh, axis, rs,
+		isl_dim_set, 0));
+	isl_space_free(rs);
+	pma = isl_pw_multi_aff_from_map(isl_map_apply_range(
+		isl_map_copy(root), coord));
+	pa = isl_pw_multi_aff_get_pw_aff(pma, 0);
+	isl_pw_multi_aff_free(pma);
+	pa = isl_pw_aff_coalesce(isl_pw_aff_gist_params(pa,
+		isl_set_copy(m->mesh->set)));
+	if (!x->dom || !pa)
+		goto error;
+	x->kind = DMD_XFER_BCAST;
+	x->axis = axis;
+	x->root = pa;
+	pa = NULL;
+	dmd_box_clear(&x->box);
+	x->box = box;
+	box.n = 0;
+	box.lo = box.ext = NULL;
+	ok = 1;
+done:
+	isl_pw_aff_free(pa);
+	isl_map_free(root);
+	isl_map_free(group);
+	isl_map_free(line);
+	dmd_box_clear(&box);
+	return ok;
+error:
+	ok = -1;
+	goto done;
+}
+
 /* Is transfer "x" a broadcast along "axis"?  The whole axis group needs
  * the same box (the need with the coordinate along the axis eliminated:
  * ranks that need part of it need all of it; ranks with empty shards
@@ -82,6 +228,8 @@ int dmd_part_try_bcast(const struct dmd_model *m, struct dmd_xfer *x,
 
 	if (lay->ndim == 0)
 		return 0;
+	if (dmd_mesh_axis_view(m->mesh, axis) >= 0)
+		return dmd_pattern_bcast_view(m, x, axis);
 	group = isl_map_eliminate(isl_map_copy(x->need), isl_dim_param, axis,
 		1);
 	group = isl_map_intersect_params(group, isl_set_copy(m->mesh->set));
@@ -158,7 +306,8 @@ error:
 }
 
 /* The map on [R[r] -> X[t]] that adds 1 to time dimension "level"
- * (disp == 0), or moves r by "disp" along "axis" around the ring. */
+ * (disp == 0), or moves r by "disp" along "axis" around the ring (of a
+ * view: dmd_mesh_moved). */
 static __isl_give isl_multi_aff *dmd_pattern_move(const struct dmd_model *m,
 	__isl_take isl_space *space, int level, int axis, int disp)
 {
@@ -171,16 +320,15 @@ static __isl_give isl_multi_aff *dmd_pattern_move(const struct dmd_model *m,
 	ls = isl_local_space_from_space(isl_space_copy(space));
 	list = isl_aff_list_alloc(ctx, n);
 	for (i = 0; i < n; ++i) {
-		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
-			isl_dim_set, i);
+		isl_aff *a;
 
+		if (disp != 0 && i < np)
+			a = dmd_mesh_moved(m->mesh, ls, 0, axis, disp, i);
+		else
+			a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, i);
 		if (disp == 0 && i == np + level)
 			a = isl_aff_add_constant_si(a, 1);
-		if (disp != 0 && i == axis) {
-			a = isl_aff_add_constant_si(a, disp);
-			a = isl_aff_mod_val(a, isl_val_int_from_si(ctx,
-				m->mesh->shape[axis]));
-		}
 		list = isl_aff_list_add(list, a);
 	}
 	isl_local_space_free(ls);
@@ -196,13 +344,19 @@ int dmd_part_try_shift(const struct dmd_model *m, struct dmd_xfer *x,
 	int axis, int disp)
 {
 	isl_map *needr, *next, *nb;
-	isl_set *d0, *d1;
+	isl_set *d0, *d1, *ranks;
 	isl_space *space;
 	isl_multi_aff *step;
 	isl_bool eq;
 
 	if (x->level < 0)
 		return 0;
+	if (dmd_mesh_axis_view(m->mesh, axis) >= 0) {
+		int r = dmd_pattern_off_view_needs(m, x, axis);
+
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+	}
 	needr = isl_map_uncurry(isl_set_unbind_params_insert_domain(
 		isl_map_wrap(isl_map_copy(x->need)),
 		isl_multi_id_copy(m->mesh->ids)));
@@ -212,9 +366,18 @@ int dmd_part_try_shift(const struct dmd_model *m, struct dmd_xfer *x,
 		isl_multi_aff_copy(step));
 	nb = isl_map_preimage_domain_multi_aff(needr,
 		dmd_pattern_move(m, space, x->level, axis, disp));
-	/* where t and t + e_level are both time points */
-	d0 = isl_map_wrap(isl_map_from_domain_and_range(
-		dmd_mesh_ranks(m->mesh), isl_set_copy(x->dom)));
+	/* where t and t + e_level are both time points (on the ranks of
+	 * the axis's view) */
+	ranks = dmd_mesh_ranks(m->mesh);
+	if (dmd_mesh_axis_view(m->mesh, axis) >= 0) {
+		isl_space *rs = dmd_mesh_rank_space(m->mesh);
+
+		ranks = isl_set_intersect(ranks, dmd_mesh_frame_at(m->mesh,
+			dmd_mesh_axis_view(m->mesh, axis), rs, isl_dim_set, 0));
+		isl_space_free(rs);
+	}
+	d0 = isl_map_wrap(isl_map_from_domain_and_range(ranks,
+		isl_set_copy(x->dom)));
 	d1 = isl_set_preimage_multi_aff(isl_set_copy(d0), step);
 	d0 = isl_set_intersect(d0, d1);
 	next = isl_map_intersect_domain(next, isl_set_copy(d0));

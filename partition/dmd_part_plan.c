@@ -271,11 +271,11 @@ static int dmd_plan_classify(const struct dmd_model *m, struct dmd_xfer *x)
 		}
 		/* partials travel along other axes only (the same
 		 * coordinates along theirs: dmd_part_p2p) */
-		for (a = 0; a < m->mesh->n; ++a)
+		for (a = 0; a < m->mesh->n_all; ++a)
 			if (!dmd_plan_partial_axis(lay, a) &&
 			    (r = dmd_part_try_bcast(m, x, a)) != 0)
 				return r < 0 ? -1 : 0;
-		for (a = 0; a < m->mesh->n; ++a) {
+		for (a = 0; a < m->mesh->n_all; ++a) {
 			if (dmd_plan_partial_axis(lay, a))
 				continue;
 			if ((r = dmd_part_try_shift(m, x, a, 1)) == 0)
@@ -312,8 +312,8 @@ static int dmd_plan_in_place(const struct dmd_model *m,
 	if (local == 1) {
 		some = done;
 		for (i = 0; i < lay->n_partial; ++i)
-			some = isl_set_eliminate(some, isl_dim_param,
-				lay->partial[i], 1);
+			some = dmd_mesh_eliminate(m->mesh, some,
+				lay->partial[i]);
 		mine = isl_set_apply(isl_set_copy(lay->held),
 			isl_map_reverse(isl_map_copy(p->acc[0].map)));
 		local = dmd_isl_bool(isl_set_is_subset(mine, some));

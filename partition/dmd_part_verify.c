@@ -151,6 +151,56 @@ static int dmd_verify_involves(const struct dmd_model *m,
 	return r < 0 ? -1 : r == isl_bool_true;
 }
 
+/* The proof of dmd_verify_bcast for an axis of a view: with the ranks
+ * as dimensions, { [R[r] -> X[t]] -> B[root, ext..] } on the time points
+ * of the transfer is the same for every rank s on the line of r along
+ * the axis (dmd_mesh_line), and so are the time points.  1 if proved, 0
+ * if not, -1 on error. */
+static int dmd_verify_bcast_view(const struct dmd_model *m,
+	const struct dmd_xfer *x)
+{
+	isl_pw_aff_list *list;
+	isl_multi_pw_aff *mpa;
+	isl_space *space, *xs;
+	isl_map *r1, *r2, *lx;
+	isl_set *d1, *d2;
+	int d, ok;
+
+	space = isl_set_get_space(x->dom);
+	list = isl_pw_aff_list_alloc(m->ctx, x->box.n + 1);
+	list = isl_pw_aff_list_add(list, isl_pw_aff_copy(x->root));
+	for (d = 0; d < x->box.n; ++d)
+		list = isl_pw_aff_list_add(list,
+			isl_pw_aff_copy(x->box.ext[d]));
+	mpa = isl_multi_pw_aff_from_pw_aff_list(
+		isl_space_map_from_domain_and_range(isl_space_copy(space),
+		dmd_isl_set_space(space, NULL, x->box.n + 1)), list);
+	isl_space_free(space);
+	r1 = isl_map_from_multi_pw_aff(mpa);
+	r1 = isl_map_intersect_domain(r1, isl_set_copy(x->dom));
+	r1 = isl_map_intersect_params(r1, isl_set_copy(m->mesh->set));
+	r1 = isl_map_uncurry(isl_set_unbind_params_insert_domain(
+		isl_map_wrap(r1), isl_multi_id_copy(m->mesh->ids)));
+	d1 = isl_map_domain(isl_map_copy(r1));
+	xs = isl_space_range(isl_space_unwrap(isl_set_get_space(d1)));
+	lx = isl_map_product(dmd_mesh_line(m->mesh, x->axis),
+		isl_map_identity(isl_space_map_from_set(xs)));
+	/* the time points of a line mate are the rank's own */
+	d2 = isl_set_apply(isl_set_copy(d1), isl_map_reverse(
+		isl_map_copy(lx)));
+	ok = dmd_isl_bool(isl_set_is_subset(d2, d1));
+	isl_set_free(d2);
+	/* and so are its root and extents */
+	lx = isl_map_intersect_domain(lx, isl_set_copy(d1));
+	lx = isl_map_intersect_range(lx, d1);
+	r2 = isl_map_apply_range(lx, isl_map_copy(r1));
+	if (ok == 1)
+		ok = dmd_isl_bool(isl_map_is_equal(r1, r2));
+	isl_map_free(r1);
+	isl_map_free(r2);
+	return ok;
+}
+
 /* Prove that broadcast "x" is entered by every rank of each axis group
  * at the same time points, with the same root and box extents. */
 static int dmd_verify_bcast(const struct dmd_model *m,
@@ -159,6 +209,13 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 	isl_set *dom;
 	int d, r, bad = 0;
 
+	if (dmd_mesh_axis_view(m->mesh, x->axis) >= 0) {
+		r = dmd_verify_bcast_view(m, x);
+		if (r < 0)
+			return -1;
+		bad = !r;
+		goto report;
+	}
 	dom = isl_set_gist_params(isl_set_copy(x->dom),
 		isl_set_copy(m->mesh->set));
 	r = dmd_isl_bool(isl_set_involves_dims(dom, isl_dim_param, x->axis,
@@ -173,6 +230,7 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 	}
 	if (r < 0)
 		return -1;
+report:
 	if (bad) {
 		rep->failed = 1;
 		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
@@ -182,7 +240,7 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every rank "
 		"of each group along %s enters it at the same time points, "
 		"with the same root and box extents", x->id, what,
-		m->job->axes[x->axis]);
+		dmd_job_axis_name(m->job, x->axis));
 }
 
 /* Prove that shift "x" sends what its neighbour receives: the box
@@ -216,10 +274,10 @@ static int dmd_verify_shift(const struct dmd_model *m,
 
 		if (i == np + x->level)
 			a = isl_aff_add_constant_si(a, 1);
-		if (i == x->axis) {
-			b = isl_aff_add_constant_si(b, x->disp);
-			b = isl_aff_mod_val(b, isl_val_int_from_si(m->ctx,
-				m->mesh->shape[x->axis]));
+		if (i < np && (i == x->axis || x->axis >= np)) {
+			isl_aff_free(b);
+			b = dmd_mesh_moved(m->mesh, ls, 0, x->axis, x->disp,
+				i);
 		}
 		l1 = isl_aff_list_add(l1, a);
 		l2 = isl_aff_list_add(l2, b);
@@ -236,6 +294,19 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	both = isl_set_preimage_multi_aff(isl_map_domain(isl_map_copy(now)),
 		step);
 	both = isl_set_intersect(both, isl_map_domain(now));
+	if (dmd_mesh_axis_view(m->mesh, x->axis) >= 0) {
+		/* the ring of a view: its ranks */
+		isl_space *rs = isl_space_domain(isl_space_unwrap(
+			isl_set_get_space(both)));
+		isl_set *f = dmd_mesh_frame_at(m->mesh, dmd_mesh_axis_view(
+			m->mesh, x->axis), rs, isl_dim_set, 0);
+
+		isl_space_free(rs);
+		both = isl_set_intersect(both, isl_map_wrap(
+			isl_map_from_domain_and_range(f, isl_set_universe(
+			isl_space_range(isl_space_unwrap(isl_set_get_space(
+			both)))))));
+	}
 	next = isl_map_intersect_domain(next, isl_set_copy(both));
 	prev = isl_map_intersect_domain(prev, both);
 	eq = isl_map_is_equal(next, prev);
@@ -252,7 +323,7 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	}
 	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): what each "
 		"rank receives is what its neighbour along %s sends, around "
-		"the ring", x->id, what, m->job->axes[x->axis]);
+		"the ring", x->id, what, dmd_job_axis_name(m->job, x->axis));
 }
 
 /* Prove that every transfer of "plan" matches up (see the top of this

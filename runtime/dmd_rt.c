@@ -204,7 +204,7 @@ void dmd_rt_check_box(dmd_rt *rt, const char *what, int ndim,
 static void dmd_rt_check_job(int size, const dmd_job_desc *job)
 {
 	int64_t prod = 1;
-	int i;
+	int i, v, all;
 
 	if (!job)
 		dmd_rt_fail_all(NULL, "no job description");
@@ -229,6 +229,30 @@ static void dmd_rt_check_job(int size, const dmd_job_desc *job)
 	if (prod != job->nranks)
 		dmd_rt_fail_all(NULL, "job '%s': the mesh has %" PRId64
 			" ranks, the job says %d", job->job, prod, job->nranks);
+	all = job->n_axes;
+	if (job->n_views < 0 || (job->n_views > 0 && !job->views))
+		dmd_rt_fail_all(NULL, "job '%s': bad views", job->job);
+	for (v = 0; v < job->n_views; ++v) {
+		const dmd_view_desc *vw = &job->views[v];
+
+		if (vw->n_axes < 1 || vw->n_axes > DMD_RT_MAX_DIMS ||
+		    all + vw->n_axes > DMD_RT_MAX_AXES)
+			dmd_rt_fail_all(NULL, "job '%s': view %d has %d axes",
+				job->job, v, vw->n_axes);
+		all += vw->n_axes;
+		prod = 1;
+		for (i = 0; i < vw->n_axes; ++i) {
+			if (vw->shape[i] < 1)
+				dmd_rt_fail_all(NULL, "job '%s': axis %d of "
+					"view %d has extent %d", job->job, i,
+					v, vw->shape[i]);
+			prod *= vw->shape[i];
+			if (prod > job->nranks)
+				dmd_rt_fail_all(NULL, "job '%s': view %d has "
+					"more ranks than the mesh", job->job,
+					v);
+		}
+	}
 	if (size != job->nranks)
 		dmd_rt_fail_all(NULL,
 			"job '%s' needs %d ranks but was started with %d",
@@ -285,6 +309,43 @@ static void dmd_rt_make_mesh(dmd_rt *rt)
 		remain[i] = 1;
 		MPI_Cart_sub(rt->cart, remain, &rt->axis[i]);
 	}
+}
+
+/* The coordinates of this rank on the views and the communicators of
+ * their axes: along axis j of a view, the ranks of the view with the
+ * same coordinates along its other axes, ordered by their coordinate
+ * along j (so that a coordinate is a rank in the communicator).  Ranks
+ * past the view get MPI_COMM_NULL, and the coordinates of the row-major
+ * order continued (the first one past its extent), as the compiler
+ * writes them.  Collective.
+ */
+static void dmd_rt_make_views(dmd_rt *rt)
+{
+	const dmd_job_desc *job = rt->job;
+	int v, j, a = rt->n_axes;
+
+	for (v = 0; v < job->n_views; ++v) {
+		const dmd_view_desc *vw = &job->views[v];
+		int64_t n = 1, stride, r = rt->rank;
+
+		for (j = 0; j < vw->n_axes; ++j)
+			n *= vw->shape[j];
+		stride = n;
+		for (j = 0; j < vw->n_axes; ++j, ++a) {
+			int color = MPI_UNDEFINED, key = 0;
+
+			stride /= vw->shape[j];
+			rt->shape[a] = vw->shape[j];
+			rt->coords[a] = (int) (j ? r / stride % vw->shape[j] :
+				r / stride);
+			if (r < n) {
+				key = rt->coords[a];
+				color = (int) (r - key * stride);
+			}
+			MPI_Comm_split(MPI_COMM_WORLD, color, key, &rt->axis[a]);
+		}
+	}
+	rt->n_all = a;
 }
 
 /* Set rt->job_dir: DMD_JOB_DIR if set and not empty; else job->job_dir
@@ -365,6 +426,7 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	for (i = 0; i < rt->n_axes; ++i)
 		rt->shape[i] = job->mesh_shape[i];
 	dmd_rt_make_mesh(rt);
+	dmd_rt_make_views(rt);
 
 	rt->base = job->dtype == DMD_RT_F64 ? MPI_DOUBLE : MPI_FLOAT;
 	rt->esize = job->dtype == DMD_RT_F64 ? 8 : 4;
@@ -402,12 +464,12 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	return rt;
 }
 
-/* Stop with a message unless 0 <= axis < n_axes. */
+/* Stop with a message unless 0 <= axis < n_all. */
 static void dmd_rt_check_axis(const dmd_rt *rt, int axis)
 {
-	if (axis < 0 || axis >= rt->n_axes)
-		dmd_fail((dmd_rt *) rt, "bad mesh axis %d (the mesh has %d)",
-			axis, rt->n_axes);
+	if (axis < 0 || axis >= rt->n_all)
+		dmd_fail((dmd_rt *) rt, "bad mesh axis %d (the mesh and its "
+			"views have %d)", axis, rt->n_all);
 }
 
 /* This rank's coordinate along "axis". */
@@ -629,8 +691,9 @@ int dmd_finish(dmd_rt *rt)
 	free(rt->trace_path);
 	free(rt->dump_dir);
 	free(rt->job_dir);
-	for (i = 0; i < rt->n_axes; ++i)
-		MPI_Comm_free(&rt->axis[i]);
+	for (i = 0; i < rt->n_all; ++i)
+		if (rt->axis[i] != MPI_COMM_NULL)
+			MPI_Comm_free(&rt->axis[i]);
 	MPI_Comm_free(&rt->cart);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);

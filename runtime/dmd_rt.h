@@ -33,6 +33,8 @@ extern "C" {
 #endif
 
 #define DMD_RT_MAX_DIMS 8
+/* Axes of the mesh and of all its views together. */
+#define DMD_RT_MAX_AXES 136
 
 typedef struct dmd_rt dmd_rt;
 typedef struct dmd_req dmd_req;
@@ -51,6 +53,15 @@ typedef struct dmd_tensor_desc {
 	const int64_t *shape;		/* ndim extents */
 	int output;			/* written to "file" at the end */
 } dmd_tensor_desc;
+
+/* A view of the ranks (spec 1.1): rank r has coordinates on it by the
+ * row-major order of r, if r < the product of its shape. */
+typedef struct dmd_view_desc {
+	const char *name;
+	int n_axes;
+	const int *shape;
+	const char *const *axis_names;
+} dmd_view_desc;
 
 /* What an emitted program tells the runtime about its job. */
 typedef struct dmd_job_desc {
@@ -72,6 +83,10 @@ typedef struct dmd_job_desc {
 	const dmd_tensor_desc *tensors;
 	int n_steps;			/* steps of the program, in order */
 	const char *const *step_labels;	/* "step 1: C[m, n] = ..." */
+	/* Views: their axes are numbered after the mesh axes, view by
+	 * view (n_axes, n_axes + 1, ...), in every call taking an axis. */
+	int n_views;
+	const dmd_view_desc *views;
 } dmd_job_desc;
 
 /* MPI_Init, then check that the world has job->nranks ranks and that this
@@ -93,7 +108,9 @@ typedef struct dmd_job_desc {
 dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	int class_id, int n_ranges, const int64_t (*ranges)[2]);
 
-/* This rank's coordinate along "axis". */
+/* This rank's coordinate along "axis" (of the mesh or of a view; on a
+ * view that does not reach the rank, its row-major order continued: the
+ * first coordinate past its extent, the others as on the view). */
 int64_t dmd_coord(const dmd_rt *rt, int axis);
 /* This rank's rank in the world. */
 int dmd_rank(const dmd_rt *rt);
@@ -146,9 +163,10 @@ void dmd_step_end(dmd_rt *rt, int step);
  * label for messages and traces ("A: broadcast along x"). */
 dmd_req *dmd_req_new(dmd_rt *rt, int tag, int step, const char *label);
 
-/* Post the broadcast of a box along mesh axis "axis" from the rank of the
- * axis group whose coordinate is "root" (MPI_Ibcast on the axis
- * sub-communicator).  At the root buf/bx/lo describe where the box lies
+/* Post the broadcast of a box along mesh or view axis "axis" from the
+ * rank of the axis group whose coordinate is "root" (MPI_Ibcast on the
+ * axis sub-communicator; a rank off the axis's view takes no part and
+ * must pass empty boxes).  At the root buf/bx/lo describe where the box lies
  * in its buffer, elsewhere where to receive it; cnt[] must agree on the
  * whole group.  Stats: every non-root rank counts the box's bytes and one
  * message. */
@@ -158,7 +176,8 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 /* Post a ring shift along "axis": send the box (sbuf, sx, slo, scnt) to
  * the rank whose coordinate is (c - disp) mod P and receive the box
  * (rbuf, rx, rlo, rcnt) from (c + disp) mod P.  Empty boxes are neither
- * sent nor received.  Stats: the receiver counts the received bytes and
+ * sent nor received (a rank off the axis's view takes no part and must
+ * pass empty boxes).  Stats: the receiver counts the received bytes and
  * one message (when its box is not empty and the peer is another rank). */
 void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	const void *sbuf, int ndim, const int64_t *sx, const int64_t *slo,

@@ -114,11 +114,13 @@ struct dmd_rt {
 	int class_id;
 	int rank;
 	int size;
-	int n_axes;
-	int shape[DMD_RT_MAX_DIMS];
-	int coords[DMD_RT_MAX_DIMS];
+	int n_axes;			/* of the mesh */
+	int n_all;			/* of the mesh and the views */
+	int shape[DMD_RT_MAX_AXES];
+	int coords[DMD_RT_MAX_AXES];	/* past a view: its first axis
+					 * beyond its extent */
 	MPI_Comm cart;
-	MPI_Comm axis[DMD_RT_MAX_DIMS];
+	MPI_Comm axis[DMD_RT_MAX_AXES];	/* MPI_COMM_NULL: off its view */
 	MPI_Errhandler errh;
 
 	MPI_Datatype base;

@@ -284,13 +284,28 @@ static void dmd_rt_count(dmd_rt *rt, dmd_req *q, int64_t nelem)
 	}
 }
 
-/* The communicator of mesh axis "axis" (checked). */
+/* The communicator of mesh or view axis "axis" (checked; MPI_COMM_NULL
+ * on a rank off the axis's view). */
 static MPI_Comm dmd_rt_axis_comm(dmd_rt *rt, int axis, const char *what)
 {
-	if (axis < 0 || axis >= rt->n_axes)
-		dmd_fail(rt, "%s: bad mesh axis %d (the mesh has %d)", what,
-			axis, rt->n_axes);
+	if (axis < 0 || axis >= rt->n_all)
+		dmd_fail(rt, "%s: bad mesh axis %d (the mesh and its views "
+			"have %d)", what, axis, rt->n_all);
 	return rt->axis[axis];
+}
+
+/* On a rank off the view of "axis": check that the boxes of "what" are
+ * empty (the rank takes no part).  Returns 1 if the rank is off it. */
+static int dmd_rt_off_view(dmd_rt *rt, dmd_req *q, MPI_Comm comm, int ndim,
+	const int64_t *cnt1, const int64_t *cnt2)
+{
+	if (comm != MPI_COMM_NULL)
+		return 0;
+	if (dmd_rt_nelem(ndim, cnt1) > 0 ||
+	    (cnt2 && dmd_rt_nelem(ndim, cnt2) > 0))
+		dmd_fail(rt, "transfer '%s': this rank is not on the view of "
+			"the transfer's axis but has a box to move", q->label);
+	return 1;
 }
 
 /* Post the broadcast of a box along "axis" from coordinate "root". */
@@ -300,6 +315,8 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	MPI_Comm comm = dmd_rt_axis_comm(rt, axis, "dmd_ibcast");
 	struct dmd_rt_box box;
 
+	if (dmd_rt_off_view(rt, q, comm, ndim, cnt, NULL))
+		return;
 	if (root < 0 || root >= rt->shape[axis])
 		dmd_fail(rt, "transfer '%s': bad root %" PRId64 " (axis %d "
 			"has %d ranks)", q->label, root, axis,
@@ -326,6 +343,8 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	struct dmd_rt_box sbox, rbox;
 	int p, c, d, dst, src;
 
+	if (dmd_rt_off_view(rt, q, comm, ndim, scnt, rcnt))
+		return;
 	dmd_rt_check_box(rt, q->label, ndim, sx, slo, scnt);
 	dmd_rt_check_box(rt, q->label, ndim, rx, rlo, rcnt);
 	p = rt->shape[axis];

@@ -39,8 +39,12 @@ struct dmd_spec_build {
 	long *slot;			/* next free b_l per level */
 	long after;			/* next b_0 after the nest */
 	isl_union_map *sched;
+	int view;			/* the code in the coordinates of this
+					 * view (-1: of the mesh) */
 	int err;
 };
+
+static __isl_give isl_set *dmd_spec_context(struct dmd_spec_build *b);
 
 /* A new statement of kind "kind" for transfer "x" (or NULL). */
 static struct dmd_spec_stmt *dmd_spec_add(struct dmd_spec_build *b,
@@ -318,6 +322,10 @@ static void dmd_spec_post_shift(struct dmd_spec_build *b, struct dmd_xfer *x)
 
 	s = dmd_spec_add(b, DMD_SPEC_SHIFT, x, 1);
 	dom = dmd_spec_when(x, 0, 0);
+	if (dmd_mesh_axis_view(m->mesh, x->axis) >= 0)
+		/* the ranks off the view of the ring take no part */
+		dom = isl_set_intersect_params(dom, dmd_mesh_frame(m->mesh,
+			dmd_mesh_axis_view(m->mesh, x->axis)));
 	dmd_spec_push(b, s, dmd_spec_parity(m, x, dom));
 	for (d = 0; d < nd; ++d)
 		dmd_spec_push(b, s, isl_pw_aff_copy(x->box.lo[d]));
@@ -784,6 +792,8 @@ static __isl_give isl_ast_node *dmd_spec_zero_ast(struct dmd_spec_build *b,
 		return NULL;
 	z = isl_set_set_tuple_name(isl_set_copy(b->sp->zero), s->name);
 	z = isl_set_intersect_params(z, isl_set_copy(b->spec->cell));
+	if (b->view >= 0)
+		z = dmd_mesh_rebase_set(m->mesh, b->view, z);
 	for (d = 0; d < nd; ++d) {
 		isl_space *sp = isl_set_get_space(z);
 
@@ -798,7 +808,7 @@ static __isl_give isl_ast_node *dmd_spec_zero_ast(struct dmd_spec_build *b,
 		snprintf(buf, sizeof(buf), "e%d", d);
 		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, buf, NULL));
 	}
-	build = isl_ast_build_from_context(isl_set_copy(b->spec->cell));
+	build = isl_ast_build_from_context(dmd_spec_context(b));
 	build = isl_ast_build_set_iterators(build, ids);
 	build = isl_ast_build_set_at_each_domain(build,
 		&dmd_spec_at_each_domain, data);
@@ -806,6 +816,39 @@ static __isl_give isl_ast_node *dmd_spec_zero_ast(struct dmd_spec_build *b,
 		isl_union_map_from_map(sched));
 	isl_ast_build_free(build);
 	return ast;
+}
+
+/* The context of the ASTs of the step: the cell (in the coordinates of
+ * the step's view, if any). */
+static __isl_give isl_set *dmd_spec_context(struct dmd_spec_build *b)
+{
+	isl_set *cell = isl_set_copy(b->spec->cell);
+
+	if (b->view >= 0)
+		cell = dmd_mesh_rebase_set(b->m->mesh, b->view, cell);
+	return cell;
+}
+
+/* Write the schedule and the quantities of every statement of the step
+ * in the coordinates of its view (dmd_mesh_rebase_*): the code of a
+ * step distributed over a view speaks of the view's coordinates. */
+static int dmd_spec_rebase(struct dmd_spec_build *b)
+{
+	const struct dmd_mesh *mesh = b->m->mesh;
+	struct dmd_spec_step *ss = b->ss;
+	int i, j;
+
+	b->sched = dmd_mesh_rebase_union_map(mesh, b->view, b->sched);
+	if (!b->sched)
+		return -1;
+	for (i = 0; i < ss->n_stmt; ++i)
+		for (j = 0; j < ss->stmt[i].n_pa; ++j) {
+			ss->stmt[i].pa[j] = dmd_mesh_rebase_pw_aff(mesh,
+				b->view, ss->stmt[i].pa[j]);
+			if (!ss->stmt[i].pa[j])
+				return -1;
+		}
+	return 0;
 }
 
 /* Build the program of step "step" in the cell of "spec". */
@@ -821,6 +864,7 @@ static int dmd_spec_step(struct dmd_spec *spec, int step)
 	int r = -1;
 
 	ss->step = step;
+	b.view = -1;
 	b.spec = spec;
 	b.m = m;
 	b.p = m->poly[step];
@@ -841,12 +885,17 @@ static int dmd_spec_step(struct dmd_spec *spec, int step)
 	dmd_spec_transfers(&b);
 	if (b.err || !b.sched)
 		goto error;
+	/* a step distributed over a view: its code in the view's
+	 * coordinates */
+	b.view = b.p->view;
+	if (b.view >= 0 && dmd_spec_rebase(&b) < 0)
+		goto error;
 	if (b.sp->zero) {
 		ss->zero = dmd_spec_zero_ast(&b, data);
 		if (!ss->zero)
 			goto error;
 	}
-	build = isl_ast_build_from_context(isl_set_copy(spec->cell));
+	build = isl_ast_build_from_context(dmd_spec_context(&b));
 	build = isl_ast_build_set_iterators(build, dmd_spec_iterators(&b));
 	build = isl_ast_build_set_at_each_domain(build,
 		&dmd_spec_at_each_domain, data);
@@ -879,6 +928,19 @@ __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	spec->steps = calloc(plan->n_step + 1, sizeof(*spec->steps));
 	if (!spec->cell || !spec->pbuild || !spec->steps)
 		return dmd_spec_free(spec);
+	spec->n_view = plan->m->job->n_views;
+	spec->vcell = calloc(spec->n_view + 1, sizeof(*spec->vcell));
+	spec->vbuild = calloc(spec->n_view + 1, sizeof(*spec->vbuild));
+	if (!spec->vcell || !spec->vbuild)
+		return dmd_spec_free(spec);
+	for (s = 0; s < spec->n_view; ++s) {
+		spec->vcell[s] = dmd_mesh_rebase_set(plan->m->mesh, s,
+			isl_set_copy(cell));
+		spec->vbuild[s] = isl_ast_build_from_context(
+			isl_set_copy(spec->vcell[s]));
+		if (!spec->vbuild[s])
+			return dmd_spec_free(spec);
+	}
 	for (s = 0; s < plan->n_step; ++s)
 		if (dmd_spec_step(spec, s) < 0)
 			return dmd_spec_free(spec);
@@ -946,6 +1008,14 @@ __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 	free(spec->steps);
 	isl_set_free(spec->cell);
 	isl_ast_build_free(spec->pbuild);
+	for (s = 0; s < spec->n_view; ++s) {
+		if (spec->vcell)
+			isl_set_free(spec->vcell[s]);
+		if (spec->vbuild)
+			isl_ast_build_free(spec->vbuild[s]);
+	}
+	free(spec->vcell);
+	free(spec->vbuild);
 	free(spec);
 	return NULL;
 }
@@ -959,6 +1029,20 @@ __isl_give isl_ast_expr *dmd_spec_param_expr(const struct dmd_spec *s,
 
 	p = isl_pw_aff_project_domain_on_params(isl_pw_aff_copy(pa));
 	return dmd_spec_expr(s->pbuild, p, s->cell);
+}
+
+/* The expression of parameter-only "pa" on the cell, in the coordinates
+ * of view "v" (v < 0: of the mesh). */
+__isl_give isl_ast_expr *dmd_spec_param_expr_in(const struct dmd_spec *s,
+	__isl_keep isl_pw_aff *pa, int v)
+{
+	isl_pw_aff *p;
+
+	if (v < 0 || v >= s->n_view)
+		return dmd_spec_param_expr(s, pa);
+	p = isl_pw_aff_project_domain_on_params(isl_pw_aff_copy(pa));
+	p = dmd_mesh_rebase_pw_aff(s->plan->m->mesh, v, p);
+	return dmd_spec_expr(s->vbuild[v], p, s->vcell[v]);
 }
 
 /* The largest value of "pa" on the cell (over time too). */

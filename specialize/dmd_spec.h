@@ -79,6 +79,10 @@ struct dmd_spec {
 	const struct dmd_plan *plan;	/* not owned */
 	isl_set *cell;			/* [c] -> { : ... } */
 	isl_ast_build *pbuild;
+	int n_view;			/* the job's views */
+	isl_set **vcell;		/* per view: the cell in its
+					 * coordinates */
+	isl_ast_build **vbuild;		/* per view: its build */
 	int n_step;
 	struct dmd_spec_step *steps;
 };
@@ -108,6 +112,11 @@ int dmd_spec_prove(const struct dmd_plan *plan,
  * tuple) on the cell; 0 where "pa" is not defined on the cell. */
 __isl_give isl_ast_expr *dmd_spec_param_expr(const struct dmd_spec *s,
 	__isl_keep isl_pw_aff *pa);
+/* The same in the coordinates of view "v" (v < 0: of the mesh), for the
+ * quantities of a tensor laid out on a view or of a step distributed
+ * over one. */
+__isl_give isl_ast_expr *dmd_spec_param_expr_in(const struct dmd_spec *s,
+	__isl_keep isl_pw_aff *pa, int v);
 /* The largest value of "pa" on the cell (over time too); 0 if nowhere
  * defined, -1 if unbounded. */
 long dmd_spec_max(const struct dmd_spec *s, __isl_keep isl_pw_aff *pa);

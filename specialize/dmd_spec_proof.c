@@ -67,9 +67,13 @@ static int dmd_proof_len(const struct dmd_xfer *x)
  *	[c] -> { [d_0, .., d_keep-1, pa_first, ..] : d in dom }
  * (anonymous tuple), or an empty set if the cell does not run "s".
  * Every quantity must be defined on the whole domain (else *undef is
- * set: the printed expression would be arbitrary somewhere). */
+ * set: the printed expression would be arbitrary somewhere).  In a step
+ * distributed over view "view" (>= 0) the quantities are written in the
+ * view's coordinates, as printed (c_a = dmd_coord(..)); they are read
+ * back in the mesh coordinates through the same bijection. */
 static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
-	const struct dmd_spec_stmt *s, int keep, int first, int n, int *undef)
+	const struct dmd_spec_stmt *s, int view, int keep, int first, int n,
+	int *undef)
 {
 	isl_space *space;
 	isl_pw_aff_list *list;
@@ -85,9 +89,13 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 	for (i = 0; i < keep; ++i)
 		list = isl_pw_aff_list_add(list, dmd_isl_dim(space, i));
 	for (i = first; i < first + n; ++i) {
-		isl_pw_aff *pa = isl_pw_aff_align_params(
-			isl_pw_aff_copy(s->pa[i]), isl_space_copy(space));
-		isl_set *def = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+		isl_pw_aff *pa = isl_pw_aff_copy(s->pa[i]);
+		isl_set *def;
+
+		if (view >= 0)
+			pa = dmd_mesh_unbase_pw_aff(m->mesh, view, pa);
+		pa = isl_pw_aff_align_params(pa, isl_space_copy(space));
+		def = isl_pw_aff_domain(isl_pw_aff_copy(pa));
 
 		if (dmd_isl_bool(isl_set_is_subset(s->dom, def)) != 1)
 			*undef = 1;
@@ -160,7 +168,8 @@ static __isl_give isl_set *dmd_proof_gather(struct dmd_proof *pr,
 			if (s->kind != kind || s->xfer != x)
 				continue;
 			all = isl_set_union(all, dmd_proof_image(pr->m, s,
-				keep, first, n, undef));
+				pr->m->poly[step]->view, keep, first, n,
+				undef));
 		}
 	}
 	return isl_set_coalesce(all);
@@ -384,20 +393,39 @@ static __isl_give isl_set *dmd_proof_unbind(const struct dmd_model *m,
 }
 
 /* The map { [c(np), v] -> [c', v] } on an anonymous space of "n"
- * dimensions, with c' = c except along axis "axis", where it is the
- * neighbour "disp" further around the ring: (c + disp) mod extent. */
+ * dimensions, with c' the neighbour of c "disp" further around the ring
+ * along axis "axis": for a mesh axis (c + disp) mod extent along it; for
+ * an axis of a view, the mesh coordinates of the rank whose coordinate
+ * along it is (a + disp) mod extent (dmd_mesh_moved). */
 static __isl_give isl_multi_aff *dmd_proof_ring(const struct dmd_model *m,
 	int n, int axis, int disp)
 {
 	isl_space *space = isl_space_set_alloc(m->ctx, 0, n);
+	isl_local_space *ls;
 	isl_multi_aff *ma;
-	isl_aff *a;
+	int i;
 
+	ls = isl_local_space_from_space(isl_space_copy(space));
 	ma = isl_multi_aff_identity(isl_space_map_from_set(space));
-	a = isl_aff_add_constant_si(isl_multi_aff_get_aff(ma, axis), disp);
-	a = isl_aff_mod_val(a, isl_val_int_from_si(m->ctx,
-		m->mesh->shape[axis]));
-	return isl_multi_aff_set_aff(ma, axis, a);
+	for (i = 0; i < m->mesh->n; ++i)
+		ma = isl_multi_aff_set_aff(ma, i, dmd_mesh_moved(m->mesh, ls,
+			0, axis, disp, i));
+	isl_local_space_free(ls);
+	return ma;
+}
+
+/* The points of "set" (anonymous, no parameters) whose first dimensions
+ * are the mesh coordinates of a rank of the frame of axis "axis" (the
+ * universe for a mesh axis and a view of every rank). */
+static __isl_give isl_set *dmd_proof_on_frame(const struct dmd_model *m,
+	__isl_take isl_set *set, int axis)
+{
+	isl_space *space = isl_set_get_space(set);
+
+	set = isl_set_intersect(set, dmd_mesh_frame_at(m->mesh,
+		dmd_mesh_axis_view(m->mesh, axis), space, isl_dim_set, 0));
+	isl_space_free(space);
+	return set;
 }
 
 /* The map from an anonymous space of "n" dimensions to one of "k" whose
@@ -677,16 +705,45 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 }
 
 /* The map { [c, v] -> [c + e_axis, v] } on an anonymous space of "n"
- * dimensions: the next rank along mesh axis "axis". */
+ * dimensions: the next rank along mesh axis "axis"; along an axis of a
+ * view, the next one around its ring (dmd_proof_ring). */
 static __isl_give isl_multi_aff *dmd_proof_step(const struct dmd_model *m,
 	int n, int axis)
 {
 	isl_multi_aff *ma;
 
+	if (dmd_mesh_axis_view(m->mesh, axis) >= 0)
+		return dmd_proof_ring(m, n, axis, 1);
 	ma = isl_multi_aff_identity(isl_space_map_from_set(
 		isl_space_set_alloc(m->ctx, 0, n)));
 	return isl_multi_aff_set_aff(ma, axis, isl_aff_add_constant_si(
 		isl_multi_aff_get_aff(ma, axis), 1));
+}
+
+/* The map { [c(np), .., root (at "pos"), .., e(nd)] -> [c', e] } from an
+ * anonymous space of "n" dimensions: c' the rank of the group of c
+ * along axis "axis" whose coordinate along it is "root" (for a mesh
+ * axis: c with c_axis = root; for an axis of a view, dmd_mesh_placed). */
+static __isl_give isl_multi_aff *dmd_proof_root(const struct dmd_model *m,
+	int n, int axis, int pos, int nd)
+{
+	isl_space *space = isl_space_set_alloc(m->ctx, 0, n);
+	isl_local_space *ls = isl_local_space_from_space(
+		isl_space_copy(space));
+	isl_aff_list *list;
+	int np = m->mesh->n, i;
+
+	list = isl_aff_list_alloc(m->ctx, np + nd);
+	for (i = 0; i < np; ++i)
+		list = isl_aff_list_add(list, dmd_mesh_placed(m->mesh, 0, axis,
+			isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, pos), i));
+	for (i = 0; i < nd; ++i)
+		list = isl_aff_list_add(list, isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, n - nd + i));
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(
+		space, isl_space_set_alloc(m->ctx, 0, np + nd)), list);
 }
 
 /* The group agreement of broadcast "x" as emitted ("bc": [c] -> { [t,
@@ -699,7 +756,7 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int nd = x->box.n, len = dmd_proof_len(x), ok;
-	isl_set *g, *next, *has;
+	isl_set *g, *next, *has, *off;
 
 	g = isl_set_project_out(isl_set_copy(bc), isl_dim_set, len + 1, nd);
 	g = dmd_proof_unbind(m, g);
@@ -711,9 +768,17 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 	has = dmd_proof_on_mesh(m, isl_set_preimage_multi_aff(
 		dmd_proof_on_mesh(m, isl_set_universe(isl_set_get_space(g))),
 		dmd_proof_step(m, isl_set_dim(g, isl_dim_set), x->axis)));
+	/* along an axis of a view: its ranks (the ring of each line); the
+	 * ranks off the view enter none of its broadcasts */
+	off = isl_set_subtract(isl_set_copy(g), dmd_proof_on_frame(m,
+		isl_set_universe(isl_set_get_space(g)), x->axis));
+	has = dmd_proof_on_frame(m, has, x->axis);
 	g = isl_set_intersect(g, isl_set_copy(has));
 	next = isl_set_intersect(next, has);
 	ok = dmd_isl_bool(isl_set_is_equal(g, next));
+	if (ok == 1)
+		ok = dmd_isl_bool(isl_set_is_empty(off));
+	isl_set_free(off);
 	isl_set_free(next);
 	isl_set_free(g);
 	if (ok < 0)
@@ -723,12 +788,12 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
 			"transfer #%d (%s): the ranks of a group along %s may "
 			"disagree on its time points, root or extents", x->id,
-			what, m->job->axes[x->axis]) < 0 ? -1 : 0;
+			what, dmd_job_axis_name(m->job, x->axis)) < 0 ? -1 : 0;
 	}
 	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d "
 		"(%s): every rank of each group along %s enters it at the same "
 		"time points, with the same root and box extents", x->id, what,
-		m->job->axes[x->axis]) < 0 ? -1 : 1;
+		dmd_job_axis_name(m->job, x->axis)) < 0 ? -1 : 1;
 }
 
 /* The coverage of broadcast "x": what each rank needs lies in the box
@@ -759,21 +824,11 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 	rooted = isl_set_project_out(rooted, isl_dim_set, len + 1, 2 * nd);
 	rooted = dmd_proof_unbind(m, rooted);
 	n = np + len + 1 + nd;
-	perm = malloc((np + nd) * sizeof(int));
-	if (!perm) {
-		isl_set_free(bc);
-		isl_set_free(rooted);
-		return -1;
-	}
-	for (i = 0; i < np + nd; ++i)
-		perm[i] = i == x->axis ? np + len : i < np ? i :
-			i - np + n - nd;
 	holds = isl_set_flatten(isl_map_wrap(isl_map_copy(
 		m->lay[x->tensor]->holds)));
 	holds = isl_set_set_tuple_name(holds, NULL);
-	holds = isl_set_preimage_multi_aff(holds, dmd_proof_pick(m, n, perm,
-		np + nd));
-	free(perm);
+	holds = isl_set_preimage_multi_aff(holds, dmd_proof_root(m, n,
+		x->axis, np + len, nd));
 	if (r == 1) {
 		int ok = dmd_isl_bool(isl_set_is_subset(rooted, holds));
 
@@ -879,8 +934,9 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 	n = np + len + 2 * nd;
 	sent = isl_set_preimage_multi_aff(sent, dmd_proof_ring(m, n, x->axis,
 		x->disp));
-	/* the sender's coordinates on the ring, the receiver on the mesh */
-	sent = dmd_proof_on_mesh(m, sent);
+	/* the sender's coordinates on the ring, the receiver on the mesh
+	 * (and on the view of the ring: the ranks off it take no part) */
+	sent = dmd_proof_on_frame(m, dmd_proof_on_mesh(m, sent), x->axis);
 	ok = dmd_isl_bool(isl_set_is_equal(recv, sent));
 	isl_set_free(recv);
 	isl_set_free(sent);
@@ -892,7 +948,7 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
 				"#%d (%s): a rank may receive another box than "
 				"its neighbour along %s sends", x->id, what,
-				m->job->axes[x->axis]);
+				dmd_job_axis_name(m->job, x->axis));
 			r = 0;
 		}
 	}
@@ -1059,6 +1115,36 @@ static __isl_give isl_set *dmd_proof_contrib(struct dmd_proof *pr, int s)
 	return dmd_proof_unbind(m, recv);
 }
 
+/* { [h, h2] } (anonymous, no parameters): the ranks h2 that differ from
+ * h only along the partial axes of "lay", axes of its view: the lines
+ * along them, one after the other. */
+static __isl_give isl_set *dmd_proof_partial_lines(const struct dmd_model *m,
+	const struct dmd_layout *lay)
+{
+	isl_map *r;
+	int j;
+
+	r = dmd_mesh_line(m->mesh, lay->partial[0]);
+	for (j = 1; j < lay->n_partial; ++j)
+		r = isl_map_apply_range(r, dmd_mesh_line(m->mesh,
+			lay->partial[j]));
+	r = isl_map_project_out_all_params(r);
+	return isl_set_set_tuple_name(isl_set_flatten(isl_map_wrap(r)),
+		NULL);
+}
+
+/* Fill idx[0 .. 2 np) with h .., h2 .. and return it. */
+static int *dmd_proof_idx_hh(int *idx, int np, int h, int h2)
+{
+	int k;
+
+	for (k = 0; k < np; ++k) {
+		idx[k] = h + k;
+		idx[np + k] = h2 + k;
+	}
+	return idx;
+}
+
 /* The output of step "s": every holder h of an element e gets the
  * result of every iteration i that writes e exactly once, from the ranks
  * whose results it adds (dmd_proof_contrib).  With partial sums along
@@ -1133,16 +1219,22 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 		idx[np + k] = it + k;
 	all = isl_set_intersect(all, dmd_proof_lift(m, ran, n, idx, np + nv));
 	/* h2 = h off the partial axes (on all axes without partial sums
-	 * or for a step run on the partials) */
-	for (k = 0; k < np; ++k) {
-		int partial = 0;
+	 * or for a step run on the partials); partial axes of a view: h2
+	 * on the lines through h along them */
+	if (lay->view >= 0 && lay->n_partial && !p->on_partials)
+		all = isl_set_intersect(all, dmd_proof_lift(m,
+			dmd_proof_partial_lines(m, lay), n, dmd_proof_idx_hh(idx, np, h,
+			h2), 2 * np));
+	else
+		for (k = 0; k < np; ++k) {
+			int partial = 0;
 
-		for (j = 0; j < lay->n_partial; ++j)
-			partial |= lay->partial[j] == k;
-		if (!partial || p->on_partials)
-			all = isl_set_equate(all, isl_dim_set, h + k,
-				isl_dim_set, h2 + k);
-	}
+			for (j = 0; j < lay->n_partial; ++j)
+				partial |= lay->partial[j] == k;
+			if (!partial || p->on_partials)
+				all = isl_set_equate(all, isl_dim_set, h + k,
+					isl_dim_set, h2 + k);
+		}
 	c = isl_map_from_range(all);
 	c = isl_map_move_dims(c, isl_dim_in, 0, isl_dim_out, 0, h2);
 	sv = dmd_isl_bool(isl_map_is_single_valued(c));

@@ -19,6 +19,8 @@
 #              exit 0 or 2, no sanitizer report
 #   codegen    golden emitted C of every class of every job
 #              (also under ASan/UBSan/LeakSanitizer)
+#   plan       distmpmd plan: text and JSON goldens, the frozen job,
+#              mesh.memory refusals (also under ASan/UBSan/LeakSanitizer)
 #   scale      64x64 meshes with uneven extents and the seed examples at
 #              full size: build time, class count, manifest cover (also
 #              under ASan/UBSan/LeakSanitizer)
@@ -45,7 +47,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors fuzzreplay codegen scale e2e fuzz cli doc}
+PARTS=${TESTS:-unit ref errors fuzzreplay codegen plan scale e2e fuzz cli doc}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -112,6 +114,12 @@ for part in $PARTS; do
         run codegen bash tests/codegen/run.sh
         if [ -x bin-san/distmpmd ]; then
             run codegen/sanitizers san_env bash tests/codegen/run.sh
+        fi
+        ;;
+    plan)
+        run plan bash tests/plan/run.sh
+        if [ -x bin-san/distmpmd ]; then
+            run plan/sanitizers san_env bash tests/plan/run.sh
         fi
         ;;
     scale)

@@ -771,7 +771,8 @@ if command -v groff >/dev/null; then
     MANWIDTH=80 man -l "$inst/share/man/man1/distmpmd.1" >"$base/man.txt" \
         2>&1 </dev/null
     rc=$?
-    for word in build run classes emit check --cflag --dry-run DMD_STATS \
+    for word in build run classes emit check plan --json --top --cflag \
+            --dry-run DMD_STATS \
             DMD_JOB_DIR DISTMPMD_HOME DISTMPMD_CFLAGS OPENBLAS_NUM_THREADS \
             multiprog.conf manifest.yaml appfile "EXIT STATUS" EXAMPLES; do
         grep -qF -- "$word" "$base/man.txt" || rc="$rc, no $word"

@@ -5,7 +5,9 @@
 # the emitted C of every class (JOB.classK.c) must equal the committed
 # files byte for byte (regenerate with `make golden`, then review the
 # diff), and every class program must compile without a warning
-# (-Wall -Wextra -Werror) against the runtime's headers.
+# (-Wall -Wextra -Werror) against the runtime's headers; `distmpmd plan`
+# must give as mem_max what the largest class allocates (its dmd_alloc
+# sizes).
 #	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,6 +59,23 @@ for job in "${jobs[@]}"; do
             ok=0
         fi
     done
+    # plan's memory is what the emitted code allocates: the largest sum
+    # of the dmd_alloc sizes of a class, in bytes
+    if ! "$DMD" plan "$job" --json > "$tmp/$name.plan" 2> "$tmp/err" ||
+       ! /usr/bin/python3 - "$tmp/$name.plan" "$tmp/$name.common.h" \
+            "$tmp/$name".class*.c <<'PYEOF' 2> "$tmp/err"; then
+import json, re, sys
+plan = json.load(open(sys.argv[1]))
+es = 8 if "DMD_RT_F64" in open(sys.argv[2]).read() else 4
+alloc = max(sum(int(v) for v in re.findall(r"dmd_alloc\(rt, (\d+)\)",
+                                             open(c).read())) * es
+            for c in sys.argv[3:])
+assert plan["mem_max"] == alloc, "plan mem_max %d, the code allocates %d" % (
+    plan["mem_max"], alloc)
+PYEOF
+        echo "FAIL $name: plan's memory: $(tail -n 1 "$tmp/err")"
+        ok=0
+    fi
     if [ $ok = 1 ]; then
         echo "ok codegen $name ($n classes)"
         passed=$((passed + 1))

@@ -54,6 +54,8 @@ def check(ok, name, detail=''):
 SECTIONS = {
     'dmd_parse_top': 'Top level',
     'dmd_parse_mesh': 'In mesh',
+    'dmd_parse_views': 'In a view',
+    'dmd_parse_links': 'In a link',
     'dmd_parse_tensor': 'In a tensor',
     'dmd_parse_step': 'In a program step',
 }
@@ -129,7 +131,7 @@ for name, ws in sorted(words.items()):
 m = re.search(r'^## Not yet implemented\n(.*?)(?=^## )', md, re.S | re.M)
 rows = re.findall(r'^\| `([a-z_]+)`[^|]*\|[^|]*\| not yet', m.group(1),
                   re.M) if m else []
-check(len(rows) >= 5, 'job-format.md lists %d features as not yet' %
+check(len(rows) >= 2, 'job-format.md lists %d features as not yet' %
       len(rows))
 for k in rows:
     check(k not in accepted, 'not yet: `%s` is not a key the reader '

@@ -12,7 +12,9 @@
 # totals and, for programs, per-step numbers), every output file the job
 # writes (dmd_ref.py check: a program may write several) and every copy of
 # every output that a rank holds, replicas that write no file included (the
-# ranks dump their blocks into DMD_DUMP_BLOCKS; dmd_ref.py blocks).
+# ranks dump their blocks into DMD_DUMP_BLOCKS; dmd_ref.py blocks), and
+# that `distmpmd plan JOB --json` predicted the run's bytes moved, busiest
+# receiver and messages exactly, per step too (tests/e2e/check_plan.py).
 #
 # Environment:
 #   DISTMPMD=PATH        the compiler (default: bin/distmpmd of this checkout)
@@ -36,6 +38,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PY=/usr/bin/python3
 REF=$ROOT/tests/ref/dmd_ref.py
 STATS=$ROOT/tests/e2e/check_stats.py
+PLAN=$ROOT/tests/e2e/check_plan.py
 EXPECTED=$ROOT/tests/e2e/expected_bytes.txt
 JOBDIR=$ROOT/tests/e2e/jobs
 TIMEOUT=${E2E_TIMEOUT:-300}
@@ -128,6 +131,17 @@ run_job() {      # JOB_PATH NAME
         return
     fi
 
+    # the cost model predicts the run's bytes and messages exactly
+    if ! "$DMD" plan "$tmp/$name.yaml" --json >"$tmp/plan.json" \
+            2>"$tmp/plan.err"; then
+        fail "$name" "$tmp" "distmpmd plan failed" "$tmp/plan.err"
+        return
+    fi
+    if ! planned=$("$PY" "$PLAN" "$tmp/plan.json" "$tmp/stdout" 2>&1); then
+        fail "$name" "$tmp" "$planned"
+        return
+    fi
+
     if ! check=$("$PY" "$REF" check "$tmp/$name.yaml" 2>&1); then
         fail "$name" "$tmp" "$check"
         return
@@ -149,7 +163,7 @@ run_job() {      # JOB_PATH NAME
             paste -sd ',' -)
         check="$check; ${n:-0} blocks${skipped:+ (not checked: $skipped)}"
     fi
-    echo "ok $name ($summary; $check)"
+    echo "ok $name ($summary; $planned; $check)"
     passed=$((passed + 1))
     if [ "${E2E_KEEP:-0}" = 1 ]; then
         echo "    (files kept in $tmp)"

@@ -8,9 +8,12 @@
     fuzz.py --inputs FILE [REF]              write its inputs, poisoned
 
 For each seed, generate a small job (mesh of at most 8 ranks, uneven
-extents, random distributions, a random but valid schedule), run it with
-`distmpmd run --stats`, and compare every output with the independent
-reference (tests/ref/dmd_ref.py).  The families: matrix products,
+extents, random distributions, a random but valid schedule; for about a
+third of the seeds a view of the ranks, spec 1.1, that the schedule and
+most tensors use, over all the ranks or fewer), run it with `distmpmd run
+--stats`, check that `distmpmd plan --json` predicted its bytes moved,
+busiest receiver and messages (per step too), and compare every output
+with the independent reference (tests/ref/dmd_ref.py).  The families: matrix products,
 stencils, random element-wise expressions (unary minus chains, every
 function and operator, numbers in every notation, self reads), and
 accesses whose in-bounds ranges cut each other (A[2 * i, i] into a
@@ -387,9 +390,30 @@ def cut_job(rng, axes, shape):
     return ts, stmt, sched
 
 
+def view(vrng, nranks):
+    """A view (spec 1.1) of all the ranks or of fewer: 1 to 3 axes."""
+    n = nranks if vrng.random() < 0.6 else vrng.randint(1, nranks)
+    k = vrng.randint(1, 3)
+    shape = [1] * k
+    for p in (2, 3, 5, 7):
+        while n % p == 0:
+            shape[vrng.randrange(k)] *= p
+            n //= p
+    return ["a", "b", "c"][:k], shape
+
+
 def job(seed):
     rng = random.Random(seed)
+    # views come from a generator of their own, so that the jobs of the
+    # seeds without a view stay the same
+    vrng = random.Random("view%d" % seed)
     axes, shape = mesh(rng)
+    maxes, mshape = axes, shape
+    views = ""
+    if vrng.random() < 0.35:
+        axes, shape = view(vrng, eval("*".join(str(e) for e in mshape)))
+        views = ", views: {v: {axes: [%s], shape: [%s]}}" % (
+            ", ".join(axes), ", ".join(str(e) for e in shape))
     dtype = rng.choice(["f32", "f64"])
     r = rng.random()
     if r < 0.35:
@@ -413,12 +437,18 @@ def job(seed):
                 layouts[name] = lay
                 head.append("# fuzz-expect: no rank holds block; %s" % name)
                 break
-    lines = [tensor(rng, name, dims, axes, shape, dtype, role, k + 1,
+    # with a view: most tensors laid out on it, some on the mesh (an
+    # unheld layout stays on the frame it was drawn for)
+    frames = {name: (maxes, mshape) if views and name not in layouts and
+              vrng.random() < 0.25 else (axes, shape)
+              for name, _, _ in ts}
+    lines = [tensor(rng, name, dims, *frames[name], dtype, role, k + 1,
                     layouts.get(name))
              for k, (name, dims, role) in enumerate(ts)]
     text = head + ["name: fuzz%d" % seed,
-                   "mesh: {axes: [%s], shape: [%s]}" % (
-                       ", ".join(axes), ", ".join(str(s) for s in shape)),
+                   "mesh: {axes: [%s], shape: [%s]%s}" % (
+                       ", ".join(maxes), ", ".join(str(s) for s in mshape),
+                       views),
                    "tensors:"] + lines + ["compute: " + stmt]
     if sched:
         text.append("schedule:")
@@ -553,7 +583,9 @@ ITEMS = {"1": "unary minus", "2": "NaN/inf",
          "2z": "sign of zero (not an item)",
          "1+2": "unary minus and NaN/inf",
          "3": "unheld block", "4": "one file for two outputs",
-         "5": "in-bounds ranges", "other": "not an item of issue 15"}
+         "5": "in-bounds ranges",
+         "plan": "plan's bytes differ from the run's (issue 16)",
+         "other": "not an item of issue 15"}
 
 
 def run(cmd, cwd, env, timeout):
@@ -680,6 +712,27 @@ def first_error(err):
     return lines[-1].strip()
 
 
+def check_plan(distmpmd, path, d, env, stdout):
+    """Compare `distmpmd plan --json` with the run's --stats line: bytes
+    moved, busiest receiver and messages, and per step bytes and messages,
+    must be equal.  Returns None, or why not."""
+    stats = [json.loads(l) for l in stdout.splitlines()
+             if l.startswith("{")]
+    p = subprocess.run([distmpmd, "plan", path, "--json"], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0 or len(stats) != 1:
+        return "plan exit %d: %s" % (p.returncode, p.stderr.strip())
+    plan, st = json.loads(p.stdout), stats[0]
+    for k in ("bytes_moved_total", "bytes_recv_max", "messages"):
+        if plan[k] != st[k]:
+            return "plan %s %s, run %s" % (k, plan[k], st[k])
+    for i, (a, b) in enumerate(zip(plan["steps"], st.get("steps", []))):
+        for k in ("bytes_moved_total", "messages"):
+            if a[k] != b[k]:
+                return "plan step %d %s %s, run %s" % (i + 1, k, a[k], b[k])
+    return None
+
+
 def check_job(distmpmd, ref, path, d, env, timeout):
     """Write the inputs of job "path" (in directory "d"), run it with
     `distmpmd run --stats` and check every output with the reference.
@@ -719,6 +772,10 @@ def check_job(distmpmd, ref, path, d, env, timeout):
     if r.returncode != 0:
         return Outcome(False, "run exit %d: %s" % (r.returncode, last),
                        classify_failure(text, r.returncode, r.stderr, None))
+    # the cost model predicted the run's bytes and messages exactly
+    why = check_plan(distmpmd, path, d, env, r.stdout)
+    if why:
+        return Outcome(False, why, "plan")
     if crc == 0:
         return Outcome(True, check_out)
     return Outcome(False, check_out,

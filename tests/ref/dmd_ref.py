@@ -1285,21 +1285,55 @@ class Layout:
             raise JobError("bad mesh")
         where = f"tensor '{t.name}'"
         self.coords = list(itertools.product(*map(range, self.mshape)))
+        # views (spec 1.1): rank r has coordinates on a view by the
+        # row-major order of r, if r < the product of its shape
+        views = mesh.get("views") or {}
+        if not isinstance(views, dict):
+            raise JobError("bad views")
+        self.view_of = {}
+        self.extent = dict(zip(self.axes, self.mshape))
+        vcoords = [{} for _ in self.coords]
+        for vname, v in views.items():
+            vaxes, vshape = list(v.get("axes") or []), list(
+                v.get("shape") or [])
+            if (len(vaxes) != len(vshape) or not all(
+                    is_int(s) and s > 0 for s in vshape)
+                    or math.prod(vshape) > len(self.coords)):
+                raise JobError(f"bad view {vname!r}")
+            for r, c in enumerate(itertools.product(*map(range, vshape))):
+                vcoords[r].update(zip(vaxes, c))
+            for a, e in zip(vaxes, vshape):
+                self.view_of[a] = vname
+                self.extent[a] = e
+        all_axes = self.axes + list(self.view_of)
         spec = t.spec
         dist = spec.get("dist")
         if not isinstance(dist, list) or len(dist) != len(t.shape):
             raise JobError(f"{where}: bad dist {dist!r}")
         place = spec.get("place") or {}
         if not isinstance(place, dict) or not all(
-                a in self.axes and is_int(v) for a, v in place.items()):
+                a in all_axes and is_int(v) for a, v in place.items()):
             raise JobError(f"{where}: bad place {place!r}")
         offsets = {int(k): v for k, v in (spec.get("offsets") or {}).items()}
         split = spec.get("split", "block")
-        named = [{a: c[k] for k, a in enumerate(self.axes)}
-                 for c in self.coords]
-        self.held = [all(n[a] == v for a, v in place.items()) for n in named]
-        self.partial = [self.axes.index(a) for a in t.partial
-                        if a in self.axes]
+        named = [dict(vc, **{a: c[k] for k, a in enumerate(self.axes)})
+                 for c, vc in zip(self.coords, vcoords)]
+        self.named = named
+        # the view the tensor's layout names (its ranks only hold it)
+        mentioned = set(place) | set(t.partial)
+        for entry in dist:
+            if entry != "-":
+                mentioned |= {node.id for node in ast.walk(ast.parse(
+                    str(entry).strip(), mode="eval"))
+                              if isinstance(node, ast.Name)}
+        frames = {self.view_of.get(a) for a in mentioned}
+        if len(frames) > 1:
+            raise JobError(f"{where}: axes of several views")
+        self.view = frames.pop() if frames else None
+        vaxes = [a for a, v in self.view_of.items() if v == self.view]
+        self.held = [all(a in n for a in vaxes) and all(
+            n[a] == v for a, v in place.items()) for n in named]
+        self.partial = [a for a in t.partial if a in all_axes]
         if len(self.partial) != len(t.partial):
             raise JobError(f"{where}: unknown axis in partial")
         funcs = []
@@ -1307,7 +1341,7 @@ class Layout:
             if entry == "-":
                 funcs.append(lambda c: 0)
             else:
-                funcs.append(dist_function(entry, self.axes, where))
+                funcs.append(dist_function(entry, all_axes, where))
                 used = {node.id for node in ast.walk(ast.parse(
                     str(entry).strip(), mode="eval"))
                         if isinstance(node, ast.Name)}
@@ -1422,9 +1456,9 @@ def ideal_step(job, stmt):
             # combination of coordinates along the partial axes.
             groups = {}
             for h in holders:
-                groups.setdefault(tuple(coords[h][p] for p in la.partial),
+                groups.setdefault(tuple(la.named[h][p] for p in la.partial),
                                   []).append(h)
-            want = math.prod(la.mshape[p] for p in la.partial)
+            want = math.prod(la.extent[p] for p in la.partial)
             if len(groups) != want:
                 raise JobError(f"tensor '{a.name}': some partial sums of a "
                                f"block have no holder")
@@ -1549,8 +1583,6 @@ def cmd_blocks(job, directory, rtol):
         scale = max(float(np.max(np.abs(finite))) if finite.size else 0.0,
                     1e-30)
         unknown = [k for k in ("cyclic", "axe") if k in out.spec]
-        if "views" in (job.doc.get("mesh") or {}):
-            unknown.append("mesh views")
         if not isinstance(out.spec.get("dist"), list):
             unknown.append(f"dist {out.spec.get('dist')!r}")
         if unknown:

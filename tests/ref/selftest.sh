@@ -1292,6 +1292,25 @@ os.mkdir(d)
 np.save(os.path.join(d, "B.r1.at_2.npy"), np.zeros(2))
 rc, out = run_ref("blocks", path, d)
 assert rc == 0 and "skip B: its layout (cyclic) is not modelled" in out, out
+# a layout on a view of 2 of the 3 ranks (spec 1.1): B's rows [0, 3) on
+# rank 0 and [3, 5) on rank 1; rank 2, off the view, holds nothing
+path = write_job("""name: t
+mesh: {axes: [x], shape: [3], views: {g: {axes: [a], shape: [2]}}}
+tensors:
+  A: {shape: [5], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [5], dtype: f64, dist: [a], file: B.npy}
+compute: B[i] = A[i]
+""")
+want = outputs(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r0.at_0.npy"), want["B"][0:3])
+np.save(os.path.join(d, "B.r1.at_3.npy"), want["B"][3:5])
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 2 blocks" in out, out
+np.save(os.path.join(d, "B.r2.at_3.npy"), want["B"][3:5])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "no rank should have written: B.r2.at_3.npy" in out, out
 EOF
 
 pycase e2e_jobs_vs_numpy <<'EOF'
@@ -1413,6 +1432,15 @@ PROGRAMS = {
         "B": v["B"], "C": v["A"], "D": v["A"] - v["B"], "T": 3 * v["T"],
         "E": v["A"] + 2, "F": -v["A"] * v["B"] + (v["A"] - v["B"]) / 2 + 3,
         "G": np.maximum(-v["A"], v["B"]) * v["A"] + 1.5},
+    "plan_two_extents_3x2": lambda v: {
+        "F": (np.maximum(v["A"], 0) ** 2).sum(axis=1),
+        "G": v["B"] + v["B"].T},
+    # schedules chosen by the search
+    "auto_mlp_4": lambda v: {
+        "Y": np.maximum(v["X"] @ v["W1"], 0) @ v["W2"]},
+    # views of the mesh
+    "partial_view_4": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
+    "views_program_2x3": lambda v: {"O": v["X"] @ v["W"]},
 }
 
 

@@ -1269,6 +1269,86 @@ static struct dmd_spec_stmt *spec_stmt(struct sess *s, int c, int step,
 	return NULL;
 }
 
+/* The proofs as emitted of steps distributed over views (their
+ * quantities are printed in the view's coordinates): they hold, and fail
+ * when a broadcast's roots are one further along a view axis, when one
+ * cell's broadcast root differs from its group's, when a shift around a
+ * view's ring receives a shifted box, when a point-to-point send goes to
+ * the next rank in a view over 6 of 8 ranks, and when partial sums
+ * along a view axis are counted along another axis of the view. */
+static void test_spec_proofs_views(void)
+{
+	struct dmd_spec_stmt *st;
+	struct sess s;
+	int c, np;
+
+	if (sess_open(&s, "tests/e2e/jobs/summa_view6.yaml", 1)) {
+		spec_proofs_are(&s, "summa_view6", "covered: step", 0);
+		for (c = 0; c < s.specs->n; ++c) {
+			st = spec_stmt(&s, c, 0, DMD_SPEC_BCAST,
+				s.plan->xfer[0]);
+			if (st)
+				st->pa[1] = dmd_isl_add(st->pa[1], 1);
+		}
+		spec_proofs_are(&s, "summa_view6 with every root one further",
+			"NOT covered: transfer #0 (A in step 1: broadcast): a "
+			"root broadcasts a box it does not hold", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/summa_view6.yaml", 1)) {
+		st = spec_stmt(&s, 0, 0, DMD_SPEC_BCAST, s.plan->xfer[1]);
+		if (check(st != NULL, "summa_view6: a broadcast in cell 0")) {
+			st->pa[1] = dmd_isl_add(st->pa[1], 1);
+			spec_proofs_are(&s, "summa_view6 with cell 0's root "
+				"one further", "NOT proved as emitted: transfer "
+				"#1 (B in step 1: broadcast): the ranks of a "
+				"group along p may disagree", 1);
+		}
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/pumma_view7.yaml", 1)) {
+		int nd = s.plan->xfer[0]->box.n;
+
+		spec_proofs_are(&s, "pumma_view7", "covered: step", 0);
+		for (c = 0; c < s.specs->n; ++c) {
+			st = spec_stmt(&s, c, 0, DMD_SPEC_SHIFT,
+				s.plan->xfer[0]);
+			if (st)
+				st->pa[1 + nd - 1] = dmd_isl_add(
+					st->pa[1 + nd - 1], 1);
+		}
+		spec_proofs_are(&s, "pumma_view7 receiving a shifted box",
+			"NOT covered: transfer #0 (A in step 1: shift)", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/summa_view_6of8.yaml", 1)) {
+		spec_proofs_are(&s, "summa_view_6of8", "covered: step", 0);
+		np = s.m->mesh->n;
+		for (c = 0; c < s.specs->n; ++c) {
+			st = spec_stmt(&s, c, 0, DMD_SPEC_SEND,
+				s.plan->xfer[1]);
+			if (st)
+				st->pa[np] = dmd_isl_add(st->pa[np], 1);
+		}
+		spec_proofs_are(&s, "summa_view_6of8 sending to the next rank",
+			"NOT proved as emitted: transfer #1", 1);
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/partial_view_4.yaml", 1)) {
+		struct dmd_layout *z = s.m->lay[2];
+
+		spec_proofs_are(&s, "partial_view_4", "covered: step", 0);
+		/* Z's partial sums taken along a instead of b: the holders
+		 * along a do not hold the same rows */
+		z->partial[0] = dmd_job_find_axis(s.job, "a");
+		spec_proofs_are(&s, "partial_view_4 with Z partial along a",
+			"NOT covered: step 1: some holder of Z gets the result "
+			"of an iteration", 1);
+		z->partial[0] = dmd_job_find_axis(s.job, "b");
+	}
+	sess_close(&s);
+}
+
 /* The proofs on the programs as emitted hold for several jobs, and fail
  * with a witness when a cell's program is corrupted the way a bug in the
  * specializer would: a send to the next rank, a broadcast root one
@@ -1366,6 +1446,159 @@ static void test_spec_proofs(void)
 			"holders): rank", 1);
 	}
 	sess_close(&s);
+	test_spec_proofs_views();
+}
+
+/* Views (spec 1.1) on a 1-D mesh of 8 ranks (tests/e2e/jobs/mm3d_view8):
+ * g = 2x2x2 (a, b, c) = (r // 4, r // 2 % 2, r % 2) are quasi-affine
+ * functions of the mesh parameter, not parameters; A [32, 24] dist [a, c]
+ * and C dist [a, b] placed on c = 0; the distributed loops equal them. */
+static void test_views_model(void)
+{
+	struct sess s;
+	const struct dmd_poly *p;
+	isl_pw_aff *pa;
+	isl_map *line;
+	int a;
+
+	if (!sess_open(&s, "tests/e2e/jobs/mm3d_view8.yaml", 0))
+		goto out;
+	int_eq(s.m->mesh->n, 1, "views: the mesh has 1 parameter");
+	int_eq(s.m->mesh->n_all, 4, "views: 4 axes (r and a, b, c of g)");
+	a = dmd_job_find_axis(s.job, "b");
+	int_eq(a, 2, "views: axis b has index 2");
+	int_eq(dmd_mesh_axis_view(s.m->mesh, a), 0, "views: b is on view 0");
+	pa = dmd_mesh_coord(s.m->mesh, 1);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(floor((c_r)/4))] : 0 <= c_r <= 7 }",
+		"views: a = r // 4");
+	isl_pw_aff_free(pa);
+	pa = dmd_mesh_coord(s.m->mesh, 2);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(floor((c_r)/2) mod 2)] : "
+		"0 <= c_r <= 7 }", "views: b = r // 2 % 2");
+	isl_pw_aff_free(pa);
+	pa = dmd_mesh_coord(s.m->mesh, 3);
+	pa_eq(s.ctx, pa, "[c_r] -> { [(c_r mod 2)] : 0 <= c_r <= 7 }",
+		"views: c = r % 2");
+	isl_pw_aff_free(pa);
+	set_eq(s.ctx, s.m->lay[0]->held, "[c_r] -> { T0[e0, e1] : "
+		"0 <= c_r <= 7 and 16*floor((c_r)/4) <= e0 < "
+		"16*floor((c_r)/4) + 16 and 12*(c_r mod 2) <= e1 < "
+		"12*(c_r mod 2) + 12 }",
+		"views: A held by (a, c)");
+	int_eq(s.m->lay[0]->view, 0, "views: A is laid out on g");
+	set_eq(s.ctx, s.m->lay[0]->writer, "[c_r] -> { : 0 <= c_r <= 7 and "
+		"floor((c_r)/2) mod 2 = 0 }", "views: A written by b = 0");
+	set_eq(s.ctx, s.m->lay[2]->held, "[c_r] -> { T2[e0, e1] : "
+		"0 <= c_r <= 7 and c_r mod 2 = 0 and "
+		"16*floor((c_r)/4) <= e0 < 16*floor((c_r)/4) + 16 and "
+		"8*(floor((c_r)/2) mod 2) <= e1 < "
+		"8*(floor((c_r)/2) mod 2) + 8 }",
+		"views: C held on c = 0");
+	p = s.m->poly[0];
+	int_eq(p->view, 0, "views: the step is distributed over g");
+	map_eq(s.ctx, p->rsched, "[c_r] -> { S[m, n, k] -> L[mi, ni, ki] : "
+		"0 <= c_r <= 7 and m = 16*floor((c_r)/4) + mi and "
+		"0 <= mi <= 15 and n = 8*(floor((c_r)/2) mod 2) + ni and "
+		"0 <= ni <= 7 and k = 12*(c_r mod 2) + ki and 0 <= ki <= 11 }",
+		"views: rank (a, b, c) runs block (a, b, c)");
+	line = dmd_mesh_line(s.m->mesh, 2);
+	map_eq(s.ctx, line, "{ R[r] -> R[s] : 0 <= r <= 7 and 0 <= s <= 7 and "
+		"floor((r)/4) = floor((s)/4) and r mod 2 = s mod 2 }",
+		"views: the line along b: a and c equal");
+	isl_map_free(line);
+out:
+	sess_close(&s);
+}
+
+/* One count of flops (spec 1.3 ranges, spec 1.6 cost): summa_cut_2x2
+ * (C [10, 12] = A [13, 9] * B [7, 14]: m, n, k run over 10, 12 and 7
+ * values) does 2 operations an iteration; the model's flops (the
+ * runtime's GFLOP/s) are 2 * 10 * 12 * 7 and the cost model's busiest
+ * rank, with blocks of 5 x 6 of C, 2 * 5 * 6 * 7. */
+static void test_flops(void)
+{
+	struct sess s;
+	struct dmd_cost *cost;
+
+	if (!sess_open(&s, "tests/e2e/jobs/summa_cut_2x2.yaml", 0))
+		goto out;
+	int_eq(dmd_poly_ops(s.m->poly[0]), 2, "flops: 2 an iteration");
+	int_eq((long) s.m->poly[0]->flops, 1680, "flops: 2 M N K of the ranges");
+	cost = dmd_part_cost(s.plan, NULL);
+	if (check(cost != NULL, "flops: the cost of summa_cut_2x2"))
+		int_eq(cost->total.flops_max, 420,
+			"flops: the busiest rank's, from the same count");
+	dmd_part_cost_free(cost);
+out:
+	sess_close(&s);
+}
+
+/* A view over 6 of the 7 ranks (tests/e2e/jobs/pumma_view7: 2x3 (p, q)
+ * of a 1-D mesh of 7): rank 6 holds nothing laid out on it and runs
+ * nothing of the step distributed over it; A shifts along q; and SUMMA
+ * on a 2x3 view of 6 ranks (summa_view6) broadcasts A along q, B along
+ * p, with roots that are coordinates along them. */
+static void test_views_plan(void)
+{
+	struct sess s;
+	struct dmd_xfer *x;
+	isl_set *set;
+
+	if (!sess_open(&s, "tests/e2e/jobs/pumma_view7.yaml", 0))
+		goto out;
+	set = dmd_mesh_frame(s.m->mesh, 0);
+	set_eq(s.ctx, set, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"pumma_view7: the view has ranks 0 to 5");
+	isl_set_free(set);
+	pa_eq(s.ctx, s.m->lay[0]->ext[0], "[c_r] -> { [(10)] : 0 <= c_r <= 5; "
+		"[(0)] : c_r = 6 }", "pumma_view7: rank 6 holds no rows of A");
+	set = isl_set_params(isl_map_domain(isl_map_copy(s.m->poly[0]->rsched)));
+	set_eq(s.ctx, set, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"pumma_view7: rank 6 runs nothing");
+	isl_set_free(set);
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "pumma_view7: A shifts at kor", DMD_XFER_SHIFT,
+		DMD_USE_INPUT, 0, 0, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "q"), "pumma_view7: along q");
+	sess_close(&s);
+
+	if (!sess_open(&s, "tests/e2e/jobs/summa_view6.yaml", 0))
+		goto out;
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "summa_view6: A broadcast at ko", DMD_XFER_BCAST,
+		DMD_USE_INPUT, 0, 0, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "q"), "summa_view6: along q");
+	pa_params_eq(s.ctx, x->root, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"[c_r] -> { X0[ko] -> [(floor((ko)/2))] : "
+		"0 <= c_r <= 5 and 0 <= ko <= 5 }",
+		"summa_view6: A's root is q = ko // 2");
+	x = xfer(&s, 2, 1);
+	xfer_is(x, "summa_view6: B broadcast at ko", DMD_XFER_BCAST,
+		DMD_USE_INPUT, 0, 1, 0);
+	int_eq(x->axis, dmd_job_find_axis(s.job, "p"), "summa_view6: along p");
+	pa_params_eq(s.ctx, x->root, "[c_r] -> { : 0 <= c_r <= 5 }",
+		"[c_r] -> { X1[ko] -> [(floor((ko)/3))] : "
+		"0 <= c_r <= 5 and 0 <= ko <= 5 }",
+		"summa_view6: B's root is p = ko // 3");
+	sess_close(&s);
+
+	/* partial sums along an axis of a view */
+	if (!sess_open(&s, "tests/e2e/jobs/partial_view_4.yaml", 0))
+		goto out;
+	int_eq(s.m->lay[2]->n_partial, 1, "partial_view_4: Z partial along 1");
+	int_eq(s.m->lay[2]->partial[0], dmd_job_find_axis(s.job, "b"),
+		"partial_view_4: along b");
+	if (!(x = xfer(&s, 2, 0)))
+		goto out;
+	xfer_is(x, "partial_view_4: Z summed for step 2", DMD_XFER_P2P,
+		DMD_USE_REDUCE, 1, 2, -1);
+	set_eq(s.ctx, x->p2p->recv_dom, "[c_r] -> { X0[s] : 0 <= c_r <= 3 and "
+		"floor((s)/2) = floor((c_r)/2) and s mod 2 = 1 - (c_r mod 2) }",
+		"partial_view_4: (a, b) receives the partial of (a, 1 - b)");
+out:
+	sess_close(&s);
 }
 
 int main(int argc, char **argv)
@@ -1393,6 +1626,9 @@ int main(int argc, char **argv)
 	test_classes();
 	test_proofs();
 	test_spec_proofs();
+	test_views_model();
+	test_views_plan();
+	test_flops();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -22,7 +22,7 @@ done
 if ! cc -g -Wall -Wextra -Werror -std=gnu11 -I"$ROOT" -I"$ROOT/ir" \
 	$(pkg-config --cflags isl yaml-0.1) -o "$tmp/model_test" \
 	"$ROOT/tests/unit/model_test.c" $objs \
-	$(pkg-config --libs isl yaml-0.1); then
+	$(pkg-config --libs isl yaml-0.1) -lm; then
     echo "0 passed, 1 failed"
     exit 1
 fi

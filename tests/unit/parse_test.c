@@ -101,15 +101,18 @@ static void print_tensor(const struct dmd_job *job, const struct dmd_tensor *t)
 		printf("]\n");
 	}
 	for (i = 0; i < t->n_place; ++i)
-		printf("  place %s=%ld\n", job->axes[t->place_axis[i]],
-			t->place_coord[i]);
+		printf("  place %s=%ld\n", dmd_job_axis_name(job,
+			t->place_axis[i]), t->place_coord[i]);
 	if (t->n_partial > 0) {
 		printf("  partial");
 		for (i = 0; i < t->n_partial; ++i)
-			printf(" %s", job->axes[t->partial_axis[i]]);
+			printf(" %s", dmd_job_axis_name(job,
+				t->partial_axis[i]));
 		print_loc(t->partial_loc);
 		printf("\n");
 	}
+	if (t->view >= 0)
+		printf("  view %s\n", job->views[t->view].name);
 	printf("  file %s", t->file ? t->file : "-");
 	print_loc(t->file_loc);
 	printf("\n  init %s\n  seed %llu\n", inits[t->init], t->seed);
@@ -159,7 +162,8 @@ static int dir_ok(const struct dmd_job *job)
 /* Print one statement with its schedule, each line after "indent". */
 static void print_stmt(const char *indent, const struct dmd_expr *lhs,
 	int accumulate, const struct dmd_expr *rhs, struct dmd_loc stmt_loc,
-	int n_cmds, const struct dmd_sched_cmd *cmds, struct dmd_loc sched_loc)
+	int n_cmds, const struct dmd_sched_cmd *cmds, struct dmd_loc sched_loc,
+	int automatic)
 {
 	static const char *const names[] = { "divide", "split", "reorder",
 		"distribute", "rotate", "communicate", "tensorize" };
@@ -174,7 +178,7 @@ static void print_stmt(const char *indent, const struct dmd_expr *lhs,
 	printf("\n");
 	print_accesses(lhs);
 	print_accesses(rhs);
-	printf("%sschedule %d", indent, n_cmds);
+	printf("%sschedule %d%s", indent, n_cmds, automatic ? " auto" : "");
 	print_loc(sched_loc);
 	printf("\n");
 	for (i = 0; i < n_cmds; ++i) {
@@ -215,7 +219,8 @@ static void print_steps(int depth, const struct dmd_step *steps, int n)
 		}
 		printf("\n");
 		print_stmt(indent, s->lhs, s->accumulate, s->rhs,
-			s->compute_loc, s->n_cmds, s->cmds, s->schedule_loc);
+			s->compute_loc, s->n_cmds, s->cmds, s->schedule_loc,
+			s->schedule_auto);
 	}
 }
 
@@ -231,6 +236,23 @@ static void dump(const struct dmd_job *job)
 		printf(" %s=%ld", job->axes[i], job->mesh_shape[i]);
 	printf(" nranks=%ld", job->nranks);
 	print_loc(job->mesh_loc);
+	for (i = 0; i < job->n_views; ++i) {
+		const struct dmd_view *v = &job->views[i];
+		int j;
+
+		printf("\nview %s", v->name);
+		for (j = 0; j < v->n_axes; ++j)
+			printf(" %s=%ld", v->axes[j], v->shape[j]);
+		printf(" nranks=%ld", v->nranks);
+		print_loc(v->loc);
+	}
+	if (job->memory) {
+		printf("\nmemory %ld", job->memory);
+		print_loc(job->memory_loc);
+	}
+	for (i = 0; job->links_given && i < job->n_axes; ++i)
+		printf("\nlink %s latency_us=%g gbps=%g", job->axes[i],
+			job->links[i].latency_us, job->links[i].gbps);
 	printf("\ndtype %s\n", job->dtype == DMD_F32 ? "f32" : "f64");
 	printf("dir %s\n", dir_ok(job) ? "ok" : "WRONG");
 	for (i = 0; i < job->n_tensors; ++i)
@@ -245,7 +267,7 @@ static void dump(const struct dmd_job *job)
 	print_stmt("", job->steps[0].lhs, job->steps[0].accumulate,
 		job->steps[0].rhs, job->steps[0].compute_loc,
 		job->steps[0].n_cmds, job->steps[0].cmds,
-		job->steps[0].schedule_loc);
+		job->steps[0].schedule_loc, job->steps[0].schedule_auto);
 	if (dmd_job_find_tensor(job, job->steps[0].lhs->name) < 0)
 		printf("lookup failed\n");
 }

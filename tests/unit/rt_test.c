@@ -568,6 +568,58 @@ static void test_shift(dmd_rt *rt)
 	section("ishift");
 }
 
+/* Views (step 0): "line" (axis 2, l = rank) over the 4 ranks and
+ * "three" (axes 3 and 4: (p, q) = (r // 3, r % 3), shape [1, 3]) over
+ * ranks 0-2.  Coordinates, a broadcast along l from coordinate 2, a
+ * broadcast along q from coordinate 1 that rank 3 (off the view) takes
+ * no part in, and a ring shift along q by 1 on ranks 0-2.
+ */
+static void test_views(dmd_rt *rt)
+{
+	int64_t n3 = 3, z = 0, none = 0;
+	dmd_req *q1 = dmd_req_new(rt, 21, 0, "L: broadcast along l");
+	dmd_req *q2 = dmd_req_new(rt, 22, 0, "Q: broadcast along q");
+	dmd_req *q3 = dmd_req_new(rt, 23, 0, "Q: shift along q");
+	void *a = dmd_alloc(rt, 3), *b = dmd_alloc(rt, 3);
+	void *c = dmd_alloc(rt, 3);
+
+	CHECK(dmd_coord(rt, 2) == rank, "dmd_coord l");
+	/* rank 3 lies past "three": (3 // 3, 3 % 3) = (1, 0) */
+	CHECK(dmd_coord(rt, 3) == rank / 3, "dmd_coord p");
+	CHECK(dmd_coord(rt, 4) == rank % 3, "dmd_coord q");
+	for (int64_t k = 0; k < 3; ++k) {
+		set(a, k, rank == 2 ? 50 + k : -1);
+		set(b, k, rank == 1 ? 70 + k : -1);
+	}
+	dmd_ibcast(rt, q1, 2, 2, a, 1, &n3, &z, &n3);
+	dmd_ibcast(rt, q2, 4, 1, b, 1, &n3, &z, rank < 3 ? &n3 : &none);
+	dmd_wait(rt, q2);
+	dmd_wait(rt, q1);
+	for (int64_t k = 0; k < 3; ++k) {
+		CHECK(get(a, k) == 50 + k, "bcast along l [%lld] = %g",
+			(long long) k, get(a, k));
+		CHECK(get(b, k) == (rank < 3 ? 70 + k : -1),
+			"bcast along q [%lld] = %g", (long long) k, get(b, k));
+	}
+	if (rank != 2)
+		expect_recv(0, 3);
+	if (rank == 0 || rank == 2)
+		expect_recv(0, 3);
+	for (int64_t k = 0; k < 3; ++k) {
+		set(b, k, 10 * rank + k);
+		set(c, k, -1);
+	}
+	dmd_ishift(rt, q3, 4, 1, b, 1, &n3, &z, rank < 3 ? &n3 : &none, c,
+		&n3, &z, rank < 3 ? &n3 : &none);
+	dmd_wait(rt, q3);
+	for (int64_t k = 0; k < 3; ++k)
+		CHECK(get(c, k) == (rank < 3 ? 10 * ((rank + 1) % 3) + k : -1),
+			"shift along q [%lld] = %g", (long long) k, get(c, k));
+	if (rank < 3)
+		expect_recv(0, 3);
+	section("views");
+}
+
 /* Point-to-point transfers (step 1) with the rank across axis 1: a
  * strided 2x2 box received into a 2x2 box of a 5x5 buffer, an empty box
  * to the diagonal rank, a strided box to itself (not counted); then three
@@ -1042,6 +1094,13 @@ static int main_mode(int *argc, char ***argv, int dtype)
 	static const char *const steps[3] = { "step 1: transfers",
 		"step 2: sums", "step 3: never" };
 	static const int64_t all[1][2] = { { 0, 3 } };
+	static const int line_shape[1] = { 4 }, three_shape[2] = { 1, 3 };
+	static const char *const line_axes[1] = { "l" };
+	static const char *const three_axes[2] = { "p", "q" };
+	static const dmd_view_desc views[2] = {
+		{ "line", 1, line_shape, line_axes },
+		{ "three", 2, three_shape, three_axes },
+	};
 	dmd_job_desc job = {
 		.job = "rt_test", .n_axes = 2, .mesh_shape = shape,
 		.axis_names = names, .nranks = 4, .nclasses = 1,
@@ -1049,6 +1108,7 @@ static int main_mode(int *argc, char ***argv, int dtype)
 		.job_dir = "/nonexistent/rt_test/job/dir",
 		.n_tensors = NT_MAIN, .tensors = main_tensors,
 		.n_steps = 3, .step_labels = steps,
+		.n_views = 2, .views = views,
 	};
 	dmd_rt *rt = dmd_init(argc, argv, &job, 0, 1, all);
 
@@ -1064,6 +1124,7 @@ static int main_mode(int *argc, char ***argv, int dtype)
 	dmd_step_begin(rt, 0);
 	test_bcast(rt);
 	test_shift(rt);
+	test_views(rt);
 	dmd_step_end(rt, 0);
 	dmd_step_begin(rt, 1);
 	test_p2p(rt);

@@ -1,0 +1,1186 @@
+/* dmd_part_cost.c: the cost model of a plan (spec 1.6): per step and
+ * rank the bytes and messages it receives, priced by the links of the
+ * mesh, and its flops; a step costs its slowest rank, a program the sum
+ * of its steps; and the memory every rank allocates.
+ *
+ * The byte and message counts are those of the runtime (runtime/
+ * dmd_rt_xfer.c): a rank counts a box it receives from another rank when
+ * the box is not empty, once per receive (a broadcast: every rank of the
+ * group but the root; a shift: the receiver, unless its neighbour is
+ * itself; point to point and returns: every piece from a peer).  They are
+ * derived from the plan's transfers, never from the emitted code, as
+ * functions of the mesh coordinates (pw_affs over the parameters):
+ *
+ *   received bytes of rank c in one run of step s
+ *     = sum over the receive events e of the step's transfers
+ *       of [c receives at e] * (product of the box extents at e) * esize
+ *
+ * An event is a time point of a broadcast or a shift, or a time point and
+ * a peer offset (peer - c, in mesh coordinates) of point-to-point pieces.
+ * The events are the points of the transfer's time points (and offsets)
+ * over all ranks, which are enumerated: they are few (the iterations of
+ * the loops the transfer is at, a few offsets per halo); a transfer with
+ * more than DMD_COST_MAX_EVENTS is not counted (an error).  For each
+ * event the ranks that receive and the size of what they receive are
+ * pw_affs over the parameters (the box extents at the event are
+ * piecewise constant in practice; where two of them vary with the
+ * coordinates on one piece, as 5 - c_x and 1 + 2 c_x, they are split by
+ * their values, which are few, so that the product stays a pw_aff).  Summed over the events these give the per-rank bytes,
+ * messages and modeled time of the step, as pw_affs: their maximum over
+ * the mesh is exact (isl), and their sum over the ranks counts the ranks
+ * of each piece by its structure (dmd_cost_count: boxes by their
+ * extents, products of per-axis sets axis by axis, other sets by
+ * enumerating their points; a 1-D mesh or a coupled set is enumerated,
+ * of at most DMD_COST_MAX_POINTS ranks).
+ *
+ * Flops: the iterations a rank runs in a step (the per-rank schedule's
+ * domain, a union of boxes whose extents are pw_affs) times the
+ * operations of one iteration (the operators and calls of the right side,
+ * plus one where iterations sum into an element: 2 for a matrix product).
+ *
+ * Time: an event costs latency + bytes / bandwidth of the link it uses
+ * (mesh.links, default 2 us and 10 GB/s; "gbps" is read as 10^9 bytes per
+ * second): a broadcast or a shift along a mesh axis its link, along a view
+ * axis the slowest link among the mesh axes its lines span, a point-to-
+ * point piece the slowest link among the mesh axes its offset moves along
+ * (the least bandwidth, then the most latency); a rank computes at
+ * DMD_COST_GFLOPS.  Transfers and computation do not overlap in the model.
+ * Time is counted in integer femtoseconds (a link's cost per byte is
+ * rounded to 1 fs), so that isl takes the maximum over the ranks.
+ *
+ * Memory: per cell of the rank classes, what the emitted code allocates
+ * (emit/dmd_emit.c, dmd_emit_sizes): each tensor's home buffer (block and
+ * ghost cells) and each transfer's buffers (two for a transfer at a time
+ * loop, none for ghost cells), their extents the largest over the cell.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isl/local_space.h>
+#include <isl/point.h>
+
+#include "partition/dmd_part.h"
+#include "ir/dmd_isl.h"
+
+/* What the model assumes of a rank's speed: GFLOP/s (flops per ns). */
+#define DMD_COST_GFLOPS		10
+/* The most events of one transfer, and ranks of one set, enumerated. */
+#define DMD_COST_MAX_EVENTS	200000
+#define DMD_COST_MAX_POINTS	(1L << 22)
+
+/* Per step, per rank: pw_affs over the mesh parameters (on the whole
+ * mesh), for one run of the step. */
+struct dmd_cost_acc {
+	isl_pw_aff *bytes;
+	isl_pw_aff *msgs;
+	isl_pw_aff *time;		/* fs (integers) */
+	isl_pw_aff *flops;
+};
+
+/* What the computation of the cost carries. */
+struct dmd_cost_build {
+	const struct dmd_plan *plan;
+	const struct dmd_model *m;
+	long esize;
+	struct dmd_cost_acc *acc;	/* per step */
+	int failed;			/* a message was printed */
+};
+
+/* Report that the cost of "what" cannot be counted exactly. */
+static void dmd_cost_fail(struct dmd_cost_build *b, const char *why,
+	int step, int tensor)
+{
+	const struct dmd_job *job = b->m->job;
+
+	struct dmd_loc none = { 0, 0 };
+
+	if (b->failed)
+		return;
+	b->failed = 1;
+	if (tensor >= 0)
+		dmd_job_error(job, none, "cannot count the cost of the "
+			"transfers of '%s' in step %d exactly: %s",
+			job->tensors[tensor].name, step + 1, why);
+	else
+		dmd_job_error(job, none, "cannot count the cost of step %d "
+			"exactly: %s", step + 1, why);
+}
+
+/* "v" rounded to an integer (the model's time is counted in integer
+ * femtoseconds, so that isl can take its maximum). */
+static __isl_give isl_val *dmd_cost_int(isl_ctx *ctx, double v)
+{
+	return isl_val_int_from_si(ctx, (long) llround(v));
+}
+
+/* The constant "v" on the mesh. */
+static __isl_give isl_pw_aff *dmd_cost_cst(const struct dmd_model *m,
+	__isl_take isl_val *v)
+{
+	return isl_pw_aff_val_on_domain(isl_set_copy(m->mesh->set), v);
+}
+
+/* "w" (over the parameters) on the ranks of "r" (of the mesh) only. */
+static __isl_give isl_pw_aff *dmd_cost_on(const struct dmd_model *m,
+	__isl_take isl_pw_aff *w, __isl_take isl_set *r)
+{
+	w = isl_pw_aff_intersect_params(w, r);
+	return isl_pw_aff_intersect_params(w, isl_set_copy(m->mesh->set));
+}
+
+/* *acc (defined on the whole mesh) += w (defined on some ranks, 0
+ * elsewhere) */
+static void dmd_cost_add(isl_pw_aff **acc, __isl_take isl_pw_aff *w)
+{
+	*acc = isl_pw_aff_coalesce(isl_pw_aff_union_add(*acc, w));
+}
+
+/* The link of the slowest of the mesh axes marked in "axes" (the least
+ * bandwidth, then the most latency), or -1 if none is marked. */
+static int dmd_cost_slowest(const struct dmd_job *job, const int *axes)
+{
+	int a, best = -1;
+
+	for (a = 0; a < job->n_axes; ++a) {
+		const struct dmd_link *l = &job->links[a], *k;
+
+		if (!axes[a])
+			continue;
+		k = best < 0 ? NULL : &job->links[best];
+		if (!k || l->gbps < k->gbps ||
+		    (l->gbps == k->gbps && l->latency_us > k->latency_us))
+			best = a;
+	}
+	return best;
+}
+
+/* The link of a broadcast or shift along axis "a": the axis itself, or
+ * for an axis of a view the slowest of the mesh axes its lines span
+ * (those whose coordinate changes along some line). */
+static int dmd_cost_axis_link(const struct dmd_model *m, int a)
+{
+	const struct dmd_job *job = m->job;
+	int axes[DMD_MAX_AXES] = { 0 }, v, j, i;
+	long vs = 1, ms = 1, span;
+
+	v = dmd_job_axis_view(job, a);
+	if (v < 0)
+		return a;
+	j = dmd_job_axis_pos(job, a);
+	for (i = j + 1; i < job->views[v].n_axes; ++i)
+		vs *= job->views[v].shape[i];
+	span = vs * job->views[v].shape[j];
+	for (i = job->n_axes - 1; i >= 0; --i) {
+		/* mesh axis i has stride ms: it changes within a line of
+		 * stride vs and extent shape[j] if the two overlap */
+		axes[i] = ms < span && vs < ms * job->mesh_shape[i] &&
+			job->views[v].shape[j] > 1;
+		ms *= job->mesh_shape[i];
+	}
+	i = dmd_cost_slowest(job, axes);
+	return i < 0 ? 0 : i;
+}
+
+/* Add the receive of "bytes" (a pw_aff over the parameters, defined
+ * where "ranks" receive) over link "link" to the step's accumulators. */
+static void dmd_cost_receive(struct dmd_cost_build *b, int step,
+	__isl_take isl_pw_aff *bytes, __isl_take isl_set *ranks, int link)
+{
+	const struct dmd_model *m = b->m;
+	const struct dmd_link *l = &m->job->links[link < 0 ? 0 : link];
+	struct dmd_cost_acc *acc = &b->acc[step];
+	isl_pw_aff *t;
+
+	/* fs: latency_us * 1e9, and 1e6 / gbps per byte */
+	t = isl_pw_aff_scale_val(isl_pw_aff_copy(bytes),
+		dmd_cost_int(m->ctx, 1e6 / l->gbps));
+	t = isl_pw_aff_add_constant_val(t, dmd_cost_int(m->ctx,
+		l->latency_us * 1e9));
+	dmd_cost_add(&acc->time, dmd_cost_on(m, t, isl_set_copy(ranks)));
+	dmd_cost_add(&acc->msgs, dmd_cost_on(m, dmd_cost_cst(m,
+		isl_val_one(m->ctx)), isl_set_copy(ranks)));
+	dmd_cost_add(&acc->bytes, dmd_cost_on(m, bytes, ranks));
+}
+
+/* Collect the points of a bounded set without parameters (at most
+ * DMD_COST_MAX_EVENTS): their coordinates, n each. */
+struct dmd_cost_points {
+	int n;
+	long count;
+	long cap;
+	long *v;
+};
+
+static isl_stat dmd_cost_point_add(__isl_take isl_point *pnt, void *user)
+{
+	struct dmd_cost_points *p = user;
+	int i;
+
+	if (p->count == p->cap) {
+		long *v;
+
+		p->cap = 2 * p->cap + 16;
+		v = realloc(p->v, p->cap * (p->n + 1) * sizeof(long));
+		if (!v) {
+			isl_point_free(pnt);
+			return isl_stat_error;
+		}
+		p->v = v;
+	}
+	for (i = 0; i < p->n; ++i) {
+		isl_val *x = isl_point_get_coordinate_val(pnt, isl_dim_set, i);
+
+		p->v[p->count * (p->n + 1) + i] = isl_val_get_num_si(x);
+		isl_val_free(x);
+	}
+	p->count++;
+	isl_point_free(pnt);
+	return isl_stat_ok;
+}
+
+/* The points of "set" (its parameters projected out) into "p"; -1 if
+ * there are too many (or on error). */
+static int dmd_cost_enumerate(__isl_take isl_set *set,
+	struct dmd_cost_points *p)
+{
+	isl_val *cnt;
+	isl_size n;
+	int ok;
+
+	set = isl_set_project_out_all_params(set);
+	n = isl_set_dim(set, isl_dim_set);
+	memset(p, 0, sizeof(*p));
+	p->n = n < 0 ? 0 : n;
+	if (n < 0 || isl_set_is_bounded(set) != isl_bool_true) {
+		isl_set_free(set);
+		return -1;
+	}
+	cnt = isl_set_count_val(set);
+	ok = cnt && isl_val_is_int(cnt) &&
+		isl_val_cmp_si(cnt, DMD_COST_MAX_EVENTS) <= 0;
+	isl_val_free(cnt);
+	if (ok && isl_set_foreach_point(set, &dmd_cost_point_add, p) < 0)
+		ok = 0;
+	isl_set_free(set);
+	return ok ? 0 : -1;
+}
+
+/* "pa" (over the parameters, bounded) as a pw_aff whose every piece is a
+ * constant: its values enumerated, each on the ranks where it takes it.
+ * NULL if it takes too many values. */
+static __isl_give isl_pw_aff *dmd_cost_constantize(const struct dmd_model *m,
+	__isl_take isl_pw_aff *pa)
+{
+	struct dmd_cost_points pts;
+	isl_pw_aff *r;
+	isl_set *vals;
+	long i;
+
+	vals = isl_set_from_pw_aff(isl_pw_aff_copy(pa));
+	if (dmd_cost_enumerate(vals, &pts) < 0) {
+		free(pts.v);
+		isl_pw_aff_free(pa);
+		return NULL;
+	}
+	r = isl_pw_aff_empty(isl_pw_aff_get_space(pa));
+	for (i = 0; i < pts.count; ++i) {
+		isl_val *v = isl_val_int_from_si(m->ctx, pts.v[i * 2]);
+		isl_set *dom = isl_pw_aff_eq_set(isl_pw_aff_copy(pa),
+			isl_pw_aff_val_on_domain(isl_pw_aff_domain(
+			isl_pw_aff_copy(pa)), isl_val_copy(v)));
+
+		r = isl_pw_aff_union_add(r, isl_pw_aff_val_on_domain(dom, v));
+	}
+	free(pts.v);
+	isl_pw_aff_free(pa);
+	return isl_pw_aff_coalesce(r);
+}
+
+/* The product of "a" and "b" (taken), pw_affs over the parameters: isl's,
+ * or when on a piece neither is constant (two extents that both vary
+ * with the coordinates, as 5 - c_x and 1 + 2 c_x on two ranks), the
+ * product of their values piece by piece. */
+static __isl_give isl_pw_aff *dmd_cost_mul(const struct dmd_model *m,
+	__isl_take isl_pw_aff *a, __isl_take isl_pw_aff *b)
+{
+	isl_pw_aff *r;
+
+	r = isl_pw_aff_mul(isl_pw_aff_copy(a), isl_pw_aff_copy(b));
+	if (r) {
+		isl_pw_aff_free(a);
+		isl_pw_aff_free(b);
+		return r;
+	}
+	isl_ctx_reset_error(m->ctx);
+	a = dmd_cost_constantize(m, a);
+	b = dmd_cost_constantize(m, b);
+	if (!a || !b) {
+		isl_pw_aff_free(a);
+		isl_pw_aff_free(b);
+		return NULL;
+	}
+	return isl_pw_aff_mul(a, b);
+}
+
+/* The bytes of the box with extents "ext" (n pw_affs over the
+ * parameters, taken): their product times the element size, or NULL if
+ * it cannot be formed.  *pos: the ranks where every extent is
+ * positive. */
+static __isl_give isl_pw_aff *dmd_cost_box_bytes(struct dmd_cost_build *b,
+	int n, isl_pw_aff **ext, isl_set **pos)
+{
+	const struct dmd_model *m = b->m;
+	isl_pw_aff *w;
+	int d;
+
+	*pos = isl_set_copy(m->mesh->set);
+	w = dmd_cost_cst(m, isl_val_int_from_si(m->ctx, b->esize));
+	for (d = 0; d < n; ++d) {
+		*pos = isl_set_intersect(*pos, isl_pw_aff_pos_set(
+			isl_pw_aff_copy(ext[d])));
+		w = w ? dmd_cost_mul(m, w, ext[d]) : isl_pw_aff_free(ext[d]);
+		ext[d] = NULL;
+	}
+	if (!w)
+		isl_ctx_reset_error(m->ctx);
+	return w;
+}
+
+/* The multi_aff from the parameters to the point X[t, c + o] (t: "len"
+ * values, o: np values or none) of set space "space". */
+static __isl_give isl_multi_aff *dmd_cost_point(const struct dmd_model *m,
+	__isl_keep isl_space *space, const long *t, int len, const long *o)
+{
+	isl_space *dom;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	int i, np = m->mesh->n, n = len + (o ? np : 0);
+
+	dom = isl_space_set_from_params(isl_space_params(
+		isl_space_copy(space)));
+	ls = isl_local_space_from_space(isl_space_copy(dom));
+	list = isl_aff_list_alloc(m->ctx, n);
+	for (i = 0; i < len; ++i)
+		list = isl_aff_list_add(list, isl_aff_val_on_domain(
+			isl_local_space_copy(ls), isl_val_int_from_si(m->ctx,
+			t[i])));
+	for (i = 0; o && i < np; ++i) {
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_param, i);
+
+		list = isl_aff_list_add(list, isl_aff_add_constant_si(a,
+			o[i]));
+	}
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(isl_space_map_from_domain_and_range(
+		dom, isl_space_copy(space)), list);
+}
+
+/* "pa" (over the space of "ma"'s range) at the point "ma": a pw_aff over
+ * the parameters. */
+static __isl_give isl_pw_aff *dmd_cost_at(__isl_keep isl_pw_aff *pa,
+	__isl_keep isl_multi_aff *ma)
+{
+	isl_pw_aff *r;
+
+	r = isl_pw_aff_pullback_multi_aff(isl_pw_aff_copy(pa),
+		isl_multi_aff_copy(ma));
+	return isl_pw_aff_project_domain_on_params(r);
+}
+
+/* The ranks for which "dom" (over the space of "ma"'s range) holds the
+ * point "ma". */
+static __isl_give isl_set *dmd_cost_holds(__isl_keep isl_set *dom,
+	__isl_keep isl_multi_aff *ma)
+{
+	isl_set *s;
+
+	s = isl_set_preimage_multi_aff(isl_set_copy(dom),
+		isl_multi_aff_copy(ma));
+	return isl_set_params(s);
+}
+
+/* The receives of broadcast "x" at each of its time points: every rank
+ * of a group that is not its root, where the box is not empty. */
+static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = b->m;
+	struct dmd_cost_points pts;
+	isl_space *space = isl_set_get_space(x->dom);
+	int len = x->level + 1, link = dmd_cost_axis_link(m, x->axis), d;
+	long i;
+
+	if (dmd_cost_enumerate(isl_set_copy(x->dom), &pts) < 0) {
+		free(pts.v);
+		isl_space_free(space);
+		dmd_cost_fail(b, "too many time points", x->step, x->tensor);
+		return -1;
+	}
+	for (i = 0; i < pts.count && !b->failed; ++i) {
+		isl_multi_aff *ma = dmd_cost_point(m, space,
+			pts.v + i * (pts.n + 1), len, NULL);
+		isl_pw_aff **ext, *w, *root;
+		isl_set *r, *pos;
+
+		ext = calloc(x->box.n + 1, sizeof(*ext));
+		for (d = 0; ext && d < x->box.n; ++d)
+			ext[d] = dmd_cost_at(x->box.ext[d], ma);
+		r = dmd_cost_holds(x->dom, ma);
+		root = dmd_cost_at(x->root, ma);
+		r = isl_set_intersect(r, isl_pw_aff_ne_set(dmd_mesh_coord(
+			m->mesh, x->axis), root));
+		w = ext ? dmd_cost_box_bytes(b, x->box.n, ext, &pos) : NULL;
+		free(ext);
+		isl_multi_aff_free(ma);
+		if (!w) {
+			isl_set_free(r);
+			isl_set_free(pos);
+			dmd_cost_fail(b, "a box whose size is not a piecewise "
+				"affine function of the coordinates", x->step,
+				x->tensor);
+			break;
+		}
+		dmd_cost_receive(b, x->step, w, isl_set_intersect(r, pos),
+			link);
+	}
+	free(pts.v);
+	isl_space_free(space);
+	return b->failed ? -1 : 0;
+}
+
+/* The receives of the ring shift "x" at its time points after the first
+ * of their loop: from the neighbour along the axis (not counted on a
+ * ring of one rank), where the box is not empty, on the ranks of the
+ * axis's view. */
+static int dmd_cost_shift(struct dmd_cost_build *b, const struct dmd_xfer *x)
+{
+	const struct dmd_model *m = b->m;
+	struct dmd_cost_points pts;
+	isl_space *space = isl_set_get_space(x->dom);
+	int len = x->level + 1, link = dmd_cost_axis_link(m, x->axis), d;
+	long i;
+
+	if (dmd_job_axis_extent(m->job, x->axis) == 1) {
+		isl_space_free(space);
+		return 0;
+	}
+	if (dmd_cost_enumerate(isl_set_copy(x->dom), &pts) < 0) {
+		free(pts.v);
+		isl_space_free(space);
+		dmd_cost_fail(b, "too many time points", x->step, x->tensor);
+		return -1;
+	}
+	for (i = 0; i < pts.count && !b->failed; ++i) {
+		long *t = pts.v + i * (pts.n + 1);
+		isl_multi_aff *ma, *prev;
+		isl_pw_aff **ext, *w;
+		isl_set *r, *pos;
+
+		ma = dmd_cost_point(m, space, t, len, NULL);
+		t[x->level]--;
+		prev = dmd_cost_point(m, space, t, len, NULL);
+		t[x->level]++;
+		ext = calloc(x->box.n + 1, sizeof(*ext));
+		for (d = 0; ext && d < x->box.n; ++d)
+			ext[d] = dmd_cost_at(x->box.ext[d], ma);
+		r = isl_set_intersect(dmd_cost_holds(x->dom, ma),
+			dmd_cost_holds(x->dom, prev));
+		r = isl_set_intersect(r, dmd_mesh_frame(m->mesh,
+			dmd_mesh_axis_view(m->mesh, x->axis)));
+		w = ext ? dmd_cost_box_bytes(b, x->box.n, ext, &pos) : NULL;
+		free(ext);
+		isl_multi_aff_free(ma);
+		isl_multi_aff_free(prev);
+		if (!w) {
+			isl_set_free(r);
+			isl_set_free(pos);
+			dmd_cost_fail(b, "a box whose size is not a piecewise "
+				"affine function of the coordinates", x->step,
+				x->tensor);
+			break;
+		}
+		dmd_cost_receive(b, x->step, w, isl_set_intersect(r, pos),
+			link);
+	}
+	free(pts.v);
+	isl_space_free(space);
+	return b->failed ? -1 : 0;
+}
+
+/* [c] -> { X[t, s] } as [c] -> { E[t, o] } with o = s - c. */
+static __isl_give isl_set *dmd_cost_offsets(const struct dmd_model *m,
+	__isl_keep isl_set *dom, int len)
+{
+	isl_space *sp = isl_set_get_space(dom);
+	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(sp));
+	isl_aff_list *list;
+	isl_multi_aff *ma;
+	isl_set *s;
+	int np = m->mesh->n, i;
+
+	list = isl_aff_list_alloc(m->ctx, len + np);
+	for (i = 0; i < len + np; ++i) {
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, i);
+
+		if (i >= len)
+			a = isl_aff_sub(a, isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_param,
+				i - len));
+		list = isl_aff_list_add(list, a);
+	}
+	isl_local_space_free(ls);
+	ma = isl_multi_aff_from_aff_list(isl_space_map_from_set(sp), list);
+	s = isl_set_apply(isl_set_copy(dom), isl_map_from_multi_aff(ma));
+	return isl_set_reset_tuple_id(s);
+}
+
+/* The receives of point-to-point pieces "p" of transfer "x": for each
+ * time point and peer offset, the ranks that receive a box that is not
+ * empty from the peer at that offset. */
+static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
+	const struct dmd_p2p *p)
+{
+	const struct dmd_model *m = b->m;
+	struct dmd_cost_points pts;
+	isl_space *space = isl_set_get_space(p->recv_dom);
+	int len = x->level + 1, np = m->mesh->n, d, a;
+	long i;
+
+	if (dmd_cost_enumerate(dmd_cost_offsets(m, p->recv_dom, len),
+			&pts) < 0) {
+		free(pts.v);
+		isl_space_free(space);
+		dmd_cost_fail(b, "too many time points and peers", x->step,
+			x->tensor);
+		return -1;
+	}
+	for (i = 0; i < pts.count && !b->failed; ++i) {
+		const long *v = pts.v + i * (pts.n + 1);
+		int axes[DMD_MAX_AXES] = { 0 };
+		isl_multi_aff *ma = dmd_cost_point(m, space, v, len, v + len);
+		isl_pw_aff **ext, *w;
+		isl_set *r, *pos;
+
+		for (a = 0; a < np; ++a)
+			axes[a] = v[len + a] != 0;
+		ext = calloc(p->recv.n + 1, sizeof(*ext));
+		for (d = 0; ext && d < p->recv.n; ++d)
+			ext[d] = dmd_cost_at(p->recv.ext[d], ma);
+		r = dmd_cost_holds(p->recv_dom, ma);
+		w = ext ? dmd_cost_box_bytes(b, p->recv.n, ext, &pos) : NULL;
+		free(ext);
+		isl_multi_aff_free(ma);
+		if (!w) {
+			isl_set_free(r);
+			isl_set_free(pos);
+			dmd_cost_fail(b, "a box whose size is not a piecewise "
+				"affine function of the coordinates", x->step,
+				x->tensor);
+			break;
+		}
+		dmd_cost_receive(b, x->step, w, isl_set_intersect(r, pos),
+			dmd_cost_slowest(m->job, axes));
+	}
+	free(pts.v);
+	isl_space_free(space);
+	return b->failed ? -1 : 0;
+}
+
+/* The receives of transfer "x". */
+static int dmd_cost_xfer(struct dmd_cost_build *b, const struct dmd_xfer *x)
+{
+	switch (x->kind) {
+	case DMD_XFER_LOCAL:
+		return 0;
+	case DMD_XFER_BCAST:
+		return dmd_cost_bcast(b, x);
+	case DMD_XFER_SHIFT:
+		if (!x->first_local && dmd_cost_p2p(b, x, x->first) < 0)
+			return -1;
+		return dmd_cost_shift(b, x);
+	case DMD_XFER_P2P:
+	case DMD_XFER_RETURN:
+		return dmd_cost_p2p(b, x, x->p2p);
+	}
+	return -1;
+}
+
+/* The number of iterations of "set" ([c] -> { S[i] }) on each rank, a
+ * pw_aff over the parameters: the sum over its disjoint pieces, each a
+ * box on every rank, of the product of the box's extents.  NULL if a
+ * piece is not a box or its count is not a pw_aff. */
+struct dmd_cost_iter {
+	const struct dmd_model *m;
+	isl_pw_aff *n;
+	int bad;
+};
+
+static isl_stat dmd_cost_iter_piece(__isl_take isl_basic_set *bs, void *user)
+{
+	struct dmd_cost_iter *it = user;
+	const struct dmd_model *m = it->m;
+	isl_set *set = isl_set_from_basic_set(bs), *box;
+	isl_pw_aff **lo, **ext, *cnt;
+	isl_size n = isl_set_dim(set, isl_dim_set);
+	int d, eq;
+
+	lo = calloc(n + 1, sizeof(*lo));
+	ext = calloc(n + 1, sizeof(*ext));
+	if (n < 0 || !lo || !ext || (n > 0 &&
+	    dmd_isl_set_box(set, lo, ext) < 0)) {
+		it->bad = 1;
+		goto done;
+	}
+	if (n > 0) {
+		isl_space *sp = isl_set_get_space(set);
+
+		box = isl_map_range(dmd_isl_box_map(sp, n, lo, ext));
+		isl_space_free(sp);
+	} else
+		box = isl_set_copy(set);
+	box = isl_set_intersect_params(box, isl_set_params(
+		isl_set_copy(set)));
+	eq = dmd_isl_bool(isl_set_is_equal(box, set));
+	isl_set_free(box);
+	if (eq != 1) {
+		it->bad = 1;
+		goto done;
+	}
+	cnt = isl_pw_aff_val_on_domain(isl_set_params(isl_set_copy(set)),
+		isl_val_one(m->ctx));
+	for (d = 0; d < n && cnt; ++d) {
+		cnt = dmd_cost_mul(m, cnt, ext[d]);
+		ext[d] = NULL;
+	}
+	if (!cnt) {
+		isl_ctx_reset_error(m->ctx);
+		it->bad = 1;
+		goto done;
+	}
+	dmd_cost_add(&it->n, dmd_cost_on(m, cnt, isl_set_params(
+		isl_set_copy(set))));
+done:
+	for (d = 0; lo && ext && d < n; ++d) {
+		isl_pw_aff_free(lo[d]);
+		isl_pw_aff_free(ext[d]);
+	}
+	free(lo);
+	free(ext);
+	isl_set_free(set);
+	return it->bad ? isl_stat_error : isl_stat_ok;
+}
+
+/* The flops of step "s" on every rank. */
+static int dmd_cost_flops(struct dmd_cost_build *b, int s)
+{
+	const struct dmd_model *m = b->m;
+	const struct dmd_poly *p = m->poly[s];
+	struct dmd_cost_iter it = { m, NULL, 0 };
+	isl_set *dom;
+	long ops;
+
+	it.n = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	dom = isl_map_domain(isl_map_copy(p->rsched));
+	dom = isl_set_intersect_params(dom, isl_set_copy(m->mesh->set));
+	dom = isl_set_make_disjoint(dom);
+	if (isl_set_foreach_basic_set(dom, &dmd_cost_iter_piece, &it) < 0 ||
+	    it.bad || !it.n) {
+		isl_set_free(dom);
+		isl_pw_aff_free(it.n);
+		dmd_cost_fail(b, "the iterations of a rank are not a union "
+			"of boxes", s, -1);
+		return -1;
+	}
+	isl_set_free(dom);
+	ops = dmd_poly_ops(p);
+	b->acc[s].flops = isl_pw_aff_scale_val(it.n,
+		isl_val_int_from_si(m->ctx, ops));
+	dmd_cost_add(&b->acc[s].time, isl_pw_aff_scale_val(
+		isl_pw_aff_copy(b->acc[s].flops), dmd_cost_int(m->ctx,
+		1e6 / DMD_COST_GFLOPS)));
+	return 0;
+}
+
+/* What dmd_cost_count needs. */
+struct dmd_cost_count_data {
+	const struct dmd_model *m;
+	isl_val *n;
+	int bad;
+	int enumerated;
+};
+
+/* The number of points of the 1-D or general set "set" (no parameters),
+ * by enumeration (bounded). */
+static __isl_give isl_val *dmd_cost_count_points(__isl_take isl_set *set)
+{
+	isl_val *v;
+
+	if (isl_set_is_bounded(set) != isl_bool_true) {
+		isl_set_free(set);
+		return NULL;
+	}
+	v = isl_set_count_val(set);
+	isl_set_free(set);
+	return v;
+}
+
+/* Add the number of ranks of basic set "bs" (over R[r]): the product of
+ * its extents if it is a box, of its per-axis counts if it is the
+ * product of its shadows, else by enumerating it. */
+static isl_stat dmd_cost_count_basic(__isl_take isl_basic_set *bs,
+	void *user)
+{
+	struct dmd_cost_count_data *d = user;
+	isl_set *set = isl_set_reset_tuple_id(isl_set_from_basic_set(bs));
+	isl_set *prod;
+	isl_set **sh;
+	isl_val *c = NULL;
+	int n = d->m->mesh->n, i, r;
+	long total = 1;
+
+	sh = calloc(n + 1, sizeof(*sh));
+	if (!sh) {
+		d->bad = 1;
+		isl_set_free(set);
+		return isl_stat_error;
+	}
+	prod = isl_set_universe(isl_set_get_space(set));
+	for (i = 0; i < n; ++i) {
+		sh[i] = isl_set_copy(set);
+		if (i + 1 < n)
+			sh[i] = isl_set_project_out(sh[i], isl_dim_set, i + 1,
+				n - i - 1);
+		sh[i] = isl_set_project_out(sh[i], isl_dim_set, 0, i);
+		prod = isl_set_intersect(prod, isl_set_add_dims(
+			isl_set_insert_dims(isl_set_copy(sh[i]), isl_dim_set,
+			0, i), isl_dim_set, n - i - 1));
+		prod = isl_set_coalesce(prod);
+	}
+	r = dmd_isl_bool(isl_set_is_subset(prod, set));
+	isl_set_free(prod);
+	if (r == 1) {
+		/* a product: count axis by axis (at most an extent each) */
+		c = isl_val_one(d->m->ctx);
+		for (i = 0; i < n && c; ++i) {
+			isl_val *k = dmd_cost_count_points(isl_set_copy(
+				sh[i]));
+
+			c = k ? isl_val_mul(c, k) : isl_val_free(c);
+		}
+	} else if (r == 0) {
+		for (i = 0; i < n; ++i)
+			total *= d->m->mesh->shape[i];
+		if (total <= DMD_COST_MAX_POINTS) {
+			c = dmd_cost_count_points(isl_set_copy(set));
+			d->enumerated = 1;
+		}
+	}
+	for (i = 0; i < n; ++i)
+		isl_set_free(sh[i]);
+	free(sh);
+	isl_set_free(set);
+	if (!c) {
+		d->bad = 1;
+		return isl_stat_error;
+	}
+	d->n = isl_val_add(d->n, c);
+	return isl_stat_ok;
+}
+
+/* The number of ranks of "set" (over the parameters), NULL if it cannot
+ * be counted. */
+static __isl_give isl_val *dmd_cost_count(const struct dmd_model *m,
+	__isl_take isl_set *set)
+{
+	struct dmd_cost_count_data d = { m, NULL, 0, 0 };
+	isl_set *s;
+
+	d.n = isl_val_zero(m->ctx);
+	s = isl_set_intersect_params(set, isl_set_copy(m->mesh->set));
+	s = isl_set_unbind_params(s, isl_multi_id_copy(m->mesh->ids));
+	s = isl_set_make_disjoint(isl_set_coalesce(s));
+	if (!s || isl_set_foreach_basic_set(s, &dmd_cost_count_basic, &d) < 0
+	    || d.bad)
+		d.n = isl_val_free(d.n);
+	isl_set_free(s);
+	return d.n;
+}
+
+/* What dmd_cost_sum needs. */
+struct dmd_cost_sum_data {
+	const struct dmd_model *m;
+	isl_val *sum;
+	int bad;
+};
+
+/* Add the value of one piece of a per-rank quantity times its ranks. */
+static isl_stat dmd_cost_sum_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_cost_sum_data *d = user;
+	isl_val *v, *c;
+
+	if (isl_aff_is_cst(aff) != isl_bool_true) {
+		/* a value that varies over the ranks of the piece: each of
+		 * its values on its own ranks (the values are enumerated) */
+		isl_pw_aff *pa = isl_pw_aff_alloc(set, aff);
+		struct dmd_cost_points pts;
+		isl_set *g;
+		int np = d->m->mesh->n;
+		long i;
+
+		g = isl_map_wrap(isl_set_unbind_params_insert_domain(
+			isl_set_from_pw_aff(pa),
+			isl_multi_id_copy(d->m->mesh->ids)));
+		g = isl_set_flatten(g);
+		if (dmd_cost_enumerate(isl_set_project_out(isl_set_copy(g),
+				isl_dim_set, 0, np), &pts) < 0) {
+			free(pts.v);
+			isl_set_free(g);
+			d->bad = 1;
+			return isl_stat_error;
+		}
+		for (i = 0; i < pts.count; ++i) {
+			isl_set *r = isl_set_fix_si(isl_set_copy(g),
+				isl_dim_set, np, pts.v[i * 2]);
+
+			r = isl_set_project_out(r, isl_dim_set, np, 1);
+			r = isl_set_set_tuple_name(r, "R");
+			r = isl_set_bind(r, isl_multi_id_copy(
+				d->m->mesh->ids));
+			c = dmd_cost_count(d->m, r);
+			if (!c) {
+				d->bad = 1;
+				break;
+			}
+			d->sum = isl_val_add(d->sum, isl_val_mul(c,
+				isl_val_int_from_si(d->m->ctx, pts.v[i * 2])));
+		}
+		free(pts.v);
+		isl_set_free(g);
+		return d->bad ? isl_stat_error : isl_stat_ok;
+	}
+	v = isl_aff_get_constant_val(aff);
+	isl_aff_free(aff);
+	if (isl_val_is_zero(v)) {
+		isl_val_free(v);
+		isl_set_free(set);
+		return isl_stat_ok;
+	}
+	c = dmd_cost_count(d->m, set);
+	if (!c) {
+		isl_val_free(v);
+		d->bad = 1;
+		return isl_stat_error;
+	}
+	d->sum = isl_val_add(d->sum, isl_val_mul(v, c));
+	return isl_stat_ok;
+}
+
+/* The sum over the ranks of the per-rank quantity "pa" (taken), as a
+ * long long; -1 if it cannot be counted. */
+static long long dmd_cost_sum(const struct dmd_model *m,
+	__isl_take isl_pw_aff *pa)
+{
+	struct dmd_cost_sum_data d = { m, NULL, 0 };
+	long long r = -1;
+
+	d.sum = isl_val_zero(m->ctx);
+	pa = isl_pw_aff_coalesce(pa);
+	if (!pa || isl_pw_aff_foreach_piece(pa, &dmd_cost_sum_piece, &d) < 0
+	    || d.bad)
+		d.sum = isl_val_free(d.sum);
+	isl_pw_aff_free(pa);
+	if (d.sum && isl_val_is_int(d.sum))
+		r = isl_val_get_num_si(d.sum);
+	isl_val_free(d.sum);
+	return r;
+}
+
+/* The largest value of the per-rank quantity "pa" (taken) over the
+ * mesh, as a double (0 if none, NaN on error). */
+static double dmd_cost_max(__isl_take isl_pw_aff *pa)
+{
+	isl_val *v;
+	double r;
+
+	if (isl_pw_aff_is_empty(pa) == isl_bool_true) {
+		isl_pw_aff_free(pa);
+		return 0;
+	}
+	v = isl_pw_aff_max_val(pa);
+	r = v && isl_val_is_rat(v) ? isl_val_get_d(v) : NAN;
+	isl_val_free(v);
+	return r;
+}
+
+/* The memory of the home buffer of tensor "t" on "cell", in bytes. */
+static long long dmd_cost_home(const struct dmd_plan *plan, int t,
+	__isl_keep isl_set *cell, long esize)
+{
+	const struct dmd_layout *lay = plan->m->lay[t];
+	long long n = esize;
+	int d;
+
+	for (d = 0; d < lay->ndim; ++d) {
+		long e = dmd_isl_max(plan->home[t].ext[d], cell);
+
+		if (e < 0)
+			return -1;
+		n *= e;
+	}
+	return n;
+}
+
+/* The memory of the buffers of transfer "x" on "cell", in bytes: none
+ * for ghost cells (the home buffer holds them), two for a transfer at a
+ * time loop (double buffering), else one, each as large as the largest
+ * box over the cell. */
+static long long dmd_cost_buffers(const struct dmd_xfer *x,
+	__isl_keep isl_set *cell, long esize)
+{
+	long long n = esize;
+	int d;
+
+	if (x->ghost)
+		return 0;
+	for (d = 0; d < x->box.n; ++d) {
+		long e = dmd_isl_max(x->box.ext[d], cell);
+
+		if (e < 0)
+			return -1;
+		n *= e;
+	}
+	return x->level >= 0 ? 2 * n : n;
+}
+
+/* The first rank of "cell". */
+static long dmd_cost_first_rank(const struct dmd_model *m,
+	__isl_keep isl_set *cell)
+{
+	isl_set *s;
+	long r = 0;
+	int i;
+
+	s = isl_set_intersect_params(isl_set_copy(cell),
+		isl_set_copy(m->mesh->set));
+	s = isl_set_lexmin(isl_set_unbind_params(s,
+		isl_multi_id_copy(m->mesh->ids)));
+	for (i = 0; i < m->mesh->n; ++i) {
+		isl_val *v = isl_set_plain_get_val_if_fixed(s, isl_dim_set, i);
+
+		r = r * m->mesh->shape[i] + (v ? isl_val_get_num_si(v) : 0);
+		isl_val_free(v);
+	}
+	isl_set_free(s);
+	return r;
+}
+
+/* The memory per cell: of the whole program (cost->total) and of each
+ * step (its tensors' home buffers and its transfers' buffers), the
+ * largest over the cells and a rank that needs it. */
+int dmd_part_cost_memory(const struct dmd_plan *plan,
+	const struct dmd_cells *cells, struct dmd_cost *cost)
+{
+	const struct dmd_model *m = plan->m;
+	long esize = m->job->dtype == DMD_F64 ? 8 : 4;
+	int c, t, s, i, a;
+
+	for (c = 0; c < cells->n; ++c) {
+		isl_set *cell = cells->cell[c].set;
+		long long total = 0, *step;
+		long rank = -1;
+
+		step = calloc(plan->n_step + 1, sizeof(*step));
+		if (!step)
+			return -1;
+		for (t = 0; t < m->job->n_tensors; ++t) {
+			long long h;
+
+			if (!m->use[t].used)
+				continue;
+			h = dmd_cost_home(plan, t, cell, esize);
+			if (h < 0) {
+				free(step);
+				return -1;
+			}
+			total += h;
+			for (s = 0; s < plan->n_step; ++s) {
+				const struct dmd_poly *p = m->poly[s];
+
+				for (a = 0; a < p->n_acc; ++a)
+					if (p->acc[a].tensor == t)
+						break;
+				if (a < p->n_acc)
+					step[s] += h;
+			}
+		}
+		for (i = 0; i < plan->n_xfer; ++i) {
+			const struct dmd_xfer *x = plan->xfer[i];
+			long long n = dmd_cost_buffers(x, cell, esize);
+
+			if (n < 0) {
+				free(step);
+				return -1;
+			}
+			total += n;
+			step[x->step] += n;
+		}
+		if (total > cost->total.mem_max || cost->total.mem_rank < 0) {
+			rank = dmd_cost_first_rank(m, cell);
+			cost->total.mem_max = total;
+			cost->total.mem_rank = rank;
+		}
+		for (s = 0; s < plan->n_step; ++s) {
+			struct dmd_cost_figs *f = &cost->step[s];
+
+			if (step[s] > f->mem_max || f->mem_rank < 0) {
+				f->mem_max = step[s];
+				f->mem_rank = rank >= 0 ? rank :
+					dmd_cost_first_rank(m, cell);
+			}
+		}
+		free(step);
+	}
+	return 0;
+}
+
+/* Release "cost"; returns NULL. */
+struct dmd_cost *dmd_part_cost_free(struct dmd_cost *cost)
+{
+	if (!cost)
+		return NULL;
+	free(cost->step);
+	free(cost);
+	return NULL;
+}
+
+/* A new cost of "n_step" steps, every figure 0 (no rank yet). */
+static struct dmd_cost *dmd_cost_alloc(int n_step)
+{
+	struct dmd_cost *cost = calloc(1, sizeof(*cost));
+	int s;
+
+	if (!cost)
+		return NULL;
+	cost->n_step = n_step;
+	cost->step = calloc(n_step + 1, sizeof(*cost->step));
+	if (!cost->step)
+		return dmd_part_cost_free(cost);
+	cost->total.mem_rank = -1;
+	for (s = 0; s < n_step; ++s)
+		cost->step[s].mem_rank = -1;
+	return cost;
+}
+
+/* The memory of "plan" per rank, over the cells of its classes (see
+ * dmd_part_cost_memory); no traffic. */
+struct dmd_cost *dmd_part_cost_mem(const struct dmd_plan *plan,
+	const struct dmd_cells *cells)
+{
+	struct dmd_cost *cost = dmd_cost_alloc(plan->n_step);
+
+	if (cost && dmd_part_cost_memory(plan, cells, cost) < 0)
+		return dmd_part_cost_free(cost);
+	return cost;
+}
+
+/* The cost of "plan" (see the top of this file); "cells" are the cells
+ * of its rank classes (for the memory).  NULL after a message if some
+ * figure cannot be counted exactly. */
+struct dmd_cost *dmd_part_cost(const struct dmd_plan *plan,
+	const struct dmd_cells *cells)
+{
+	const struct dmd_model *m = plan->m;
+	struct dmd_cost_build b = { plan, m, 0, NULL, 0 };
+	struct dmd_cost *cost;
+	isl_pw_aff *all;
+	double mx;
+	int s, i, r = 0;
+
+	b.esize = m->job->dtype == DMD_F64 ? 8 : 4;
+	cost = dmd_cost_alloc(plan->n_step);
+	b.acc = calloc(plan->n_step + 1, sizeof(*b.acc));
+	if (!cost || !b.acc)
+		goto error;
+	for (s = 0; s < plan->n_step; ++s) {
+		b.acc[s].bytes = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		b.acc[s].msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		b.acc[s].time = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	}
+	for (i = 0; r == 0 && i < plan->n_xfer; ++i)
+		r = dmd_cost_xfer(&b, plan->xfer[i]);
+	for (s = 0; r == 0 && s < plan->n_step; ++s)
+		r = dmd_cost_flops(&b, s);
+	if (r < 0)
+		goto error;
+	all = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	for (s = 0; s < plan->n_step; ++s) {
+		struct dmd_cost_figs *f = &cost->step[s];
+		long runs = dmd_model_step_count(m, s);
+		long long by, ms;
+		double mx[3];
+
+		by = dmd_cost_sum(m, isl_pw_aff_copy(b.acc[s].bytes));
+		ms = dmd_cost_sum(m, isl_pw_aff_copy(b.acc[s].msgs));
+		if (by < 0 || ms < 0) {
+			isl_pw_aff_free(all);
+			dmd_cost_fail(&b, "the ranks of a piece cannot be "
+				"counted", s, -1);
+			goto error;
+		}
+		f->bytes_moved_total = by * runs;
+		f->messages = ms * runs;
+		mx[0] = dmd_cost_max(isl_pw_aff_copy(b.acc[s].bytes));
+		mx[1] = dmd_cost_max(isl_pw_aff_copy(b.acc[s].flops));
+		mx[2] = dmd_cost_max(isl_pw_aff_copy(b.acc[s].time));
+		if (isnan(mx[0]) || isnan(mx[1]) || isnan(mx[2])) {
+			isl_pw_aff_free(all);
+			goto error;
+		}
+		f->bytes_recv_max = (long long) llround(mx[0]) * runs;
+		f->flops_max = (long long) llround(mx[1]) * runs;
+		f->time_s = mx[2] * 1e-15 * runs;
+		all = isl_pw_aff_add(all, isl_pw_aff_scale_val(
+			isl_pw_aff_copy(b.acc[s].bytes),
+			isl_val_int_from_si(m->ctx, runs)));
+		all = isl_pw_aff_coalesce(all);
+		cost->total.bytes_moved_total += f->bytes_moved_total;
+		cost->total.messages += f->messages;
+		cost->total.time_s += f->time_s;
+		if (f->flops_max > cost->total.flops_max)
+			cost->total.flops_max = f->flops_max;
+	}
+	mx = dmd_cost_max(all);
+	if (isnan(mx))
+		goto error;
+	cost->total.bytes_recv_max = (long long) llround(mx);
+	if (cells && dmd_part_cost_memory(plan, cells, cost) < 0)
+		goto error;
+	for (s = 0; s < plan->n_step; ++s) {
+		isl_pw_aff_free(b.acc[s].bytes);
+		isl_pw_aff_free(b.acc[s].msgs);
+		isl_pw_aff_free(b.acc[s].time);
+		isl_pw_aff_free(b.acc[s].flops);
+	}
+	free(b.acc);
+	return cost;
+error:
+	for (s = 0; b.acc && s < plan->n_step; ++s) {
+		isl_pw_aff_free(b.acc[s].bytes);
+		isl_pw_aff_free(b.acc[s].msgs);
+		isl_pw_aff_free(b.acc[s].time);
+		isl_pw_aff_free(b.acc[s].flops);
+	}
+	free(b.acc);
+	if (!b.failed) {
+		struct dmd_loc none = { 0, 0 };
+
+		dmd_job_error(m->job, none, "internal error: the cost of this "
+			"job cannot be computed (please report it)");
+	}
+	return dmd_part_cost_free(cost);
+}

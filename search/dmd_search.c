@@ -1,0 +1,693 @@
+/* dmd_search.c: a schedule for a matrix-product step that has none
+ * (spec 1.6), chosen among candidates by their modeled cost; see
+ * search/dmd_search.h.
+ *
+ * For C[i, j] (+)= A * B over P ranks, the views are every ordered
+ * factorization of P into one, two or three factors of at least 2 (and,
+ * when a slightly smaller count P' >= 0.9 P has more divisors than P, those
+ * of P', the other ranks idle: 61 ranks as 3x4x5), and per view:
+ *   [P]          1-D: distribute i, or j, or k (a split reduction)
+ *   [P1, P2]     2-D: distribute i and j; SUMMA (k in lcm(P1, P2)
+ *                panels, broadcast at each) or the whole k at once
+ *   [P1, P2, P3] 3-D: distribute i, j and k
+ * always with tensorize for the local product.  A view equal to the mesh
+ * uses the mesh's own axes.  Each candidate is analysed as the job would
+ * be with it (a view added to the mesh, the schedule given to the step):
+ * model, transfer plan, proofs, cost, and the memory of the busiest rank
+ * over the whole mesh (an upper bound of what its class allocates).  The
+ * best is the one of least modeled time within mesh.memory (then of fewest
+ * bytes at the busiest receiver).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search/dmd_search.h"
+
+/* The isl operations the analysis of one candidate may take: a few
+ * seconds (a 64-rank product's 1-D candidates take a tenth of it; views
+ * that cut the mesh's axes across, as 2x32 of an 8x8 mesh, take more). */
+#define DMD_SEARCH_MAX_OPS	20000000UL
+
+/* What a search carries. */
+struct dmd_search_build {
+	isl_ctx *ctx;
+	struct dmd_job *job;
+	const struct dmd_model *m;
+	const struct dmd_poly *p;
+	struct dmd_step *st;		/* the step, modified while analysing */
+	const char *iv, *jv, *kv;	/* the loops of i, j, k */
+	const char *a, *b;		/* the tensors read */
+	struct dmd_search *s;
+	char **used;			/* names made up so far */
+	int n_used;
+};
+
+/* Does expression "e" read its 2-D plain access? The names of its two
+ * index variables in *x, *y. */
+static int dmd_search_access(const struct dmd_expr *e, const char **x,
+	const char **y)
+{
+	if (!e || e->type != DMD_EXPR_ACCESS || e->n_arg != 2 ||
+	    e->args[0]->type != DMD_EXPR_VAR ||
+	    e->args[1]->type != DMD_EXPR_VAR)
+		return 0;
+	*x = e->args[0]->name;
+	*y = e->args[1]->name;
+	return strcmp(*x, *y) != 0;
+}
+
+/* Is step "p" a matrix product the search handles (see the header)? */
+int dmd_search_is_product(const struct dmd_poly *p)
+{
+	const struct dmd_expr *r = p->st->rhs;
+	const char *i, *j, *a0, *a1, *b0, *b1, *k = NULL;
+	const char *an[2], *bn[2];
+	int x, y, ok;
+
+	if (p->n_vars != 3 || !dmd_search_access(p->st->lhs, &i, &j) ||
+	    r->type != DMD_EXPR_MUL ||
+	    !dmd_search_access(r->args[0], &a0, &a1) ||
+	    !dmd_search_access(r->args[1], &b0, &b1))
+		return 0;
+	an[0] = a0, an[1] = a1, bn[0] = b0, bn[1] = b1;
+	/* the summed variable: in both operands, not in the output */
+	for (x = 0; x < 2; ++x)
+		for (y = 0; y < 2; ++y)
+			if (!strcmp(an[x], bn[y]) && strcmp(an[x], i) &&
+			    strcmp(an[x], j))
+				k = an[x];
+	if (!k)
+		return 0;
+	/* A has one of i, j and k, B the other and k */
+	ok = 0;
+	for (x = 0; x < 2; ++x)
+		for (y = 0; y < 2; ++y)
+			if (!strcmp(an[x], k) && !strcmp(bn[y], k)) {
+				const char *ao = an[1 - x], *bo = bn[1 - y];
+
+				ok |= (!strcmp(ao, i) && !strcmp(bo, j)) ||
+					(!strcmp(ao, j) && !strcmp(bo, i));
+			}
+	return ok;
+}
+
+/* Is "name" free for a new loop or view axis? */
+static int dmd_search_free_name(struct dmd_search_build *b, const char *name)
+{
+	int i;
+
+	if (dmd_job_find_axis(b->job, name) >= 0 ||
+	    dmd_job_find_tensor(b->job, name) >= 0 ||
+	    dmd_job_find_view(b->job, name) >= 0)
+		return 0;
+	for (i = 0; i < b->p->n_vars; ++i)
+		if (!strcmp(b->p->vars[i], name))
+			return 0;
+	for (i = 0; i < b->n_used; ++i)
+		if (!strcmp(b->used[i], name))
+			return 0;
+	return 1;
+}
+
+/* A new name "base", or "base2", "base3", ... that nothing uses yet
+ * (kept in b->used; not owned by the caller). */
+static const char *dmd_search_name(struct dmd_search_build *b,
+	const char *base)
+{
+	char buf[DMD_MAX_NAME + 16];
+	char **u;
+	int k;
+
+	snprintf(buf, sizeof(buf), "%s", base);
+	for (k = 2; !dmd_search_free_name(b, buf); ++k)
+		snprintf(buf, sizeof(buf), "%.*s%d", DMD_MAX_NAME - 8, base, k);
+	u = realloc(b->used, (b->n_used + 1) * sizeof(*u));
+	if (!u)
+		return NULL;
+	b->used = u;
+	b->used[b->n_used] = strdup(buf);
+	return b->used[b->n_used] ? b->used[b->n_used++] : NULL;
+}
+
+/* A new command of type "type" with "n" arguments (all zero). */
+static int dmd_search_cmd(struct dmd_search_cand *c, enum dmd_cmd_type type,
+	int n)
+{
+	struct dmd_sched_cmd *cmd;
+
+	cmd = realloc(c->cmds, (c->n_cmds + 1) * sizeof(*cmd));
+	if (!cmd)
+		return -1;
+	c->cmds = cmd;
+	cmd = &c->cmds[c->n_cmds++];
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->type = type;
+	cmd->args = calloc(n + 1, sizeof(*cmd->args));
+	if (!cmd->args)
+		return -1;
+	cmd->n_args = n;
+	return 0;
+}
+
+/* Argument "k" of the last command: the name "id". */
+static int dmd_search_arg_id(struct dmd_search_cand *c, int k,
+	const char *id)
+{
+	struct dmd_sched_arg *a = &c->cmds[c->n_cmds - 1].args[k];
+
+	a->kind = DMD_ARG_ID;
+	a->id = strdup(id);
+	return a->id ? 0 : -1;
+}
+
+/* Argument "k" of the last command: the integer "v". */
+static void dmd_search_arg_int(struct dmd_search_cand *c, int k, long v)
+{
+	struct dmd_sched_arg *a = &c->cmds[c->n_cmds - 1].args[k];
+
+	a->kind = DMD_ARG_INT;
+	a->ival = v;
+}
+
+/* Argument "k" of the last command: the list of the "n" names "ids". */
+static int dmd_search_arg_list(struct dmd_search_cand *c, int k, int n,
+	const char *const *ids)
+{
+	struct dmd_sched_arg *a = &c->cmds[c->n_cmds - 1].args[k];
+	int i;
+
+	a->kind = DMD_ARG_LIST;
+	a->ids = calloc(n + 1, sizeof(*a->ids));
+	a->locs = calloc(n + 1, sizeof(*a->locs));
+	if (!a->ids || !a->locs)
+		return -1;
+	a->n = n;
+	for (i = 0; i < n; ++i) {
+		a->ids[i] = strdup(ids[i]);
+		if (!a->ids[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* Release what candidate "c" owns. */
+static void dmd_search_cand_clear(struct dmd_search_cand *c)
+{
+	int i;
+
+	free(c->algo);
+	free(c->view_name);
+	if (c->view) {
+		free(c->view->name);
+		for (i = 0; i < c->view->n_axes; ++i)
+			free(c->view->axes[i]);
+		free(c->view);
+	}
+	for (i = 0; i < c->n_cmds; ++i)
+		dmd_sched_cmd_clear(&c->cmds[i]);
+	free(c->cmds);
+	free(c->why);
+	free(c->rejected);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Does "shape" (n extents) equal the mesh's shape? */
+static int dmd_search_is_mesh(const struct dmd_job *job, int n,
+	const long *shape)
+{
+	int i;
+
+	if (n != job->n_axes)
+		return 0;
+	for (i = 0; i < n; ++i)
+		if (shape[i] != job->mesh_shape[i])
+			return 0;
+	return 1;
+}
+
+/* The axes of a candidate over "shape" (n extents): the mesh's if it has
+ * that shape, else a new view's (made up names into c->view).  Their
+ * names in axes[]. */
+static int dmd_search_axes(struct dmd_search_build *b,
+	struct dmd_search_cand *c, int n, const long *shape,
+	const char **axes)
+{
+	static const char *const base[3] = { "u", "v", "w" };
+	char name[64];
+	const char *vn;
+	long total = 1;
+	int i;
+
+	if (dmd_search_is_mesh(b->job, n, shape)) {
+		for (i = 0; i < n; ++i)
+			axes[i] = b->job->axes[i];
+		return 0;
+	}
+	/* a view of the job of that shape: its axes */
+	for (i = 0; i < b->job->n_views; ++i) {
+		const struct dmd_view *v = &b->job->views[i];
+		int j;
+
+		if (v->n_axes != n)
+			continue;
+		for (j = 0; j < n && v->shape[j] == shape[j]; ++j)
+			;
+		if (j < n)
+			continue;
+		for (j = 0; j < n; ++j)
+			axes[j] = v->axes[j];
+		c->view_name = strdup(v->name);
+		return c->view_name ? 0 : -1;
+	}
+	c->view = calloc(1, sizeof(*c->view));
+	if (!c->view)
+		return -1;
+	snprintf(name, sizeof(name), "auto");
+	for (i = 0; i < n; ++i)
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			"%s%ld", i ? "x" : "", shape[i]);
+	vn = dmd_search_name(b, name);
+	c->view->name = vn ? strdup(vn) : NULL;
+	c->view_name = vn ? strdup(vn) : NULL;
+	if (!c->view->name || !c->view_name)
+		return -1;
+	for (i = 0; i < n; ++i) {
+		const char *an = dmd_search_name(b, base[i]);
+
+		c->view->axes[i] = an ? strdup(an) : NULL;
+		if (!c->view->axes[i])
+			return -1;
+		c->view->shape[i] = shape[i];
+		c->view->n_axes = i + 1;
+		total *= shape[i];
+		axes[i] = c->view->axes[i];
+	}
+	c->view->nranks = total;
+	return 0;
+}
+
+/* A new candidate at the end of the list (NULL on error). */
+static struct dmd_search_cand *dmd_search_new(struct dmd_search_build *b)
+{
+	struct dmd_search *s = b->s;
+	struct dmd_search_cand *c;
+
+	c = realloc(s->c, (s->n + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	s->c = c;
+	c = &s->c[s->n++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+/* Add the candidate that distributes the loops "dist" (n of them, among
+ * i, j, k) over a view of "shape" (n extents), with k in "panels" panels
+ * communicated at each (0: none). */
+static int dmd_search_add(struct dmd_search_build *b, int n,
+	const char *const *dist, const long *shape, long panels)
+{
+	struct dmd_search_cand *c = dmd_search_new(b);
+	const char *axes[3], *outer[3], *inner[3], *order[6], *gemm[3];
+	const char *ko = NULL, *ki = NULL, *loops[3];
+	char desc[256], suf[64];
+	int i, d, r = 0;
+
+	/* names are fresh within a candidate (each is analysed alone) */
+	for (i = 0; i < b->n_used; ++i)
+		free(b->used[i]);
+	b->n_used = 0;
+	if (!c || dmd_search_axes(b, c, n, shape, axes) < 0)
+		return -1;
+	for (i = 0; i < n; ++i) {
+		snprintf(suf, sizeof(suf), "%.40so", dist[i]);
+		outer[i] = dmd_search_name(b, suf);
+		snprintf(suf, sizeof(suf), "%.40si", dist[i]);
+		inner[i] = dmd_search_name(b, suf);
+		if (!outer[i] || !inner[i])
+			return -1;
+	}
+	r |= dmd_search_cmd(c, DMD_CMD_DISTRIBUTE, 4);
+	r |= dmd_search_arg_list(c, 0, n, dist);
+	r |= dmd_search_arg_list(c, 1, n, outer);
+	r |= dmd_search_arg_list(c, 2, n, inner);
+	r |= dmd_search_arg_list(c, 3, n, axes);
+	/* the three innermost loops: i, j, k or their inner parts */
+	loops[0] = b->iv, loops[1] = b->jv, loops[2] = b->kv;
+	for (d = 0; d < 3; ++d) {
+		gemm[d] = loops[d];
+		for (i = 0; i < n; ++i)
+			if (!strcmp(dist[i], loops[d]))
+				gemm[d] = inner[i];
+	}
+	if (panels > 0) {
+		const char *comm[2] = { b->a, b->b };
+
+		ko = dmd_search_name(b, "ko");
+		ki = dmd_search_name(b, "ki");
+		if (!ko || !ki)
+			return -1;
+		r |= dmd_search_cmd(c, DMD_CMD_DIVIDE, 4);
+		r |= dmd_search_arg_id(c, 0, b->kv);
+		r |= dmd_search_arg_id(c, 1, ko);
+		r |= dmd_search_arg_id(c, 2, ki);
+		dmd_search_arg_int(c, 3, panels);
+		for (i = 0; i < n; ++i)
+			order[i] = outer[i];
+		order[n] = ko;
+		order[n + 1] = gemm[0];
+		order[n + 2] = gemm[1];
+		order[n + 3] = ki;
+		gemm[2] = ki;
+		r |= dmd_search_cmd(c, DMD_CMD_REORDER, n + 4);
+		for (i = 0; i < n + 4; ++i)
+			r |= dmd_search_arg_id(c, i, order[i]);
+		r |= dmd_search_cmd(c, DMD_CMD_COMMUNICATE, 2);
+		r |= dmd_search_arg_list(c, 0, strcmp(b->a, b->b) ? 2 : 1,
+			comm);
+		r |= dmd_search_arg_id(c, 1, ko);
+	}
+	r |= dmd_search_cmd(c, DMD_CMD_TENSORIZE, 2);
+	r |= dmd_search_arg_list(c, 0, 3, gemm);
+	r |= dmd_search_arg_id(c, 1, "gemm");
+	if (n == 1)
+		snprintf(desc, sizeof(desc), "1-D over %s (%ld ranks)",
+			dist[0], shape[0]);
+	else if (n == 2)
+		snprintf(desc, sizeof(desc), "2-D over %s x %s (%ldx%ld), "
+			"%s", dist[0], dist[1], shape[0], shape[1],
+			panels ? "SUMMA" : "the whole k at once");
+	else
+		snprintf(desc, sizeof(desc), "3-D over %s x %s x %s "
+			"(%ldx%ldx%ld)", dist[0], dist[1], dist[2], shape[0],
+			shape[1], shape[2]);
+	if (panels > 0)
+		snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+			", %ld panels of %s", panels, b->kv);
+	if (c->view) {
+		long idle = b->job->nranks - c->view->nranks;
+
+		if (idle > 0)
+			snprintf(desc + strlen(desc), sizeof(desc) -
+				strlen(desc), ", %ld rank%s idle", idle,
+				idle == 1 ? "" : "s");
+	}
+	c->algo = strdup(desc);
+	return r || !c->algo ? -1 : 0;
+}
+
+/* Greatest common divisor and least common multiple. */
+static long dmd_search_gcd(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The number of divisors of "n". */
+static int dmd_search_divisors(long n)
+{
+	int k = 0;
+	long d;
+
+	for (d = 1; d * d <= n; ++d)
+		if (n % d == 0)
+			k += d * d == n ? 1 : 2;
+	return k;
+}
+
+/* The candidates over views of "P" ranks. */
+static int dmd_search_views(struct dmd_search_build *b, long P)
+{
+	const char *ij[2] = { b->iv, b->jv }, *ijk[3] = { b->iv, b->jv,
+		b->kv };
+	long s1[1] = { P }, s2[2], s3[3], a, c, K = 1;
+	int v;
+
+	for (v = 0; v < b->p->n_vars; ++v)
+		if (!strcmp(b->p->vars[v], b->kv))
+			K = b->p->var_extent[v];
+	for (v = 0; v < 3; ++v) {
+		const char *one[1] = { ijk[v] };
+
+		if (dmd_search_add(b, 1, one, s1, 0) < 0)
+			return -1;
+	}
+	for (a = 2; a <= P / 2; ++a) {
+		long l;
+
+		if (P % a)
+			continue;
+		s2[0] = a, s2[1] = P / a;
+		l = a / dmd_search_gcd(a, P / a) * (P / a);
+		if (dmd_search_add(b, 2, ij, s2, 0) < 0)
+			return -1;
+		if (l > 1 && l <= K && dmd_search_add(b, 2, ij, s2, l) < 0)
+			return -1;
+	}
+	for (a = 2; a <= P / 4; ++a) {
+		if (P % a)
+			continue;
+		for (c = 2; c <= P / a / 2; ++c) {
+			if ((P / a) % c)
+				continue;
+			s3[0] = a, s3[1] = c, s3[2] = P / a / c;
+			if (dmd_search_add(b, 3, ijk, s3, 0) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where the analysis of a candidate sends its messages: the first is
+ * kept (the reason the candidate is refused). */
+static void dmd_search_diag(const char *line, void *user)
+{
+	char **why = user;
+
+	if (!*why)
+		*why = strdup(line);
+}
+
+/* The isl operations one candidate's analysis may take
+ * (DMD_SEARCH_QUOTA overrides, for experiments). */
+static unsigned long dmd_search_quota(void)
+{
+	const char *e = getenv("DMD_SEARCH_QUOTA");
+
+	return e && *e ? strtoul(e, NULL, 10) : DMD_SEARCH_MAX_OPS;
+}
+
+/* Analyse candidate "c": the job with its view and the step with its
+ * schedule, then restored. */
+static void dmd_search_eval(struct dmd_search_build *b,
+	struct dmd_search_cand *c)
+{
+	struct dmd_job *job = b->job;
+	struct dmd_sched_cmd *saved = b->st->cmds;
+	int n_saved = b->st->n_cmds, nv = job->n_views;
+	struct dmd_proofs proofs = { 0 };
+	struct dmd_model *m = NULL;
+	struct dmd_plan *plan = NULL;
+	struct dmd_cost *cost = NULL;
+	int quota;
+
+	if (c->view) {
+		if (nv >= DMD_MAX_VIEWS) {
+			c->why = strdup("the job has too many views");
+			return;
+		}
+		job->views[nv] = *c->view;
+		job->n_views = nv + 1;
+	}
+	b->st->cmds = c->cmds;
+	b->st->n_cmds = c->n_cmds;
+	dmd_job_set_diag(&dmd_search_diag, &c->why);
+	/* a candidate whose analysis would take too long is given up */
+	isl_ctx_reset_operations(b->ctx);
+	isl_ctx_set_max_operations(b->ctx, dmd_search_quota());
+	{ struct timespec t0, t1, t2, t3;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	m = dmd_model_build(b->ctx, job);
+	if (m)
+		plan = dmd_part_plan(m);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (plan && (dmd_part_verify(plan, &proofs) < 0 || proofs.failed))
+		plan = dmd_part_plan_free(plan);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	if (plan)
+		cost = dmd_part_cost(plan, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t3);
+	if (getenv("DMD_TIME")) fprintf(stderr, "  plan %.2f verify %.2f cost %.2f\n",
+		(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec),
+		(t2.tv_sec - t1.tv_sec) + 1e-9 * (t2.tv_nsec - t1.tv_nsec),
+		(t3.tv_sec - t2.tv_sec) + 1e-9 * (t3.tv_nsec - t2.tv_nsec)); }
+	if (cost) {
+		/* the memory of the busiest rank over the whole mesh */
+		struct dmd_cell cell = { m->mesh->set };
+		struct dmd_cells one = { 1, &cell };
+
+		if (dmd_part_cost_memory(plan, &one, cost) < 0)
+			cost = dmd_part_cost_free(cost);
+	}
+	quota = isl_ctx_last_error(b->ctx) == isl_error_quota;
+	isl_ctx_set_max_operations(b->ctx, 0);
+	dmd_job_set_diag(NULL, NULL);
+	if (quota && !cost) {
+		free(c->why);
+		c->why = strdup("too costly to analyse (isl operation "
+			"quota)");
+	}
+	dmd_part_proofs_clear(&proofs);
+	dmd_part_plan_free(plan);
+	dmd_model_free(m);
+	b->st->cmds = saved;
+	b->st->n_cmds = n_saved;
+	if (c->view) {
+		memset(&job->views[nv], 0, sizeof(job->views[nv]));
+		job->n_views = nv;
+	}
+	isl_ctx_reset_error(b->ctx);
+	if (!cost) {
+		if (!c->why)
+			c->why = strdup("the analysis failed");
+		return;
+	}
+	c->costed = 1;
+	c->fig = cost->step[b->s->step];
+	c->mem_total = cost->total.mem_max;
+	if (job->memory && cost->total.mem_max > job->memory &&
+	    asprintf(&c->rejected, "rank %ld needs %lld bytes, more than "
+			"mesh.memory (%ld bytes)", cost->total.mem_rank,
+			cost->total.mem_max, job->memory) < 0)
+		c->rejected = NULL;
+	dmd_part_cost_free(cost);
+}
+
+/* The order of the candidates: analysed and within memory first, by
+ * modeled time, then by bytes at the busiest receiver. */
+static int dmd_search_cmp(const void *x, const void *y)
+{
+	const struct dmd_search_cand *a = x, *b = y;
+	int ra = !a->costed ? 2 : a->rejected ? 1 : 0;
+	int rb = !b->costed ? 2 : b->rejected ? 1 : 0;
+
+	if (ra != rb)
+		return ra - rb;
+	if (!a->costed)
+		return 0;
+	if (a->fig.time_s != b->fig.time_s)
+		return a->fig.time_s < b->fig.time_s ? -1 : 1;
+	if (a->fig.bytes_recv_max != b->fig.bytes_recv_max)
+		return a->fig.bytes_recv_max < b->fig.bytes_recv_max ? -1 : 1;
+	return 0;
+}
+
+/* The loops i, j, k and the tensors of product step "p". */
+static void dmd_search_roles(struct dmd_search_build *b)
+{
+	const struct dmd_expr *lhs = b->p->st->lhs, *r = b->p->st->rhs;
+	int v;
+
+	b->iv = lhs->args[0]->name;
+	b->jv = lhs->args[1]->name;
+	b->kv = NULL;
+	for (v = 0; v < b->p->n_vars; ++v)
+		if (strcmp(b->p->vars[v], b->iv) &&
+		    strcmp(b->p->vars[v], b->jv))
+			b->kv = b->p->vars[v];
+	b->a = r->args[0]->name;
+	b->b = r->args[1]->name;
+}
+
+/* Search step "step" (see the header). */
+struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
+	const struct dmd_model *m, int step)
+{
+	struct dmd_search_build b = { ctx, job, m, m->poly[step],
+		(struct dmd_step *) m->poly[step]->st, NULL, NULL, NULL,
+		NULL, NULL, NULL, NULL, 0 };
+	long P = job->nranks, Q, best = 0;
+	int i, r;
+
+	b.s = calloc(1, sizeof(*b.s));
+	if (!b.s)
+		return NULL;
+	b.s->step = step;
+	b.s->best = -1;
+	dmd_search_roles(&b);
+	r = b.kv ? dmd_search_views(&b, P) : -1;
+	/* views of slightly fewer ranks with more factorizations */
+	for (Q = P - 1; r == 0 && Q >= (9 * P + 9) / 10 && Q > 1; --Q)
+		if (dmd_search_divisors(Q) > dmd_search_divisors(P) &&
+		    (!best || dmd_search_divisors(Q) >
+			      dmd_search_divisors(best)))
+			best = Q;
+	if (r == 0 && best)
+		r = dmd_search_views(&b, best);
+	for (i = 0; r == 0 && i < b.s->n; ++i) {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		dmd_search_eval(&b, &b.s->c[i]);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (getenv("DMD_TIME"))
+			fprintf(stderr, "distmpmd: search: %s: %.3f s\n",
+				b.s->c[i].algo, (t1.tv_sec - t0.tv_sec) +
+				1e-9 * (t1.tv_nsec - t0.tv_nsec));
+	}
+	for (i = 0; i < b.n_used; ++i)
+		free(b.used[i]);
+	free(b.used);
+	if (r < 0)
+		return dmd_search_free(b.s);
+	qsort(b.s->c, b.s->n, sizeof(*b.s->c), &dmd_search_cmp);
+	if (b.s->n && b.s->c[0].costed && !b.s->c[0].rejected)
+		b.s->best = 0;
+	return b.s;
+}
+
+/* Make the choice of "s" part of "job" (see the header). */
+int dmd_search_apply(struct dmd_search *s, struct dmd_job *job,
+	struct dmd_step *st)
+{
+	struct dmd_search_cand *c;
+
+	if (!s || s->best < 0)
+		return -1;
+	c = &s->c[s->best];
+	if (c->view) {
+		if (job->n_views >= DMD_MAX_VIEWS)
+			return -1;
+		job->views[job->n_views++] = *c->view;
+		free(c->view);
+		c->view = NULL;
+		/* the candidate still names its view: by the job's copy */
+	}
+	st->cmds = c->cmds;
+	st->n_cmds = c->n_cmds;
+	c->cmds = NULL;
+	c->n_cmds = 0;
+	return 0;
+}
+
+/* Release "s"; returns NULL. */
+struct dmd_search *dmd_search_free(struct dmd_search *s)
+{
+	int i;
+
+	if (!s)
+		return NULL;
+	for (i = 0; i < s->n; ++i)
+		dmd_search_cand_clear(&s->c[i]);
+	free(s->c);
+	free(s);
+	return NULL;
+}

@@ -1,0 +1,70 @@
+/* dmd_search.h: the search room (spec 1.6, first part): schedules for a
+ * matrix-product step that has none, chosen by the cost model
+ * (partition/dmd_part_cost.c) among candidate algorithms on views of the
+ * ranks.
+ *
+ * A candidate is a view of the ranks (or the mesh itself) and a schedule
+ * of the step over it: 1-D on each of the three loops, 2-D with the
+ * output's two loops distributed (SUMMA with k panels, or the whole k at
+ * once), 3-D with all three distributed (the partial products summed onto
+ * the output's holders).  Each is analysed exactly as a job whose step
+ * had that schedule (the model, the transfer plan and its proofs, the
+ * cost); a candidate the analysis refuses is dropped, one whose memory
+ * exceeds mesh.memory is rejected.  The declared layouts of the inputs
+ * and the output stay as they are: every candidate's cost includes
+ * bringing the data from them and returning the results to them.
+ *
+ * Ownership: dmd_search_step gives a dmd_search that owns its candidates;
+ * dmd_search_free releases it and returns NULL.
+ */
+#ifndef DMD_SEARCH_H
+#define DMD_SEARCH_H
+
+#include <isl/ctx.h>
+
+#include "ir/dmd_model.h"
+#include "partition/dmd_part.h"
+
+/* A candidate: its view (NULL: the mesh's axes), its schedule, what it
+ * is, the cost of the step with it (unless the analysis refused it:
+ * "why" then says why). */
+struct dmd_search_cand {
+	char *algo;			/* "2-D over m x n (2x4), SUMMA, .." */
+	struct dmd_view *view;		/* a new view, or NULL */
+	char *view_name;		/* its name (the mesh: NULL) */
+	int n_cmds;
+	struct dmd_sched_cmd *cmds;
+	int costed;
+	struct dmd_cost_figs fig;	/* the step's figures */
+	long long mem_total;		/* the busiest rank's memory */
+	char *why;			/* refused: the analysis's message */
+	char *rejected;			/* beyond mesh.memory: why */
+};
+
+/* The candidates of one step, best first (refused ones last). */
+struct dmd_search {
+	int step;			/* poly index */
+	int n;
+	struct dmd_search_cand *c;
+	int best;			/* index of the choice, -1: none */
+};
+
+/* Is step "p" a matrix product the search handles (C[i, j] (+)= A * B,
+ * 2-D accesses, one summed loop)?  Without a schedule, it is searched. */
+int dmd_search_is_product(const struct dmd_poly *p);
+
+/* Search a schedule for step "step" of "m"'s job (which must have no
+ * schedule): the candidates, costed and sorted.  "job" is the model's
+ * job, modified while each candidate is analysed and restored after.
+ * NULL on error. */
+struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
+	const struct dmd_model *m, int step);
+struct dmd_search *dmd_search_free(struct dmd_search *s);
+
+/* Make the choice of "s" part of "job": its view added to the mesh's
+ * views (taken from the candidate) and its schedule given to the step
+ * (taken).  Returns 0, or -1 (no choice). */
+int dmd_search_apply(struct dmd_search *s, struct dmd_job *job,
+	struct dmd_step *st);
+
+#endif

@@ -1,0 +1,199 @@
+#!/bin/bash
+# distmpmd plan (spec 2):
+#   - text and JSON goldens: for each JOB of the list below (among them
+#     steps without a schedule, searched: their candidates best first, the
+#     chosen one the step's schedule), `distmpmd plan
+#     JOB` must print exactly tests/plan/NAME.plan and `--json` exactly
+#     NAME.plan.json (regenerate with `bash tests/plan/run.sh --regen`, then
+#     read the diff); the JSON has every key of spec 2;
+#   - the frozen job (-o FILE) builds to the same C as the job, class by
+#     class; -o onto the job file itself is refused (exit 2);
+#   - mesh.memory: build refuses a job a rank of which needs more (exit 2,
+#     the exact located message naming the rank, the step and the
+#     figures), and builds it with just enough;
+#   - bad arguments exit 2; options as getopt_long reads them, help, did
+#     you mean.
+# (That plan's byte counts equal the runs' is checked by tests/e2e/run.sh
+# for every e2e job, its memory against the emitted code by
+# tests/codegen/run.sh.)
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
+HERE=tests/plan
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+ko() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+JOBS="tests/e2e/jobs/summa_2x2.yaml tests/e2e/jobs/pumma_view7.yaml
+tests/e2e/jobs/jacobi_4.yaml tests/e2e/jobs/views_program_2x3.yaml
+tests/e2e/jobs/partial_view_4.yaml tests/e2e/jobs/stencil3.yaml
+tests/plan/links_2x4.yaml tests/plan/memory_small.yaml
+tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
+tests/plan/auto_prime_11.yaml"
+
+for job in $JOBS; do
+    name=$(basename "$job" .yaml)
+    if [ "${1:-}" = --regen ]; then
+        "$DMD" plan "$job" > "$HERE/$name.plan"
+        "$DMD" plan "$job" --json > "$HERE/$name.plan.json"
+        echo "regenerated $name"
+        continue
+    fi
+    if "$DMD" plan "$job" > "$tmp/out" 2> "$tmp/err" &&
+       [ ! -s "$tmp/err" ] && diff -u "$HERE/$name.plan" "$tmp/out"; then
+        ok "plan $name"
+    else
+        cat "$tmp/err"
+        ko "plan $name"
+    fi
+    if "$DMD" plan "$job" --json > "$tmp/out" 2> "$tmp/err" &&
+       diff -u "$HERE/$name.plan.json" "$tmp/out" &&
+       /usr/bin/python3 - "$tmp/out" <<'PYEOF'; then
+import json, sys
+p = json.load(open(sys.argv[1]))
+top = ("ranks", "bytes_moved_total", "bytes_recv_max", "messages",
+       "mem_max", "model_time_s", "layouts", "steps")
+step = ("compute", "schedule", "view", "bytes_moved_total",
+        "bytes_recv_max", "messages", "flops_max", "mem_max",
+        "model_time_s", "candidates")
+assert all(k in p for k in top), p.keys()
+for t in p["layouts"].values():
+    assert set(t) == {"dist", "view", "partial"}, t
+for s in p["steps"]:
+    assert all(k in s for k in step), s.keys()
+    assert all(isinstance(x, str) for x in s["schedule"]), s
+    if not s["searched"]:
+        assert len(s["candidates"]) == 1, s
+        c = s["candidates"][0]
+        assert c["schedule"] == s["schedule"] and c["view"] == s["view"], c
+        assert "rejected" in c, c
+        continue
+    # a searched step: the chosen candidate is the step's schedule, the
+    # candidates come best first (modeled time, within memory)
+    ch = [c for c in s["candidates"] if c["chosen"]]
+    assert len(ch) == 1 and ch[0] is s["candidates"][0], s["candidates"]
+    assert ch[0]["schedule"] == s["schedule"] and ch[0]["view"] == s["view"]
+    assert ch[0]["bytes_moved_total"] == s["bytes_moved_total"], ch
+    ok = [c for c in s["candidates"] if c["rejected"] is None]
+    assert [c["model_time_s"] for c in ok] == sorted(
+        c["model_time_s"] for c in ok), ok
+    assert len(s["candidates"]) <= 5, s
+assert sum(s["bytes_moved_total"] for s in p["steps"]) == \
+    p["bytes_moved_total"], p
+assert sum(s["messages"] for s in p["steps"]) == p["messages"], p
+PYEOF
+        ok "plan --json $name"
+    else
+        cat "$tmp/err"
+        ko "plan --json $name"
+    fi
+done
+[ "${1:-}" = --regen ] && exit 0
+
+# --top limits the candidates (an explicit step has one)
+if "$DMD" plan tests/e2e/jobs/summa_2x2.yaml --json --top 1 > "$tmp/t1" &&
+   cmp -s "$tmp/t1" "$HERE/summa_2x2.plan.json"; then
+    ok "plan --top 1"
+else
+    ko "plan --top 1"
+fi
+
+# the frozen job builds to the same code, class by class (a job whose
+# schedules are written; one whose schedule the search chose, frozen with
+# its view and schedule)
+for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
+        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml; do
+    name=$(basename "$job" .yaml)
+    mkdir -p "$tmp/f"
+    good=1
+    "$DMD" plan "$job" -o "$tmp/f/$name.yaml" > /dev/null || good=0
+    "$DMD" classes "$job" > "$tmp/c1" && "$DMD" classes "$tmp/f/$name.yaml" \
+        > "$tmp/c2" && cmp -s "$tmp/c1" "$tmp/c2" || good=0
+    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$tmp/c1")
+    for ((k = 0; k < ${n:-0}; k++)); do
+        "$DMD" emit "$job" --class $k > "$tmp/e1"
+        "$DMD" emit "$tmp/f/$name.yaml" --class $k > "$tmp/e2"
+        cmp -s "$tmp/e1" "$tmp/e2" || good=0
+    done
+    if [ $good = 1 ] && [ "${n:-0}" -gt 0 ] && [ ! -e "$tmp/f/$name.yaml.tmp.$$" ]; then
+        ok "plan -o: $name builds to the same code ($n classes)"
+    else
+        ko "plan -o: $name builds to the same code"
+    fi
+done
+cp tests/e2e/jobs/stencil3.yaml "$tmp/self.yaml"
+"$DMD" plan "$tmp/self.yaml" -o "$tmp/self.yaml" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st = 2 ] && grep -q "is the job file itself" "$tmp/err" &&
+   cmp -s "$tmp/self.yaml" tests/e2e/jobs/stencil3.yaml; then
+    ok "plan -o JOB itself is refused"
+else
+    ko "plan -o JOB itself is refused (exit $st)"
+fi
+"$DMD" plan tests/e2e/jobs/stencil3.yaml -o "$tmp/nodir/x.yaml" > /dev/null \
+    2> "$tmp/err"
+st=$?
+if [ $st = 1 ] && grep -q "cannot write" "$tmp/err"; then
+    ok "plan -o into a missing directory fails"
+else
+    ko "plan -o into a missing directory fails (exit $st)"
+fi
+
+# mesh.memory: refused below what rank 0 needs (18432 bytes), built at it
+want="tests/plan/memory_small.yaml:6:11: error: rank 0 needs 18432 bytes, more than mesh.memory (16384 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 18432 bytes on rank 0 (its tensors' buffers and its transfer buffers)"
+"$DMD" build tests/plan/memory_small.yaml -o "$tmp/b" > "$tmp/out" 2> "$tmp/err"
+st=$?
+if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -e "$tmp/b" ]; then
+    ok "build refuses a job beyond mesh.memory"
+else
+    cat "$tmp/err"
+    ko "build refuses a job beyond mesh.memory (exit $st)"
+fi
+sed 's/memory: 16KiB/memory: 18432/' tests/plan/memory_small.yaml > "$tmp/fit.yaml"
+if "$DMD" build "$tmp/fit.yaml" -o "$tmp/b" > /dev/null 2> "$tmp/err" &&
+   [ -f "$tmp/b/manifest.yaml" ]; then
+    ok "build accepts a job within mesh.memory"
+else
+    cat "$tmp/err"
+    ko "build accepts a job within mesh.memory"
+fi
+
+# bad arguments
+for args in "--top 0" "--top x" "--frob" "" "a.yaml b.yaml"; do
+    # shellcheck disable=SC2086
+    "$DMD" plan $args > /dev/null 2> "$tmp/err"
+    st=$?
+    if [ $st = 2 ] && grep -q "^distmpmd: plan: " "$tmp/err"; then
+        ok "plan $args: exit 2"
+    else
+        ko "plan $args: exit $st"
+    fi
+done
+
+# the command line as for every command (getopt_long): a prefix of an
+# option, the option's value after '=', help, did you mean
+if "$DMD" plan --jso --top=1 tests/e2e/jobs/summa_2x2.yaml > "$tmp/t1" &&
+   cmp -s "$tmp/t1" "$HERE/summa_2x2.plan.json"; then
+    ok "plan --jso --top=1"
+else
+    ko "plan --jso --top=1"
+fi
+"$DMD" plna x > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "distmpmd: unknown command 'plna'; did you mean 'plan'?" ]; then
+    ok "plna: did you mean 'plan'"
+else
+    ko "plna: did you mean 'plan' (exit $st)"
+fi
+if "$DMD" help plan > "$tmp/h1" && "$DMD" plan --help > "$tmp/h2" &&
+   cmp -s "$tmp/h1" "$tmp/h2" && head -n 1 "$tmp/h1" | grep -q "^usage: distmpmd plan JOB"; then
+    ok "help plan, plan --help"
+else
+    ko "help plan, plan --help"
+fi
+
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
