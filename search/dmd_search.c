@@ -16,15 +16,20 @@
  * model, transfer plan, proofs, cost, and the memory of the busiest rank
  * over the whole mesh (an upper bound of what its class allocates).  The
  * best is the one of least modeled time within mesh.memory (then of fewest
- * bytes at the busiest receiver).
+ * bytes at the busiest receiver).  A candidate whose analysis takes more
+ * than DMD_SEARCH_MAX_OPS isl operations is given up ("too costly to
+ * analyse", listed by plan with the refused ones); DMD_TIME prints each
+ * candidate's analysis time.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "search/dmd_search.h"
+#include "ir/dmd_int.h"
 
 /* The isl operations the analysis of one candidate may take: a few
  * seconds (a 64-rank product's 1-D candidates take a tenth of it; views
@@ -476,13 +481,27 @@ static void dmd_search_diag(const char *line, void *user)
 		*why = strdup(line);
 }
 
-/* The isl operations one candidate's analysis may take
- * (DMD_SEARCH_QUOTA overrides, for experiments). */
+/* The isl operations one candidate's analysis may take: a positive
+ * integer in DMD_SEARCH_QUOTA (for experiments), else
+ * DMD_SEARCH_MAX_OPS. */
 static unsigned long dmd_search_quota(void)
 {
 	const char *e = getenv("DMD_SEARCH_QUOTA");
+	long v;
 
-	return e && *e ? strtoul(e, NULL, 10) : DMD_SEARCH_MAX_OPS;
+	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, LONG_MAX, &v) ==
+			DMD_INT_OK)
+		return (unsigned long) v;
+	return DMD_SEARCH_MAX_OPS;
+}
+
+/* The seconds since "t0" (CLOCK_MONOTONIC). */
+static double dmd_search_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + 1e-9 * (t.tv_nsec - t0->tv_nsec);
 }
 
 /* Analyse candidate "c": the job with its view and the step with its
@@ -510,25 +529,17 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	b->st->cmds = c->cmds;
 	b->st->n_cmds = c->n_cmds;
 	dmd_job_set_diag(&dmd_search_diag, &c->why);
-	/* a candidate whose analysis would take too long is given up */
+	/* a candidate whose analysis would take too long is given up (a
+	 * count of isl operations: the same choice on every machine) */
 	isl_ctx_reset_operations(b->ctx);
 	isl_ctx_set_max_operations(b->ctx, dmd_search_quota());
-	{ struct timespec t0, t1, t2, t3;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	m = dmd_model_build(b->ctx, job);
 	if (m)
 		plan = dmd_part_plan(m);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (plan && (dmd_part_verify(plan, &proofs) < 0 || proofs.failed))
 		plan = dmd_part_plan_free(plan);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
 	if (plan)
 		cost = dmd_part_cost(plan, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t3);
-	if (getenv("DMD_TIME")) fprintf(stderr, "  plan %.2f verify %.2f cost %.2f\n",
-		(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec),
-		(t2.tv_sec - t1.tv_sec) + 1e-9 * (t2.tv_nsec - t1.tv_nsec),
-		(t3.tv_sec - t2.tv_sec) + 1e-9 * (t3.tv_nsec - t2.tv_nsec)); }
 	if (cost) {
 		/* the memory of the busiest rank over the whole mesh */
 		struct dmd_cell cell = { m->mesh->set };
@@ -633,15 +644,15 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 	if (r == 0 && best)
 		r = dmd_search_views(&b, best);
 	for (i = 0; r == 0 && i < b.s->n; ++i) {
-		struct timespec t0, t1;
+		struct timespec t0;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		dmd_search_eval(&b, &b.s->c[i]);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (getenv("DMD_TIME"))
-			fprintf(stderr, "distmpmd: search: %s: %.3f s\n",
-				b.s->c[i].algo, (t1.tv_sec - t0.tv_sec) +
-				1e-9 * (t1.tv_nsec - t0.tv_nsec));
+			fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s\n",
+				b.s->c[i].algo, b.s->c[i].why ? ": " : "",
+				b.s->c[i].why ? b.s->c[i].why : "",
+				dmd_search_since(&t0));
 	}
 	for (i = 0; i < b.n_used; ++i)
 		free(b.used[i]);

@@ -173,6 +173,19 @@ for args in "--top 0" "--top x" "--frob" "" "a.yaml b.yaml"; do
     fi
 done
 
+# a candidate whose analysis exceeds the isl operation quota is given up,
+# with the reason; with every one given up the step keeps the empty
+# schedule (DMD_SEARCH_QUOTA: a tiny quota for the test)
+DMD_SEARCH_QUOTA=1000 "$DMD" plan tests/plan/auto_prime_11.yaml > "$tmp/q" 2>&1
+st=$?
+if [ $st = 0 ] && [ "$(grep -c 'rejected: too costly to analyse (isl operation quota)' "$tmp/q")" = 5 ] &&
+   grep -q "schedule (chosen by the search): none" "$tmp/q"; then
+    ok "plan: candidates beyond the isl quota are given up"
+else
+    cat "$tmp/q"
+    ko "plan: candidates beyond the isl quota are given up (exit $st)"
+fi
+
 # the command line as for every command (getopt_long): a prefix of an
 # option, the option's value after '=', help, did you mean
 if "$DMD" plan --jso --top=1 tests/e2e/jobs/summa_2x2.yaml > "$tmp/t1" &&
