@@ -200,12 +200,12 @@ static int dmd_plan_json_cand(FILE *f, const struct dmd_search_cand *c,
 		dmd_plan_json_str(f, c->view_name);
 	else
 		fputs("null", f);
-	if (c->costed) {
+	if (c->costed || c->estimated) {
 		fputs(", ", f);
 		dmd_plan_json_figs(f, &c->fig, 1);
 	}
-	fprintf(f, ", \"chosen\": %s, \"rejected\": ", chosen ? "true" :
-		"false");
+	fprintf(f, ", \"exact\": %s, \"chosen\": %s, \"rejected\": ",
+		c->costed ? "true" : "false", chosen ? "true" : "false");
 	if (c->rejected || c->why)
 		dmd_plan_json_str(f, c->rejected ? c->rejected : c->why);
 	else
@@ -294,10 +294,13 @@ static int dmd_plan_json(struct dmd_session *s, const struct dmd_cost *c,
 /* The candidates of search "sr" as text (at most "top"). */
 static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 {
-	int k;
+	int k, n = 0;
 
-	printf("  candidates (%d analysed; figures for the step, memory of "
-		"the busiest rank over the mesh):\n", sr->n);
+	for (k = 0; k < sr->n; ++k)
+		n += !sr->c[k].estimated;
+	printf("  candidates (%d, %d analysed, ~: estimated only; figures "
+		"for the step,\n  memory of the busiest rank over the "
+		"mesh):\n", sr->n, n);
 	for (k = 0; k < sr->n && k < top; ++k) {
 		const struct dmd_search_cand *c = &sr->c[k];
 
@@ -306,6 +309,10 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 			printf(" %10.4g s %12lld B max %12lld B mem",
 				c->fig.time_s, c->fig.bytes_recv_max,
 				c->mem_total);
+		else if (c->estimated)
+			printf("~%10.4g s %12lld B max %12lld B mem",
+				c->fig.time_s, c->fig.bytes_recv_max,
+				c->fig.mem_max);
 		if (c->rejected || c->why)
 			printf("  rejected: %s", c->rejected ? c->rejected :
 				c->why);

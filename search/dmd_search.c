@@ -11,15 +11,18 @@
  *                panels, broadcast at each) or the whole k at once
  *   [P1, P2, P3] 3-D: distribute i, j and k
  * always with tensorize for the local product.  A view equal to the mesh
- * uses the mesh's own axes.  Each candidate is analysed as the job would
- * be with it (a view added to the mesh, the schedule given to the step):
- * model, transfer plan, proofs, cost, and the memory of the busiest rank
- * over the whole mesh (an upper bound of what its class allocates).  The
- * best is the one of least modeled time within mesh.memory (then of fewest
+ * uses the mesh's own axes.  Every candidate is first estimated in
+ * closed form (search/dmd_search_est.c: boxes and block arithmetic, no
+ * isl beyond reading the declared layouts); then, in the estimates'
+ * order, the best few are analysed as the job would be with them (a view
+ * added to the mesh, the schedule given to the step): model, transfer
+ * plan, proofs, cost, and the memory of the busiest rank over the whole
+ * mesh (an upper bound of what its class allocates).  The best is the
+ * analysed one of least modeled time within mesh.memory (then of fewest
  * bytes at the busiest receiver).  A candidate whose analysis takes more
  * than DMD_SEARCH_MAX_OPS isl operations is given up ("too costly to
  * analyse", listed by plan with the refused ones); DMD_TIME prints each
- * candidate's analysis time.
+ * analysed candidate's analysis time and its estimate.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -35,6 +38,11 @@
  * seconds (a 64-rank product's 1-D candidates take a tenth of it; views
  * that cut the mesh's axes across, as 2x32 of an 8x8 mesh, take more). */
 #define DMD_SEARCH_MAX_OPS	20000000UL
+
+/* The candidates analysed exactly: at most DMD_SEARCH_EXACT, those
+ * estimated within DMD_SEARCH_NEAR times the best analysed. */
+#define DMD_SEARCH_EXACT	3
+#define DMD_SEARCH_NEAR		1.02
 
 /* What a search carries. */
 struct dmd_search_build {
@@ -327,6 +335,13 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 	b->n_used = 0;
 	if (!c || dmd_search_axes(b, c, n, shape, axes) < 0)
 		return -1;
+	c->est.n = n;
+	c->est.panels = panels;
+	for (i = 0; i < n; ++i) {
+		c->est.shape[i] = shape[i];
+		c->est.loop[i] = !strcmp(dist[i], b->iv) ? 0 :
+			!strcmp(dist[i], b->jv) ? 1 : 2;
+	}
 	for (i = 0; i < n; ++i) {
 		snprintf(suf, sizeof(suf), "%.40so", dist[i]);
 		outer[i] = dmd_search_name(b, suf);
@@ -582,22 +597,122 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	dmd_part_cost_free(cost);
 }
 
+/* The group of candidate "c" in the order of the candidates: analysed
+ * and within memory, analysed beyond it, estimated only, refused. */
+static int dmd_search_rank(const struct dmd_search_cand *c)
+{
+	if (c->costed)
+		return c->rejected ? 1 : 0;
+	return c->estimated ? 2 : 3;
+}
+
 /* The order of the candidates: analysed and within memory first, by
- * modeled time, then by bytes at the busiest receiver. */
+ * modeled time, then by bytes at the busiest receiver; then the ones
+ * analysed beyond mesh.memory, the ones only estimated (by their
+ * estimate), the refused ones. */
 static int dmd_search_cmp(const void *x, const void *y)
 {
 	const struct dmd_search_cand *a = x, *b = y;
-	int ra = !a->costed ? 2 : a->rejected ? 1 : 0;
-	int rb = !b->costed ? 2 : b->rejected ? 1 : 0;
+	int ra = dmd_search_rank(a), rb = dmd_search_rank(b);
 
 	if (ra != rb)
 		return ra - rb;
-	if (!a->costed)
+	if (!a->costed && !a->estimated)
 		return 0;
 	if (a->fig.time_s != b->fig.time_s)
 		return a->fig.time_s < b->fig.time_s ? -1 : 1;
 	if (a->fig.bytes_recv_max != b->fig.bytes_recv_max)
 		return a->fig.bytes_recv_max < b->fig.bytes_recv_max ? -1 : 1;
+	return 0;
+}
+
+/* The order of the candidates by their estimates: within mesh.memory
+ * first, by estimated time, then bytes at the busiest receiver. */
+static int dmd_search_cmp_est(const void *x, const void *y)
+{
+	const struct dmd_search_cand *a = x, *b = y;
+
+	if (a->est_over != b->est_over)
+		return a->est_over - b->est_over;
+	if (a->fig.time_s != b->fig.time_s)
+		return a->fig.time_s < b->fig.time_s ? -1 : 1;
+	if (a->fig.bytes_recv_max != b->fig.bytes_recv_max)
+		return a->fig.bytes_recv_max < b->fig.bytes_recv_max ? -1 : 1;
+	return 0;
+}
+
+/* The most candidates the search analyses exactly (DMD_SEARCH_EXACT in
+ * the environment overrides; 0: all of them). */
+static int dmd_search_exact(void)
+{
+	const char *e = getenv("DMD_SEARCH_EXACT");
+	long v;
+
+	if (e && dmd_int_parse(e, DMD_INT_NUL, 0, INT_MAX, &v) ==
+			DMD_INT_OK)
+		return (int) v;
+	return DMD_SEARCH_EXACT;
+}
+
+/* Analyse candidate "c" exactly (timed, with its estimate, for
+ * DMD_TIME). */
+static void dmd_search_eval_timed(struct dmd_search_build *b,
+	struct dmd_search_cand *c)
+{
+	struct dmd_cost_figs est = c->fig;
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c->estimated = 0;
+	dmd_search_eval(b, c);
+	if (getenv("DMD_TIME"))
+		fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s (estimated "
+			"%.4g s, %lld B max, %lld msgs; exact %.4g s, %lld B "
+			"max, %lld msgs)\n", c->algo, c->why ? ": " : "",
+			c->why ? c->why : "", dmd_search_since(&t0),
+			est.time_s, est.bytes_recv_max, est.messages,
+			c->fig.time_s, c->fig.bytes_recv_max,
+			c->fig.messages);
+}
+
+/* Estimate every candidate (search/dmd_search_est.c), then analyse
+ * exactly, in the estimates' order, the best estimated and the next ones
+ * whose estimated time is within DMD_SEARCH_NEAR of the best analysed so
+ * far, at most DMD_SEARCH_EXACT of them (once one is analysed within
+ * mesh.memory: until then every next one).  The others keep their
+ * estimates. */
+static int dmd_search_prune(struct dmd_search_build *b)
+{
+	struct dmd_search *s = b->s;
+	struct dmd_est *e;
+	int i, k = dmd_search_exact(), n = 0;
+	double best = -1;
+
+	e = dmd_search_est_new(b->m, b->p, b->iv, b->jv, b->kv);
+	if (!e)
+		return -1;
+	for (i = 0; i < s->n; ++i) {
+		struct dmd_search_cand *c = &s->c[i];
+
+		dmd_search_est(e, &c->est, &c->fig);
+		c->estimated = 1;
+		c->est_over = b->job->memory &&
+			c->fig.mem_max > b->job->memory;
+	}
+	dmd_search_est_free(e);
+	qsort(s->c, s->n, sizeof(*s->c), &dmd_search_cmp_est);
+	for (i = 0; i < s->n; ++i) {
+		struct dmd_search_cand *c = &s->c[i];
+
+		if (k > 0 && best >= 0 && (n >= k ||
+		    c->fig.time_s > best * DMD_SEARCH_NEAR))
+			break;
+		dmd_search_eval_timed(b, c);
+		++n;
+		if (c->costed && !c->rejected &&
+		    (best < 0 || c->fig.time_s < best))
+			best = c->fig.time_s;
+	}
 	return 0;
 }
 
@@ -643,17 +758,8 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 			best = Q;
 	if (r == 0 && best)
 		r = dmd_search_views(&b, best);
-	for (i = 0; r == 0 && i < b.s->n; ++i) {
-		struct timespec t0;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		dmd_search_eval(&b, &b.s->c[i]);
-		if (getenv("DMD_TIME"))
-			fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s\n",
-				b.s->c[i].algo, b.s->c[i].why ? ": " : "",
-				b.s->c[i].why ? b.s->c[i].why : "",
-				dmd_search_since(&t0));
-	}
+	if (r == 0)
+		r = dmd_search_prune(&b);
 	for (i = 0; i < b.n_used; ++i)
 		free(b.used[i]);
 	free(b.used);

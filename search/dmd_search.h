@@ -7,10 +7,11 @@
  * of the step over it: 1-D on each of the three loops, 2-D with the
  * output's two loops distributed (SUMMA with k panels, or the whole k at
  * once), 3-D with all three distributed (the partial products summed onto
- * the output's holders).  Each is analysed exactly as a job whose step
- * had that schedule (the model, the transfer plan and its proofs, the
- * cost); a candidate the analysis refuses is dropped, one whose memory
- * exceeds mesh.memory is rejected.  The declared layouts of the inputs
+ * the output's holders).  Each is estimated in closed form; the best
+ * estimated few are analysed exactly as a job whose step had that
+ * schedule (the model, the transfer plan and its proofs, the cost); a
+ * candidate the analysis refuses is dropped, one whose memory exceeds
+ * mesh.memory is rejected; the others keep their estimates.  The declared layouts of the inputs
  * and the output stay as they are: every candidate's cost includes
  * bringing the data from them and returning the results to them.
  *
@@ -24,6 +25,7 @@
 
 #include "ir/dmd_model.h"
 #include "partition/dmd_part.h"
+#include "search/dmd_search_est.h"
 
 /* A candidate: its view (NULL: the mesh's axes), its schedule, what it
  * is, the cost of the step with it (unless the analysis refused it:
@@ -34,7 +36,10 @@ struct dmd_search_cand {
 	char *view_name;		/* its name (the mesh: NULL) */
 	int n_cmds;
 	struct dmd_sched_cmd *cmds;
-	int costed;
+	struct dmd_est_cand est;	/* what the estimate sees of it */
+	int costed;			/* analysed exactly */
+	int estimated;			/* not analysed: "fig" estimated */
+	int est_over;			/* the estimate exceeds mesh.memory */
 	struct dmd_cost_figs fig;	/* the step's figures */
 	long long mem_total;		/* the busiest rank's memory */
 	char *why;			/* refused: the analysis's message */

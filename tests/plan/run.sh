@@ -1,8 +1,9 @@
 #!/bin/bash
 # distmpmd plan (spec 2):
 #   - text and JSON goldens: for each JOB of the list below (among them
-#     steps without a schedule, searched: their candidates best first, the
-#     chosen one the step's schedule), `distmpmd plan
+#     steps without a schedule, searched: their candidates best first,
+#     those analysed exactly before those only estimated, the chosen one
+#     analysed and the step's schedule), `distmpmd plan
 #     JOB` must print exactly tests/plan/NAME.plan and `--json` exactly
 #     NAME.plan.json (regenerate with `bash tests/plan/run.sh --regen`, then
 #     read the diff); the JSON has every key of spec 2;
@@ -77,9 +78,16 @@ for s in p["steps"]:
     assert len(ch) == 1 and ch[0] is s["candidates"][0], s["candidates"]
     assert ch[0]["schedule"] == s["schedule"] and ch[0]["view"] == s["view"]
     assert ch[0]["bytes_moved_total"] == s["bytes_moved_total"], ch
-    ok = [c for c in s["candidates"] if c["rejected"] is None]
-    assert [c["model_time_s"] for c in ok] == sorted(
-        c["model_time_s"] for c in ok), ok
+    # analysed ones (exact) first, each group by modeled time; the
+    # chosen one analysed
+    assert ch[0]["exact"] is True, ch
+    ex = [c["exact"] for c in s["candidates"]]
+    assert ex == sorted(ex, reverse=True), ex
+    for exact in (True, False):
+        ok = [c for c in s["candidates"]
+              if c["rejected"] is None and c["exact"] is exact]
+        assert [c["model_time_s"] for c in ok] == sorted(
+            c["model_time_s"] for c in ok), ok
     assert len(s["candidates"]) <= 5, s
 assert sum(s["bytes_moved_total"] for s in p["steps"]) == \
     p["bytes_moved_total"], p
@@ -92,6 +100,32 @@ PYEOF
     fi
 done
 [ "${1:-}" = --regen ] && exit 0
+
+# the search analyses the best estimated candidates only: with every
+# candidate analysed (DMD_SEARCH_EXACT=0) it chooses the same, and on these
+# block layouts the closed-form estimate of the busiest receiver's bytes
+# is the exact figure, candidate by candidate
+for name in auto_square_8 auto_prime_11; do
+    job=tests/e2e/jobs/$name.yaml
+    [ -f "$job" ] || job=$HERE/$name.yaml
+    if "$DMD" plan "$job" --json --top 100 > "$tmp/pruned" &&
+       DMD_SEARCH_EXACT=0 "$DMD" plan "$job" --json --top 100 \
+           > "$tmp/all" &&
+       /usr/bin/python3 - "$tmp/pruned" "$tmp/all" <<'PYEOF'; then
+import json, sys
+p, a = (json.load(open(f))["steps"][0] for f in sys.argv[1:3])
+assert p["schedule"] == a["schedule"] and p["view"] == a["view"]
+assert all(c["exact"] for c in a["candidates"]), a
+assert any(not c["exact"] for c in p["candidates"]), p
+exact = {c["algorithm"]: c for c in a["candidates"]}
+for c in p["candidates"]:
+    assert c["bytes_recv_max"] == exact[c["algorithm"]]["bytes_recv_max"], c
+PYEOF
+        ok "plan $name: the pruned search chooses as the full one"
+    else
+        ko "plan $name: the pruned search chooses as the full one"
+    fi
+done
 
 # --top limits the candidates (an explicit step has one)
 if "$DMD" plan tests/e2e/jobs/summa_2x2.yaml --json --top 1 > "$tmp/t1" &&
