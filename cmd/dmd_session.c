@@ -30,21 +30,42 @@ void dmd_session_free(struct dmd_session *s)
 		isl_ctx_free(s->ctx);
 }
 
-/* Report the proofs of "s" that failed (or that they could not be
- * made) as internal errors; returns 1, the exit status. */
-static int session_proofs_failed(struct dmd_session *s, const char *path)
+/* Report an internal error of the analysis of the job of "s" ("what"
+ * could not be done, or a failed proof): "PATH: error: internal error:
+ * ... (please report it)". */
+static void session_internal(struct dmd_session *s, const char *what)
 {
+	dmd_diag_error(&s->diag, s->job->path, (struct dmd_loc) { 0, 0 },
+		"internal error: %s (please report it)", what);
+}
+
+/* Report the proofs of "s" that failed (or that they could not be
+ * made) as internal errors. */
+static void session_proofs_failed(struct dmd_session *s)
+{
+	char *line;
+	size_t size;
+	FILE *f;
 	int i;
 
-	for (i = 0; i < s->proofs.n; ++i)
-		if (!strncmp(s->proofs.line[i], "NOT", 3))
-			fprintf(stderr, "%s: error: internal error: %s (please "
-				"report it)\n", path, s->proofs.line[i]);
-	if (!s->proofs.failed)
-		fprintf(stderr, "%s: error: internal error: cannot prove that "
-			"the transfers of this job match up (please report "
-			"it)\n", path);
-	return 1;
+	for (i = 0; i < s->proofs.n; ++i) {
+		if (s->proofs.proof[i].verdict != DMD_PROOF_FAILS)
+			continue;
+		line = NULL;
+		f = open_memstream(&line, &size);
+		if (f) {
+			dmd_part_proof_print(f, &s->proofs.proof[i]);
+			if (fclose(f) != 0) {
+				free(line);
+				line = NULL;
+			}
+		}
+		session_internal(s, line ? line : "a proof failed");
+		free(line);
+	}
+	if (!dmd_part_proofs_failed(&s->proofs))
+		session_internal(s, "cannot prove that the transfers of this "
+			"job match up");
 }
 
 /* The files of the job in s->files (in.files): every tensor with a file
@@ -112,7 +133,7 @@ static int session_build_input(struct dmd_session *s, int classes)
 	for (i = 0; i < cl->n; ++i) {
 		s->cls[i].code = cl->cls[i].code;
 		s->cls[i].set = cl->cls[i].set_text;
-		s->cls[i].why = cl->cls[i].why;
+		s->cls[i].why = cl->cls[i].why_line;
 		s->cls[i].count = cl->cls[i].count;
 		s->cls[i].n_ranges = cl->cls[i].n_ranges;
 		s->cls[i].ranges = cl->cls[i].ranges;
@@ -136,83 +157,117 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* Analyse "job" (taken: "s" owns it, even on failure); with classes != 0
- * find the rank classes and emit their code too.  Returns 0, or the
- * exit status (2 for a bad job, 1 otherwise), the problem printed. */
-int dmd_session_analyse_job(struct dmd_session *s,
-	__isl_take struct dmd_job *job, int classes)
+/* Start session "s": nothing analysed yet, the messages about its job
+ * to "fn" (with "user"), or to stderr if "fn" is NULL. */
+void dmd_session_init(struct dmd_session *s, dmd_diag_fn fn, void *user)
 {
-	const char *path;
-
 	memset(s, 0, sizeof(*s));
-	s->job = job;
+	dmd_diag_init(&s->diag, fn, user);
+}
+
+/* Read the job held in data[0..len) as the job file "name" (see
+ * dmd_job_read_mem) into s->job: DMD_OK, or DMD_REFUSED after a
+ * message. */
+enum dmd_status dmd_session_read_mem(struct dmd_session *s, const char *name,
+	const char *data, size_t len)
+{
+	s->job = dmd_job_read_mem(name, data, len, &s->diag);
+	return s->job ? DMD_OK : DMD_REFUSED;
+}
+
+/* The model and the transfer plan of s->job, with the plan's proofs. */
+static enum dmd_status session_plan(struct dmd_session *s)
+{
+	enum dmd_status st;
+
+	st = dmd_model_build(s->ctx, s->job, &s->m);
+	stage_time("model");
+	if (st == DMD_OK)
+		st = dmd_part_plan(s->m, &s->plan);
+	stage_time("plan");
+	if (st == DMD_INTERNAL)
+		session_internal(s, "the analysis of this job failed");
+	if (st != DMD_OK)
+		return st;
+	st = dmd_part_verify(s->plan, &s->proofs);
+	stage_time("proofs");
+	if (st != DMD_OK)
+		session_proofs_failed(s);
+	return st;
+}
+
+/* The facts, cells and the program of every cell of the plan of "s",
+ * proved as emitted. */
+static enum dmd_status session_specialize(struct dmd_session *s)
+{
+	enum dmd_status st;
+
+	st = dmd_part_facts(s->plan, &s->facts);
+	stage_time("facts");
+	if (st == DMD_OK)
+		st = dmd_part_cells(s->m, s->facts, &s->cells);
+	stage_time("cells");
+	if (st == DMD_OK)
+		st = dmd_spec_cells(s->plan, s->cells, &s->specs);
+	stage_time("specialize");
+	if (st != DMD_OK) {
+		session_internal(s, "cannot find the rank classes");
+		return st;
+	}
+	st = dmd_spec_prove(s->plan, s->specs, &s->proofs);
+	stage_time("proofs as emitted");
+	if (st != DMD_OK)
+		session_proofs_failed(s);
+	return st;
+}
+
+/* Analyse s->job, stage by stage (see the top of this file); with
+ * "classes" find the rank classes and emit their code too.  Each stage
+ * says how it ended: DMD_OK, DMD_REFUSED (a bad job, with one message)
+ * or DMD_INTERNAL (reported here as an internal error). */
+enum dmd_status dmd_session_run(struct dmd_session *s, int classes)
+{
+	enum dmd_status st;
+
 	if (!s->job)
-		return 2;
-	path = s->job->path;
+		return DMD_REFUSED;
 	s->ctx = isl_ctx_alloc();
 	if (!s->ctx) {
 		fprintf(stderr, "distmpmd: out of memory\n");
-		return 1;
+		return DMD_INTERNAL;
 	}
 	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
 		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
 	isl_options_set_ast_iterator_type(s->ctx, "int64_t");
 	stage_time(NULL);
-	s->m = dmd_model_build(s->ctx, s->job);
-	stage_time("model");
-	if (s->m)
-		s->plan = dmd_part_plan(s->m);
-	stage_time("plan");
-	if (!s->m || !s->plan) {
-		if (dmd_job_n_errors() > 0)
-			return 2;
-		fprintf(stderr, "%s: error: internal error: the analysis of "
-			"this job failed (please report it)\n", path);
-		return 1;
-	}
-	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed)
-		return session_proofs_failed(s, path);
-	stage_time("proofs");
-	s->facts = dmd_part_facts(s->plan);
-	stage_time("facts");
-	if (s->facts)
-		s->cells = dmd_part_cells(s->m, s->facts);
-	stage_time("cells");
-	if (s->cells)
-		s->specs = dmd_spec_cells(s->plan, s->cells);
-	stage_time("specialize");
-	if (!s->specs) {
-		fprintf(stderr, "%s: error: internal error: cannot find the "
-			"rank classes (please report it)\n", path);
-		return 1;
-	}
-	if (dmd_spec_prove(s->plan, s->specs, &s->proofs) < 0 ||
-	    s->proofs.failed)
-		return session_proofs_failed(s, path);
-	stage_time("proofs as emitted");
-	if (classes) {
-		s->classes = dmd_emit_classes(s->plan, s->facts, s->cells,
-			s->specs);
+	st = session_plan(s);
+	if (st == DMD_OK)
+		st = session_specialize(s);
+	if (st == DMD_OK && classes) {
+		st = dmd_emit_classes(s->plan, s->facts, s->cells, s->specs,
+			&s->classes);
 		stage_time("classes");
-		if (!s->classes) {
-			fprintf(stderr, "%s: error: internal error: cannot "
-				"print the rank classes (please report it)\n",
-				path);
-			return 1;
-		}
+		if (st != DMD_OK)
+			session_internal(s, "cannot print the rank classes");
 	}
-	if (session_build_input(s, classes) < 0) {
+	if (st == DMD_OK && session_build_input(s, classes) < 0) {
 		fprintf(stderr, "distmpmd: out of memory\n");
-		return 1;
+		st = DMD_INTERNAL;
 	}
-	return 0;
+	return st;
 }
 
-/* Read and analyse the job file "path", as dmd_session_analyse_job. */
+/* Read and analyse the job file "path" (dmd_session_run), the messages
+ * to stderr.  Returns the exit status: 0, 2 for a bad job, 1 for an
+ * internal error. */
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes)
 {
-	return dmd_session_analyse_job(s, dmd_job_read(path), classes);
+	dmd_session_init(s, NULL, NULL);
+	s->job = dmd_job_read(path, &s->diag);
+	if (!s->job)
+		return dmd_status_exit(DMD_REFUSED);
+	return dmd_status_exit(dmd_session_run(s, classes));
 }
 
 /* Print the range of index variable "v" of step "p" (spec 1.3: the
@@ -294,6 +349,8 @@ void dmd_session_summary(struct dmd_session *s)
 			printf(" (summed over the partial axes)");
 		printf("\n");
 	}
-	for (i = 0; i < s->proofs.n; ++i)
-		printf("%s\n", s->proofs.line[i]);
+	for (i = 0; i < s->proofs.n; ++i) {
+		dmd_part_proof_print(stdout, &s->proofs.proof[i]);
+		printf("\n");
+	}
 }
