@@ -70,7 +70,8 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_x == root)
-          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 50, 26 });
+          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 50, 26 });
         else
           dmd_ibcast(rt, q0, 0, root, r0a_B, 2, rx0_B, dmd_zero, (const int64_t[]){ 50, 26 });
       }
@@ -86,9 +87,12 @@ int main(int argc, char **argv)
           {
             const int64_t root = i_no + 1;
             if (c_x == root)
-              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 26 * i_no + 26 - lo1_B }, (const int64_t[]){ 50, i_no == 1 ? 25 : 26 });
+              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 0 - lo0_B, 26 * i_no + 26 - lo1_B },
+                  (const int64_t[]){ 50, i_no == 1 ? 25 : 26 });
             else
-              dmd_ibcast(rt, q0, 0, root, ((i_no + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero, (const int64_t[]){ 50, i_no == 1 ? 25 : 26 });
+              dmd_ibcast(rt, q0, 0, root, ((i_no + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero,
+                  (const int64_t[]){ 50, i_no == 1 ? 25 : 26 });
           }
         dmd_gemm(rt, 1, 0, 20, i_no == 2 ? 25 : 26, 50,
             v_A + (0 - vo0_A) * vx1_A + (42 - vo1_A), vx1_A,

@@ -83,24 +83,35 @@ int main(int argc, char **argv)
         if (i_kor >= 1) {
           {
             dmd_wait(rt, q0);
-            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 17 * c_x; vo1_A = c_x + c_y == 1 && i_kor == 2 ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor; vx0_A = 17; vx1_A = 24; }
+            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 17 * c_x;
+                vo1_A = c_x + c_y == 1 && i_kor == 2 ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor;
+                vx0_A = 17; vx1_A = 24; }
           }
           {
             dmd_wait(rt, q1);
-            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = c_x + c_y == 1 && i_kor == 2 ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor; vo1_B = 14 * c_y; vx0_B = 24; vx1_B = 14; }
+            { v_B = (i_kor & 1 ? r1b_B : r1a_B);
+                vo0_B = c_x + c_y == 1 && i_kor == 2 ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor;
+                vo1_B = 14 * c_y; vx0_B = 24; vx1_B = 14; }
           }
         }
         if (i_kor <= 1) {
           dmd_ishift(rt, q0, 1, 1, v_A, 2, (const int64_t[]){ vx0_A, vx1_A },
-              (const int64_t[]){ 17 * c_x - vo0_A, 24 * c_x + 24 * c_y + 24 * i_kor - vo1_A }, (const int64_t[]){ 17, c_x + c_y == 1 && i_kor == 1 ? 22 : 24 },
-              ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 17, c_x + c_y + i_kor == 1 ? 22 : 24 });
+              (const int64_t[]){ 17 * c_x - vo0_A, 24 * c_x + 24 * c_y + 24 * i_kor - vo1_A },
+                  (const int64_t[]){ 17, c_x + c_y == 1 && i_kor == 1 ? 22 : 24 },
+              ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero,
+                  (const int64_t[]){ 17, c_x + c_y + i_kor == 1 ? 22 : 24 });
           dmd_ishift(rt, q1, 0, 1, v_B, 2, (const int64_t[]){ vx0_B, vx1_B },
-              (const int64_t[]){ 24 * c_x + 24 * c_y + 24 * i_kor - vo0_B, 14 * c_y - vo1_B }, (const int64_t[]){ c_x + c_y == 1 && i_kor == 1 ? 22 : 24, 14 },
-              ((i_kor + 1) & 1 ? r1b_B : r1a_B), rx1_B, dmd_zero, (const int64_t[]){ c_x + c_y + i_kor == 1 ? 22 : 24, 14 });
+              (const int64_t[]){ 24 * c_x + 24 * c_y + 24 * i_kor - vo0_B, 14 * c_y - vo1_B },
+                  (const int64_t[]){ c_x + c_y == 1 && i_kor == 1 ? 22 : 24, 14 },
+              ((i_kor + 1) & 1 ? r1b_B : r1a_B), rx1_B, dmd_zero,
+                  (const int64_t[]){ c_x + c_y + i_kor == 1 ? 22 : 24, 14 });
         }
         dmd_gemm(rt, 0, 0, 17, 14, c_x + c_y + i_kor == 2 ? 22 : 24,
-            v_A + (17 * c_x - vo0_A) * vx1_A + ((i_kor == 2 * c_x + 2 * c_y ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor) - vo1_A), vx1_A,
-            v_B + ((i_kor == 2 * c_x + 2 * c_y ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor) - vo0_B) * vx1_B + (14 * c_y - vo1_B), vx1_B,
+            v_A + (17 * c_x - vo0_A) * vx1_A
+                + ((i_kor == 2 * c_x + 2 * c_y ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor) - vo1_A),
+                vx1_A,
+            v_B + ((i_kor == 2 * c_x + 2 * c_y ? 0 : 24 * c_x + 24 * c_y + 24 * i_kor) - vo0_B)
+                * vx1_B + (14 * c_y - vo1_B), vx1_B,
             w_C + (17 * c_x - wo0_C) * wx1_C + (14 * c_y - wo1_C), wx1_C);
       }
     }

@@ -81,19 +81,23 @@ int main(int argc, char **argv)
         if (i_kor >= 1) {
           {
             dmd_wait(rt, q0);
-            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 34; vo1_A = i_kor == 1 ? 0 : 24; vx0_A = 16; vx1_A = 24; }
+            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 34; vo1_A = i_kor == 1 ? 0 : 24;
+                vx0_A = 16; vx1_A = 24; }
           }
           {
             dmd_wait(rt, q1);
-            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = i_kor == 1 ? 0 : 24; vo1_B = 0; vx0_B = 24; vx1_B = 14; }
+            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = i_kor == 1 ? 0 : 24; vo1_B = 0;
+                vx0_B = 24; vx1_B = 14; }
           }
         }
         if (i_kor <= 1) {
           dmd_ishift(rt, q0, 1, 1, v_A, 2, (const int64_t[]){ vx0_A, vx1_A },
-              (const int64_t[]){ 34 - vo0_A, (i_kor == 1 ? 0 : 48) - vo1_A }, (const int64_t[]){ 16, i_kor == 0 ? 22 : 24 },
+              (const int64_t[]){ 34 - vo0_A, (i_kor == 1 ? 0 : 48) - vo1_A },
+                  (const int64_t[]){ 16, i_kor == 0 ? 22 : 24 },
               ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 16, 24 });
           dmd_ishift(rt, q1, 0, 1, v_B, 2, (const int64_t[]){ vx0_B, vx1_B },
-              (const int64_t[]){ (i_kor == 1 ? 0 : 48) - vo0_B, 0 - vo1_B }, (const int64_t[]){ i_kor == 0 ? 22 : 24, 14 },
+              (const int64_t[]){ (i_kor == 1 ? 0 : 48) - vo0_B, 0 - vo1_B },
+                  (const int64_t[]){ i_kor == 0 ? 22 : 24, 14 },
               ((i_kor + 1) & 1 ? r1b_B : r1a_B), rx1_B, dmd_zero, (const int64_t[]){ 24, 14 });
         }
         dmd_gemm(rt, 0, 0, 16, 14, i_kor == 0 ? 22 : 24,

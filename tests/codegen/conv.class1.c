@@ -65,14 +65,17 @@ int main(int argc, char **argv)
           (const int64_t[]){ 15 * c_x + 15 - ho0_I }, (const int64_t[]){ c_x + 1 });
       for (int64_t i_hi = c_x; i_hi <= c_x + 11; i_hi += 1)
         for (int64_t i_kh = 0; i_kh <= 4; i_kh += 1)
-          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)] * v_W[(i_kh - vo0_W)];
+          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)]
+              * v_W[(i_kh - vo0_W)];
       dmd_wait(rt, q0);
       for (int64_t i_hi = 0; i_hi < c_x; i_hi += 1)
         for (int64_t i_kh = 0; i_kh <= 4; i_kh += 1)
-          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)] * v_W[(i_kh - vo0_W)];
+          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)]
+              * v_W[(i_kh - vo0_W)];
       for (int64_t i_hi = c_x + 12; i_hi <= 14; i_hi += 1)
         for (int64_t i_kh = 0; i_kh <= 4; i_kh += 1)
-          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)] * v_W[(i_kh - vo0_W)];
+          w_O[(15 * c_x + i_hi - wo0_O)] += v_I[(15 * c_x + i_hi + i_kh - vo0_I)]
+              * v_W[(i_kh - vo0_W)];
     }
   }
   dmd_step_end(rt, 0);

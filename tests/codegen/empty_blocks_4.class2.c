@@ -62,7 +62,8 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_x == root)
-          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 2, 7 });
+          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 2, 7 });
         else
           dmd_ibcast(rt, q0, 0, root, r0a_B, 2, rx0_B, dmd_zero, (const int64_t[]){ 2, 7 });
       }
@@ -78,9 +79,11 @@ int main(int argc, char **argv)
           {
             const int64_t root = i_ko + 1;
             if (c_x == root)
-              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 2 * i_ko + 2 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 2, 7 });
+              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 2 * i_ko + 2 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 2, 7 });
             else
-              dmd_ibcast(rt, q0, 0, root, ((i_ko + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero, (const int64_t[]){ 2, 7 });
+              dmd_ibcast(rt, q0, 0, root, ((i_ko + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero,
+                  (const int64_t[]){ 2, 7 });
           }
       }
     }

@@ -80,7 +80,8 @@ int main(int argc, char **argv)
       dmd_isend(rt, q0, (const int64_t[]){ 1, 1 }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
           (const int64_t[]){ 15 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 15, 15 });
       dmd_copy(rt, r0a_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 15 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 15, 15 });
+          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 15 - lo0_A, 0 - lo1_A },
+              (const int64_t[]){ 15, 15 });
       dmd_irecv(rt, q1, (const int64_t[]){ 0, 0 }, r1a_B, 2, rx1_B,
           (const int64_t[]){ 0, 0 }, (const int64_t[]){ 13, 15 });
       for (int64_t i_ko = 0; i_ko <= 2; i_ko += 1) {
@@ -94,19 +95,27 @@ int main(int argc, char **argv)
         }
         if (i_ko <= 1) {
           dmd_irecv(rt, q0, (const int64_t[]){ 1, 1 }, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A,
-              (const int64_t[]){ 0, (i_ko == 0 ? 20 : 30) - (15 * i_ko + 15) }, (const int64_t[]){ 15, 10 });
+              (const int64_t[]){ 0, (i_ko == 0 ? 20 : 30) - (15 * i_ko + 15) },
+                  (const int64_t[]){ 15, 10 });
           if (i_ko == 0) {
-            dmd_isend(rt, q0, (const int64_t[]){ 1, 1 }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+            dmd_isend(rt, q0, (const int64_t[]){ 1, 1 }, buf_A, 2,
+                (const int64_t[]){ ext0_A, ext1_A },
                 (const int64_t[]){ 15 - lo0_A, 15 - lo1_A }, (const int64_t[]){ 15, 5 });
             dmd_copy(rt, r0b_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-                buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 15 - lo0_A, 15 - lo1_A }, (const int64_t[]){ 15, 5 });
+                buf_A, (const int64_t[]){ ext0_A, ext1_A },
+                    (const int64_t[]){ 15 - lo0_A, 15 - lo1_A }, (const int64_t[]){ 15, 5 });
             dmd_irecv(rt, q1, (const int64_t[]){ 0, 0 }, r1b_B, 2, rx1_B,
                 (const int64_t[]){ 0, 0 }, (const int64_t[]){ 13, 5 });
           }
-          dmd_isend(rt, q1, (const int64_t[]){ 0, 0 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
-              (const int64_t[]){ 0 - lo0_B, (i_ko == 0 ? 20 : 30) - lo1_B }, (const int64_t[]){ 13, 10 });
-          dmd_copy(rt, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, (const int64_t[]){ 0, (i_ko == 0 ? 20 : 30) - (15 * i_ko + 15) },
-              buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, (i_ko == 0 ? 20 : 30) - lo1_B }, (const int64_t[]){ 13, 10 });
+          dmd_isend(rt, q1, (const int64_t[]){ 0, 0 }, buf_B, 2,
+              (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, (i_ko == 0 ? 20 : 30) - lo1_B },
+                  (const int64_t[]){ 13, 10 });
+          dmd_copy(rt, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
+              (const int64_t[]){ 0, (i_ko == 0 ? 20 : 30) - (15 * i_ko + 15) },
+              buf_B, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 0 - lo0_B, (i_ko == 0 ? 20 : 30) - lo1_B },
+                  (const int64_t[]){ 13, 10 });
         }
         dmd_gemm(rt, 0, 1, 15, 13, i_ko == 2 ? 10 : 15,
             v_A + (15 - vo0_A) * vx1_A + (15 * i_ko - vo1_A), vx1_A,

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
   const int64_t ext0_M_PI = 5;
   const int64_t ext1_M_PI = 6;
   double *restrict const buf_M_PI = dmd_alloc(rt, 30);
-  dmd_read(rt, 0, (const int64_t[]){ lo0_M_PI, lo1_M_PI }, (const int64_t[]){ ext0_M_PI, ext1_M_PI }, buf_M_PI,
+  dmd_read(rt, 0, (const int64_t[]){ lo0_M_PI, lo1_M_PI },
+      (const int64_t[]){ ext0_M_PI, ext1_M_PI }, buf_M_PI,
       (const int64_t[]){ lo0_M_PI, lo1_M_PI }, (const int64_t[]){ ext0_M_PI, ext1_M_PI });
 
   /* I[12, 9]: read from 'I*\/ puts(__FILE__); /\*.npy' */
@@ -75,14 +76,16 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_t1 == root)
-          dmd_ibcast(rt, q0, 1, root, buf_M_PI, 2, (const int64_t[]){ ext0_M_PI, ext1_M_PI }, (const int64_t[]){ 5 * c_t0 - lo0_M_PI, 0 - lo1_M_PI }, (const int64_t[]){ 5, 6 });
+          dmd_ibcast(rt, q0, 1, root, buf_M_PI, 2, (const int64_t[]){ ext0_M_PI, ext1_M_PI },
+              (const int64_t[]){ 5 * c_t0 - lo0_M_PI, 0 - lo1_M_PI }, (const int64_t[]){ 5, 6 });
         else
           dmd_ibcast(rt, q0, 1, root, r0a_M_PI, 2, rx0_M_PI, dmd_zero, (const int64_t[]){ 5, 6 });
       }
       {
         const int64_t root = 0;
         if (c_t0 == root)
-          dmd_ibcast(rt, q1, 0, root, buf_I, 2, (const int64_t[]){ ext0_I, ext1_I }, (const int64_t[]){ 0 - lo0_I, 0 - lo1_I }, (const int64_t[]){ 6, 5 });
+          dmd_ibcast(rt, q1, 0, root, buf_I, 2, (const int64_t[]){ ext0_I, ext1_I },
+              (const int64_t[]){ 0 - lo0_I, 0 - lo1_I }, (const int64_t[]){ 6, 5 });
         else
           dmd_ibcast(rt, q1, 0, root, r1a_I, 2, rx1_I, dmd_zero, (const int64_t[]){ 6, 5 });
       }
@@ -92,7 +95,8 @@ int main(int argc, char **argv)
           if (c_t1 == i_asm)
             { v_M_PI = buf_M_PI; vo0_M_PI = lo0_M_PI; vo1_M_PI = lo1_M_PI; vx1_M_PI = ext1_M_PI; }
           else
-            { v_M_PI = (i_asm & 1 ? r0b_M_PI : r0a_M_PI); vo0_M_PI = 5 * c_t0; vo1_M_PI = 6 * i_asm; vx1_M_PI = 6; }
+            { v_M_PI = (i_asm & 1 ? r0b_M_PI : r0a_M_PI); vo0_M_PI = 5 * c_t0;
+                vo1_M_PI = 6 * i_asm; vx1_M_PI = 6; }
         }
         {
           dmd_wait(rt, q1);
@@ -105,14 +109,18 @@ int main(int argc, char **argv)
           {
             const int64_t root = 1;
             if (c_t1 == root)
-              dmd_ibcast(rt, q0, 1, root, buf_M_PI, 2, (const int64_t[]){ ext0_M_PI, ext1_M_PI }, (const int64_t[]){ 5 * c_t0 - lo0_M_PI, 6 - lo1_M_PI }, (const int64_t[]){ 5, 6 });
+              dmd_ibcast(rt, q0, 1, root, buf_M_PI, 2, (const int64_t[]){ ext0_M_PI, ext1_M_PI },
+                  (const int64_t[]){ 5 * c_t0 - lo0_M_PI, 6 - lo1_M_PI },
+                  (const int64_t[]){ 5, 6 });
             else
-              dmd_ibcast(rt, q0, 1, root, r0b_M_PI, 2, rx0_M_PI, dmd_zero, (const int64_t[]){ 5, 6 });
+              dmd_ibcast(rt, q0, 1, root, r0b_M_PI, 2, rx0_M_PI, dmd_zero,
+                  (const int64_t[]){ 5, 6 });
           }
           {
             const int64_t root = 1;
             if (c_t0 == root)
-              dmd_ibcast(rt, q1, 0, root, buf_I, 2, (const int64_t[]){ ext0_I, ext1_I }, (const int64_t[]){ 6 - lo0_I, 0 - lo1_I }, (const int64_t[]){ 6, 5 });
+              dmd_ibcast(rt, q1, 0, root, buf_I, 2, (const int64_t[]){ ext0_I, ext1_I },
+                  (const int64_t[]){ 6 - lo0_I, 0 - lo1_I }, (const int64_t[]){ 6, 5 });
             else
               dmd_ibcast(rt, q1, 0, root, r1b_I, 2, rx1_I, dmd_zero, (const int64_t[]){ 6, 5 });
           }
@@ -120,13 +128,17 @@ int main(int argc, char **argv)
         for (int64_t i_floor = 0; i_floor <= 4; i_floor += 1)
           for (int64_t i_int = 0; i_int <= 4; i_int += 1)
             for (int64_t i_typeof = 0; i_typeof <= 5; i_typeof += 1)
-              w_EOF[(5 * c_t0 + i_floor - wo0_EOF) * wx1_EOF + (i_int - wo1_EOF)] += v_M_PI[(5 * c_t0 + i_floor - vo0_M_PI) * vx1_M_PI + (6 * i_asm + i_typeof - vo1_M_PI)] * v_I[(6 * i_asm + i_typeof - vo0_I) * vx1_I + (i_int - vo1_I)];
+              w_EOF[(5 * c_t0 + i_floor - wo0_EOF) * wx1_EOF + (i_int - wo1_EOF)]
+                  += v_M_PI[(5 * c_t0 + i_floor - vo0_M_PI) * vx1_M_PI
+                  + (6 * i_asm + i_typeof - vo1_M_PI)]
+                  * v_I[(6 * i_asm + i_typeof - vo0_I) * vx1_I + (i_int - vo1_I)];
       }
     }
   }
   dmd_step_end(rt, 0);
   dmd_compute_end(rt);
-  dmd_write(rt, 2, (const int64_t[]){ lo0_EOF, lo1_EOF }, (const int64_t[]){ ext0_EOF, ext1_EOF }, buf_EOF,
+  dmd_write(rt, 2, (const int64_t[]){ lo0_EOF, lo1_EOF }, (const int64_t[]){ ext0_EOF, ext1_EOF },
+      buf_EOF,
       (const int64_t[]){ lo0_EOF, lo1_EOF }, (const int64_t[]){ ext0_EOF, ext1_EOF }, 1);
   return dmd_finish(rt);
 }

@@ -44,7 +44,8 @@ int main(int argc, char **argv)
   const int64_t hx0_asm = 5;
   const int64_t hx1_asm = 5;
   double *restrict const buf_asm = dmd_alloc(rt, 25);
-  dmd_read(rt, 0, (const int64_t[]){ lo0_asm, lo1_asm }, (const int64_t[]){ ext0_asm, ext1_asm }, buf_asm,
+  dmd_read(rt, 0, (const int64_t[]){ lo0_asm, lo1_asm }, (const int64_t[]){ ext0_asm, ext1_asm },
+      buf_asm,
       (const int64_t[]){ ho0_asm, ho1_asm }, (const int64_t[]){ hx0_asm, hx1_asm });
 
   /* typeof[9, 11]: in memory, written to 'typeof.npy' */
@@ -69,27 +70,41 @@ int main(int argc, char **argv)
     const int64_t vx1_asm = hx1_asm;
     {
       for (int64_t p_b = 0; p_b <= 1; p_b += 1)
-        dmd_irecv(rt, q0, (const int64_t[]){ p_b, p_b + 1 }, buf_asm, 2, (const int64_t[]){ hx0_asm, hx1_asm },
-            (const int64_t[]){ (p_b == 0 ? 4 : 5) - ho0_asm, (p_b == 0 ? 4 : 8) - ho1_asm }, (const int64_t[]){ p_b == 0 ? 1 : 4, p_b == 1 ? 1 : 4 });
-      dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_asm, 2, (const int64_t[]){ hx0_asm, hx1_asm },
+        dmd_irecv(rt, q0, (const int64_t[]){ p_b, p_b + 1 }, buf_asm, 2,
+            (const int64_t[]){ hx0_asm, hx1_asm },
+            (const int64_t[]){ (p_b == 0 ? 4 : 5) - ho0_asm, (p_b == 0 ? 4 : 8) - ho1_asm },
+                (const int64_t[]){ p_b == 0 ? 1 : 4, p_b == 1 ? 1 : 4 });
+      dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_asm, 2,
+          (const int64_t[]){ hx0_asm, hx1_asm },
           (const int64_t[]){ 5 - ho0_asm, 4 - ho1_asm }, (const int64_t[]){ 4, 1 });
       for (int64_t i_argc = 1; i_argc <= 3; i_argc += 1)
         for (int64_t i_dmd_zero = 0; i_dmd_zero <= 2; i_dmd_zero += 1)
-          w_typeof[(i_argc + 5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)] = v_asm[(i_argc + 4 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)] + v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)] - v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
+          w_typeof[(i_argc + 5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)]
+              = v_asm[(i_argc + 4 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)]
+              + v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)]
+              - v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
       dmd_wait(rt, q0);
       for (int64_t i_argc = 0; i_argc <= 3; i_argc += 1) {
         if (i_argc >= 1) {
-          w_typeof[(i_argc + 5 - wo0_typeof) * wx1_typeof + (7 - wo1_typeof)] = v_asm[(i_argc + 4 - vo0_asm) * vx1_asm + (7 - vo1_asm)] + v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (8 - vo1_asm)] - v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (7 - vo1_asm)];
+          w_typeof[(i_argc + 5 - wo0_typeof) * wx1_typeof + (7 - wo1_typeof)]
+              = v_asm[(i_argc + 4 - vo0_asm) * vx1_asm + (7 - vo1_asm)]
+              + v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (8 - vo1_asm)]
+              - v_asm[(i_argc + 5 - vo0_asm) * vx1_asm + (7 - vo1_asm)];
         } else {
           for (int64_t i_dmd_zero = 0; i_dmd_zero <= 3; i_dmd_zero += 1)
-            w_typeof[(5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)] = v_asm[(4 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)] + v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)] - v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
+            w_typeof[(5 - wo0_typeof) * wx1_typeof + (i_dmd_zero + 4 - wo1_typeof)]
+                = v_asm[(4 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)]
+                + v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 5 - vo1_asm)]
+                - v_asm[(5 - vo0_asm) * vx1_asm + (i_dmd_zero + 4 - vo1_asm)];
         }
       }
     }
   }
   dmd_step_end(rt, 0);
   dmd_compute_end(rt);
-  dmd_write(rt, 1, (const int64_t[]){ lo0_typeof, lo1_typeof }, (const int64_t[]){ ext0_typeof, ext1_typeof }, buf_typeof,
-      (const int64_t[]){ lo0_typeof, lo1_typeof }, (const int64_t[]){ ext0_typeof, ext1_typeof }, 1);
+  dmd_write(rt, 1, (const int64_t[]){ lo0_typeof, lo1_typeof },
+      (const int64_t[]){ ext0_typeof, ext1_typeof }, buf_typeof,
+      (const int64_t[]){ lo0_typeof, lo1_typeof }, (const int64_t[]){ ext0_typeof, ext1_typeof },
+          1);
   return dmd_finish(rt);
 }

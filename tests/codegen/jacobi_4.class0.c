@@ -61,7 +61,8 @@ int main(int argc, char **argv)
         dmd_isend(rt, q0, (const int64_t[]){ 1 }, buf_A, 1, (const int64_t[]){ hx0_A },
             (const int64_t[]){ 3 - ho0_A }, (const int64_t[]){ 1 });
         for (int64_t i_i = 1; i_i <= 2; i_i += 1)
-          w_B[(i_i - wo0_B)] = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
+          w_B[(i_i - wo0_B)]
+              = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
         dmd_wait(rt, q0);
         w_B[(3 - wo0_B)] = (v_A[(2 - vo0_A)] + v_A[(3 - vo0_A)] + v_A[(4 - vo0_A)]) / 3.0;
       }

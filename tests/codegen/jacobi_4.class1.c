@@ -65,7 +65,8 @@ int main(int argc, char **argv)
         dmd_isend(rt, q0, (const int64_t[]){ 2 }, buf_A, 1, (const int64_t[]){ hx0_A },
             (const int64_t[]){ 7 - ho0_A }, (const int64_t[]){ 1 });
         for (int64_t i_i = 5; i_i <= 6; i_i += 1)
-          w_B[(i_i - wo0_B)] = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
+          w_B[(i_i - wo0_B)]
+              = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
         dmd_wait(rt, q0);
         w_B[(4 - wo0_B)] = (v_A[(3 - vo0_A)] + v_A[(4 - vo0_A)] + v_A[(5 - vo0_A)]) / 3.0;
         w_B[(7 - wo0_B)] = (v_A[(6 - vo0_A)] + v_A[(7 - vo0_A)] + v_A[(8 - vo0_A)]) / 3.0;

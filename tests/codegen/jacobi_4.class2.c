@@ -63,7 +63,8 @@ int main(int argc, char **argv)
         dmd_isend(rt, q0, (const int64_t[]){ 1 }, buf_A, 1, (const int64_t[]){ hx0_A },
             (const int64_t[]){ 8 - ho0_A }, (const int64_t[]){ 1 });
         for (int64_t i_i = 9; i_i <= 10; i_i += 1)
-          w_B[(i_i - wo0_B)] = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
+          w_B[(i_i - wo0_B)]
+              = (v_A[(i_i - 1 - vo0_A)] + v_A[(i_i - vo0_A)] + v_A[(i_i + 1 - vo0_A)]) / 3.0;
         dmd_wait(rt, q0);
         w_B[(8 - wo0_B)] = (v_A[(7 - vo0_A)] + v_A[(8 - vo0_A)] + v_A[(9 - vo0_A)]) / 3.0;
         w_B[(11 - wo0_B)] = (v_A[(10 - vo0_A)] + v_A[(11 - vo0_A)] + v_A[(12 - vo0_A)]) / 3.0;

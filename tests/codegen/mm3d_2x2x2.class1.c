@@ -79,7 +79,8 @@ int main(int argc, char **argv)
           v_A + (15 * c_x - vo0_A) * vx1_A + (11 - vo1_A), vx1_A,
           v_B + (11 - vo0_B) * vx1_B + (13 * c_y - vo1_B), vx1_B,
           w_C + (15 * c_x - wo0_C) * wx1_C + (13 * c_y - wo1_C), wx1_C);
-      dmd_isend(rt, q0, (const int64_t[]){ c_x, c_y, 0 }, w_C, 2, (const int64_t[]){ wx0_C, wx1_C },
+      dmd_isend(rt, q0, (const int64_t[]){ c_x, c_y, 0 }, w_C, 2,
+          (const int64_t[]){ wx0_C, wx1_C },
           (const int64_t[]){ 15 * c_x - wo0_C, 13 * c_y - wo1_C }, (const int64_t[]){ 15, 13 });
       dmd_wait(rt, q0);
     }

@@ -79,7 +79,9 @@ int main(int argc, char **argv)
       {
         const int64_t root = c_y == 0 ? 0 : 1;
         if (c_x == root)
-          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_y == 0 ? 0 : 24) - lo0_B, 15 * c_y - lo1_B }, (const int64_t[]){ 24, 15 });
+          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ (c_y == 0 ? 0 : 24) - lo0_B, 15 * c_y - lo1_B },
+              (const int64_t[]){ 24, 15 });
         else
           dmd_ibcast(rt, q1, 0, root, r1a_B, 2, rx1_B, dmd_zero, (const int64_t[]){ 24, 15 });
       }
@@ -88,30 +90,42 @@ int main(int argc, char **argv)
         if (i_kor >= 1)
           {
             dmd_wait(rt, q0);
-            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 20 * c_x; vo1_A = c_y == 1 && i_kor == 2 ? 0 : 24 * c_y + 24 * i_kor; vx0_A = 20; vx1_A = 24; }
+            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 20 * c_x;
+                vo1_A = c_y == 1 && i_kor == 2 ? 0 : 24 * c_y + 24 * i_kor; vx0_A = 20; vx1_A = 24;
+                }
           }
         {
           dmd_wait(rt, q1);
           if (c_x == (i_kor == 2 * c_y ? 0 : c_y + i_kor == 1 ? 1 : 2))
             { v_B = buf_B; vo0_B = lo0_B; vo1_B = lo1_B; vx1_B = ext1_B; }
           else
-            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor; vo1_B = 15 * c_y; vx1_B = 15; }
+            { v_B = (i_kor & 1 ? r1b_B : r1a_B);
+                vo0_B = i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor; vo1_B = 15 * c_y; vx1_B = 15;
+                }
         }
         if (i_kor <= 1) {
           dmd_ishift(rt, q0, 1, 1, v_A, 2, (const int64_t[]){ vx0_A, vx1_A },
-              (const int64_t[]){ 20 * c_x - vo0_A, 24 * c_y + 24 * i_kor - vo1_A }, (const int64_t[]){ 20, c_y == 1 && i_kor == 1 ? 22 : 24 },
-              ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 20, c_y + i_kor == 1 ? 22 : 24 });
+              (const int64_t[]){ 20 * c_x - vo0_A, 24 * c_y + 24 * i_kor - vo1_A },
+                  (const int64_t[]){ 20, c_y == 1 && i_kor == 1 ? 22 : 24 },
+              ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero,
+                  (const int64_t[]){ 20, c_y + i_kor == 1 ? 22 : 24 });
           {
             const int64_t root = c_y == 1 && i_kor == 1 ? 0 : c_y == 0 && i_kor == 0 ? 1 : 2;
             if (c_x == root)
-              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ (c_y == 1 && i_kor == 1 ? 0 : 24 * c_y + 24 * i_kor + 24) - lo0_B, 15 * c_y - lo1_B }, (const int64_t[]){ c_y + i_kor == 1 ? 22 : 24, 15 });
+              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ (c_y == 1 && i_kor == 1 ? 0 : 24 * c_y + 24 * i_kor + 24)
+                  - lo0_B, 15 * c_y - lo1_B },
+                  (const int64_t[]){ c_y + i_kor == 1 ? 22 : 24, 15 });
             else
-              dmd_ibcast(rt, q1, 0, root, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero, (const int64_t[]){ c_y + i_kor == 1 ? 22 : 24, 15 });
+              dmd_ibcast(rt, q1, 0, root, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero,
+                  (const int64_t[]){ c_y + i_kor == 1 ? 22 : 24, 15 });
           }
         }
         dmd_gemm(rt, 0, 0, 20, 15, c_y + i_kor == 2 ? 22 : 24,
-            v_A + (20 * c_x - vo0_A) * vx1_A + ((i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor) - vo1_A), vx1_A,
-            v_B + ((i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor) - vo0_B) * vx1_B + (15 * c_y - vo1_B), vx1_B,
+            v_A + (20 * c_x - vo0_A) * vx1_A
+                + ((i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor) - vo1_A), vx1_A,
+            v_B + ((i_kor == 2 * c_y ? 0 : 24 * c_y + 24 * i_kor) - vo0_B) * vx1_B
+                + (15 * c_y - vo1_B), vx1_B,
             w_C + (20 * c_x - wo0_C) * wx1_C + (15 * c_y - wo1_C), wx1_C);
       }
     }

@@ -80,16 +80,20 @@ int main(int argc, char **argv)
           v_A + (5 * c_x - vo0_A) * vx1_A + (5 - vo1_A), vx1_A,
           v_B + (5 - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
           w_C + (5 * c_x - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
-      dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, 0 }, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C },
+      dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, 0 }, buf_C, 2,
+          (const int64_t[]){ ext0_C, ext1_C },
           (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C }, (const int64_t[]){ 5, 7 });
-      dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, 2 }, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C },
+      dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, 2 }, buf_C, 2,
+          (const int64_t[]){ ext0_C, ext1_C },
           (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C }, (const int64_t[]){ 5, 7 });
       dmd_isend(rt, q0, (const int64_t[]){ c_x, 0 }, w_C, 2, (const int64_t[]){ wx0_C, wx1_C },
           (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C }, (const int64_t[]){ 5, 7 });
       dmd_isend(rt, q0, (const int64_t[]){ c_x, 2 }, w_C, 2, (const int64_t[]){ wx0_C, wx1_C },
           (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C }, (const int64_t[]){ 5, 7 });
-      dmd_copy_sum(rt, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C }, (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C },
-          w_C, (const int64_t[]){ wx0_C, wx1_C }, (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C }, (const int64_t[]){ 5, 7 });
+      dmd_copy_sum(rt, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C },
+          (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C },
+          w_C, (const int64_t[]){ wx0_C, wx1_C }, (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C },
+              (const int64_t[]){ 5, 7 });
       dmd_wait(rt, q0);
     }
   }

@@ -81,13 +81,16 @@ int main(int argc, char **argv)
           v_B + (10 - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
           w_C + (5 * c_x - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
       for (int64_t p_y = 0; p_y <= 1; p_y += 1)
-        dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, p_y }, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C },
+        dmd_irecv_sum(rt, q0, (const int64_t[]){ c_x, p_y }, buf_C, 2,
+            (const int64_t[]){ ext0_C, ext1_C },
             (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C }, (const int64_t[]){ 5, 7 });
       for (int64_t p_y = 0; p_y <= 1; p_y += 1)
         dmd_isend(rt, q0, (const int64_t[]){ c_x, p_y }, w_C, 2, (const int64_t[]){ wx0_C, wx1_C },
             (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C }, (const int64_t[]){ 5, 7 });
-      dmd_copy_sum(rt, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C }, (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C },
-          w_C, (const int64_t[]){ wx0_C, wx1_C }, (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C }, (const int64_t[]){ 5, 7 });
+      dmd_copy_sum(rt, buf_C, 2, (const int64_t[]){ ext0_C, ext1_C },
+          (const int64_t[]){ 5 * c_x - lo0_C, 0 - lo1_C },
+          w_C, (const int64_t[]){ wx0_C, wx1_C }, (const int64_t[]){ 5 * c_x - wo0_C, 0 - wo1_C },
+              (const int64_t[]){ 5, 7 });
       dmd_wait(rt, q0);
     }
   }

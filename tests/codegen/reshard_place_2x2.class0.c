@@ -71,7 +71,8 @@ int main(int argc, char **argv)
           (const int64_t[]){ 3 - ho0_A, 0 - ho1_A }, (const int64_t[]){ 3, 5 });
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         for (int64_t p_y = -p_x + 1; p_y <= 1; p_y += 1)
-          dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
+          dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2,
+              (const int64_t[]){ hx0_A, hx1_A },
               (const int64_t[]){ 0 - ho0_A, 0 - ho1_A }, (const int64_t[]){ 3, 5 });
       for (int64_t i_i = 0; i_i <= 2; i_i += 1)
         for (int64_t i_j = 0; i_j <= 4; i_j += 1)

@@ -79,7 +79,8 @@ int main(int argc, char **argv)
           buf_B[(e0 - lo0_B)] = -0.0;
       }
       for (int64_t i_ii = 1; i_ii <= 6; i_ii += 1)
-        w_B[(i_ii + 8 - wo0_B)] = v_A[(i_ii + 7 - vo0_A)] + v_A[(i_ii + 8 - vo0_A)] + v_A[(i_ii + 9 - vo0_A)];
+        w_B[(i_ii + 8 - wo0_B)] = v_A[(i_ii + 7 - vo0_A)] + v_A[(i_ii + 8 - vo0_A)]
+            + v_A[(i_ii + 9 - vo0_A)];
       dmd_wait(rt, q0);
       w_B[(8 - wo0_B)] = v_A[(7 - vo0_A)] + v_A[(8 - vo0_A)] + v_A[(9 - vo0_A)];
       dmd_copy_sum(rt, buf_B, 1, (const int64_t[]){ ext0_B }, (const int64_t[]){ 8 - lo0_B },

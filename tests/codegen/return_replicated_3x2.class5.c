@@ -75,13 +75,15 @@ int main(int argc, char **argv)
           buf_B[(e0 - lo0_B)] = -0.0;
       }
       for (int64_t i_ii = 1; i_ii <= 4; i_ii += 1)
-        w_B[(i_ii + 16 - wo0_B)] = v_A[(i_ii + 15 - vo0_A)] + v_A[(i_ii + 16 - vo0_A)] + v_A[(i_ii + 17 - vo0_A)];
+        w_B[(i_ii + 16 - wo0_B)] = v_A[(i_ii + 15 - vo0_A)] + v_A[(i_ii + 16 - vo0_A)]
+            + v_A[(i_ii + 17 - vo0_A)];
       dmd_wait(rt, q0);
       w_B[(16 - wo0_B)] = v_A[(15 - vo0_A)] + v_A[(16 - vo0_A)] + v_A[(17 - vo0_A)];
       dmd_irecv_sum(rt, q1, (const int64_t[]){ 1, 0 }, buf_B, 1, (const int64_t[]){ ext0_B },
           (const int64_t[]){ 15 - lo0_B }, (const int64_t[]){ 1 });
       dmd_copy_sum(rt, buf_B, 1, (const int64_t[]){ ext0_B }, (const int64_t[]){ 16 - lo0_B },
-          w_B, (const int64_t[]){ wx0_B }, (const int64_t[]){ 16 - wo0_B }, (const int64_t[]){ 5 });
+          w_B, (const int64_t[]){ wx0_B }, (const int64_t[]){ 16 - wo0_B },
+              (const int64_t[]){ 5 });
       dmd_wait(rt, q1);
     }
   }

@@ -76,8 +76,10 @@ int main(int argc, char **argv)
     const int64_t vx1_A = hx1_A;
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1) {
-        dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 1 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ (p_x == 0 ? 18 : 19) - ho0_A, (p_x == 1 ? 17 : 18) - ho1_A }, (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 18 });
+        dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 1 }, buf_A, 2,
+            (const int64_t[]){ hx0_A, hx1_A },
+            (const int64_t[]){ (p_x == 0 ? 18 : 19) - ho0_A, (p_x == 1 ? 17 : 18) - ho1_A },
+                (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 18 });
         if (p_x == 1)
           dmd_irecv(rt, q0, (const int64_t[]){ 1, 2 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
               (const int64_t[]){ 19 - ho0_A, 36 - ho1_A }, (const int64_t[]){ 17, 1 });
@@ -86,20 +88,42 @@ int main(int argc, char **argv)
         if (p_x == 1)
           dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
               (const int64_t[]){ 19 - ho0_A, 18 - ho1_A }, (const int64_t[]){ 17, 1 });
-        dmd_isend(rt, q0, (const int64_t[]){ p_x, p_x + 1 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ 19 - ho0_A, (p_x == 0 ? 18 : 35) - ho1_A }, (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 18 });
+        dmd_isend(rt, q0, (const int64_t[]){ p_x, p_x + 1 }, buf_A, 2,
+            (const int64_t[]){ hx0_A, hx1_A },
+            (const int64_t[]){ 19 - ho0_A, (p_x == 0 ? 18 : 35) - ho1_A },
+                (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 18 });
       }
       for (int64_t i_ii = 1; i_ii <= 16; i_ii += 1)
         for (int64_t i_ji = 1; i_ji <= 16; i_ji += 1)
-          w_B[(i_ii + 19 - wo0_B) * wx1_B + (i_ji + 18 - wo1_B)] = v_A[(i_ii + 18 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)] + v_A[(i_ii + 20 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 17 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 19 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)];
+          w_B[(i_ii + 19 - wo0_B) * wx1_B + (i_ji + 18 - wo1_B)]
+              = v_A[(i_ii + 18 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)]
+              + v_A[(i_ii + 20 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 17 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 19 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)];
       dmd_wait(rt, q0);
       for (int64_t i_ii = 0; i_ii <= 16; i_ii += 1) {
         if (i_ii >= 1) {
-          w_B[(i_ii + 19 - wo0_B) * wx1_B + (18 - wo1_B)] = v_A[(i_ii + 18 - vo0_A) * vx1_A + (18 - vo1_A)] + v_A[(i_ii + 20 - vo0_A) * vx1_A + (18 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (17 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (19 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (18 - vo1_A)];
-          w_B[(i_ii + 19 - wo0_B) * wx1_B + (35 - wo1_B)] = v_A[(i_ii + 18 - vo0_A) * vx1_A + (35 - vo1_A)] + v_A[(i_ii + 20 - vo0_A) * vx1_A + (35 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (34 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (36 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (35 - vo1_A)];
+          w_B[(i_ii + 19 - wo0_B) * wx1_B + (18 - wo1_B)]
+              = v_A[(i_ii + 18 - vo0_A) * vx1_A + (18 - vo1_A)]
+              + v_A[(i_ii + 20 - vo0_A) * vx1_A + (18 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (17 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (19 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (18 - vo1_A)];
+          w_B[(i_ii + 19 - wo0_B) * wx1_B + (35 - wo1_B)]
+              = v_A[(i_ii + 18 - vo0_A) * vx1_A + (35 - vo1_A)]
+              + v_A[(i_ii + 20 - vo0_A) * vx1_A + (35 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (34 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (36 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (35 - vo1_A)];
         } else {
           for (int64_t i_ji = 0; i_ji <= 17; i_ji += 1)
-            w_B[(19 - wo0_B) * wx1_B + (i_ji + 18 - wo1_B)] = v_A[(18 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)] + v_A[(20 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 17 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 19 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)];
+            w_B[(19 - wo0_B) * wx1_B + (i_ji + 18 - wo1_B)]
+                = v_A[(18 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)]
+                + v_A[(20 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 17 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 19 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 18 - vo1_A)];
         }
       }
     }

@@ -76,20 +76,39 @@ int main(int argc, char **argv)
     const int64_t vx1_A = hx1_A;
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
-        dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 2 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ (p_x == 0 ? 18 : 19) - ho0_A, (p_x == 1 ? 35 : 36) - ho1_A }, (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 16 });
+        dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 2 }, buf_A, 2,
+            (const int64_t[]){ hx0_A, hx1_A },
+            (const int64_t[]){ (p_x == 0 ? 18 : 19) - ho0_A, (p_x == 1 ? 35 : 36) - ho1_A },
+                (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 16 });
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
-        dmd_isend(rt, q0, (const int64_t[]){ p_x, -p_x + 2 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ 19 - ho0_A, 36 - ho1_A }, (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 16 });
+        dmd_isend(rt, q0, (const int64_t[]){ p_x, -p_x + 2 }, buf_A, 2,
+            (const int64_t[]){ hx0_A, hx1_A },
+            (const int64_t[]){ 19 - ho0_A, 36 - ho1_A },
+                (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 16 });
       for (int64_t i_ii = 1; i_ii <= 16; i_ii += 1)
         for (int64_t i_ji = 1; i_ji <= 15; i_ji += 1)
-          w_B[(i_ii + 19 - wo0_B) * wx1_B + (i_ji + 36 - wo1_B)] = v_A[(i_ii + 18 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)] + v_A[(i_ii + 20 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 35 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 37 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)];
+          w_B[(i_ii + 19 - wo0_B) * wx1_B + (i_ji + 36 - wo1_B)]
+              = v_A[(i_ii + 18 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)]
+              + v_A[(i_ii + 20 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 35 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 37 - vo1_A)]
+              + v_A[(i_ii + 19 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)];
       dmd_wait(rt, q0);
       for (int64_t i_ii = 0; i_ii <= 16; i_ii += 1) {
-        w_B[(i_ii + 19 - wo0_B) * wx1_B + (36 - wo1_B)] = v_A[(i_ii + 18 - vo0_A) * vx1_A + (36 - vo1_A)] + v_A[(i_ii + 20 - vo0_A) * vx1_A + (36 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (35 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (37 - vo1_A)] + v_A[(i_ii + 19 - vo0_A) * vx1_A + (36 - vo1_A)];
+        w_B[(i_ii + 19 - wo0_B) * wx1_B + (36 - wo1_B)]
+            = v_A[(i_ii + 18 - vo0_A) * vx1_A + (36 - vo1_A)]
+            + v_A[(i_ii + 20 - vo0_A) * vx1_A + (36 - vo1_A)]
+            + v_A[(i_ii + 19 - vo0_A) * vx1_A + (35 - vo1_A)]
+            + v_A[(i_ii + 19 - vo0_A) * vx1_A + (37 - vo1_A)]
+            + v_A[(i_ii + 19 - vo0_A) * vx1_A + (36 - vo1_A)];
         if (i_ii == 0)
           for (int64_t i_ji = 1; i_ji <= 15; i_ji += 1)
-            w_B[(19 - wo0_B) * wx1_B + (i_ji + 36 - wo1_B)] = v_A[(18 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)] + v_A[(20 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 35 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 37 - vo1_A)] + v_A[(19 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)];
+            w_B[(19 - wo0_B) * wx1_B + (i_ji + 36 - wo1_B)]
+                = v_A[(18 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)]
+                + v_A[(20 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 35 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 37 - vo1_A)]
+                + v_A[(19 - vo0_A) * vx1_A + (i_ji + 36 - vo1_A)];
       }
     }
   }

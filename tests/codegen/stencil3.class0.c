@@ -58,7 +58,8 @@ int main(int argc, char **argv)
       dmd_isend(rt, q0, (const int64_t[]){ 1 }, buf_A, 1, (const int64_t[]){ hx0_A },
           (const int64_t[]){ 200 - ho0_A }, (const int64_t[]){ 1 });
       for (int64_t i_ii = 1; i_ii <= 199; i_ii += 1)
-        w_B[(i_ii - wo0_B)] = v_A[(i_ii - 1 - vo0_A)] + v_A[(i_ii - vo0_A)] + v_A[(i_ii + 1 - vo0_A)];
+        w_B[(i_ii - wo0_B)] = v_A[(i_ii - 1 - vo0_A)] + v_A[(i_ii - vo0_A)]
+            + v_A[(i_ii + 1 - vo0_A)];
       dmd_wait(rt, q0);
       w_B[(200 - wo0_B)] = v_A[(199 - vo0_A)] + v_A[(200 - vo0_A)] + v_A[(201 - vo0_A)];
     }

@@ -58,7 +58,8 @@ int main(int argc, char **argv)
       dmd_isend(rt, q0, (const int64_t[]){ 3 }, buf_A, 1, (const int64_t[]){ hx0_A },
           (const int64_t[]){ 804 - ho0_A }, (const int64_t[]){ 1 });
       for (int64_t i_ii = 1; i_ii <= 197; i_ii += 1)
-        w_B[(i_ii + 804 - wo0_B)] = v_A[(i_ii + 803 - vo0_A)] + v_A[(i_ii + 804 - vo0_A)] + v_A[(i_ii + 805 - vo0_A)];
+        w_B[(i_ii + 804 - wo0_B)] = v_A[(i_ii + 803 - vo0_A)] + v_A[(i_ii + 804 - vo0_A)]
+            + v_A[(i_ii + 805 - vo0_A)];
       dmd_wait(rt, q0);
       w_B[(804 - wo0_B)] = v_A[(803 - vo0_A)] + v_A[(804 - vo0_A)] + v_A[(805 - vo0_A)];
     }

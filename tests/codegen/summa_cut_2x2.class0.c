@@ -92,18 +92,24 @@ int main(int argc, char **argv)
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         for (int64_t p_y = -p_x + 1; p_y <= 1; p_y += 1)
-          dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
-              (const int64_t[]){ (p_x == 0 && p_y == 1 ? 0 : 5) - lo0_A, 0 - lo1_A }, (const int64_t[]){ p_x == 1 ? 2 : 5, 5 });
+          dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2,
+              (const int64_t[]){ ext0_A, ext1_A },
+              (const int64_t[]){ (p_x == 0 && p_y == 1 ? 0 : 5) - lo0_A, 0 - lo1_A },
+                  (const int64_t[]){ p_x == 1 ? 2 : 5, 5 });
       dmd_copy(rt, r0a_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 5, 5 });
+          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A },
+              (const int64_t[]){ 5, 5 });
       dmd_irecv(rt, q1, (const int64_t[]){ 1, 0 }, r1a_B, 2, rx1_B,
           (const int64_t[]){ 4 - 0, 0 }, (const int64_t[]){ 1, 6 });
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         for (int64_t p_y = -p_x + 1; p_y <= 1; p_y += 1)
-          dmd_isend(rt, q1, (const int64_t[]){ p_x, p_y }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
-              (const int64_t[]){ 0 - lo0_B, (p_x == 1 && p_y == 0 ? 0 : 6) - lo1_B }, (const int64_t[]){ 4, p_y == 1 ? 1 : 6 });
+          dmd_isend(rt, q1, (const int64_t[]){ p_x, p_y }, buf_B, 2,
+              (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, (p_x == 1 && p_y == 0 ? 0 : 6) - lo1_B },
+                  (const int64_t[]){ 4, p_y == 1 ? 1 : 6 });
       dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 4, 6 });
+          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B },
+              (const int64_t[]){ 4, 6 });
       for (int64_t i_ko = 0; i_ko <= 1; i_ko += 1) {
         {
           dmd_wait(rt, q0);

@@ -95,11 +95,13 @@ int main(int argc, char **argv)
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         for (int64_t p_y = 0; p_y <= p_x; p_y += 1)
           dmd_irecv(rt, q1, (const int64_t[]){ p_x, p_y }, r1a_B, 2, rx1_B,
-              (const int64_t[]){ (p_x == 0 && p_y == 0 ? 0 : 4) - 0, p_y + 6 - 6 }, (const int64_t[]){ p_x == 1 ? 1 : 4, 4 * p_y + 1 });
+              (const int64_t[]){ (p_x == 0 && p_y == 0 ? 0 : 4) - 0, p_y + 6 - 6 },
+                  (const int64_t[]){ p_x == 1 ? 1 : 4, 4 * p_y + 1 });
       dmd_isend(rt, q1, (const int64_t[]){ 1, 1 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
           (const int64_t[]){ 0 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 4, 5 });
       dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0, 7 - 6 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 4, 5 });
+          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 7 - lo1_B },
+              (const int64_t[]){ 4, 5 });
       for (int64_t i_ko = 0; i_ko <= 1; i_ko += 1) {
         {
           dmd_wait(rt, q0);
@@ -112,10 +114,13 @@ int main(int argc, char **argv)
         if (i_ko == 0) {
           for (int64_t p_x = 0; p_x <= 1; p_x += 1)
             for (int64_t p_y = 0; p_y <= p_x; p_y += 1)
-              dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
-                  (const int64_t[]){ (p_x == 0 && p_y == 0 ? 0 : 5) - lo0_A, 5 - lo1_A }, (const int64_t[]){ p_x == 1 ? 2 : 5, 2 });
+              dmd_isend(rt, q0, (const int64_t[]){ p_x, p_y }, buf_A, 2,
+                  (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ (p_x == 0 && p_y == 0 ? 0 : 5) - lo0_A, 5 - lo1_A },
+                      (const int64_t[]){ p_x == 1 ? 2 : 5, 2 });
           dmd_copy(rt, r0b_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-              buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 5 - lo1_A }, (const int64_t[]){ 5, 2 });
+              buf_A, (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ 0 - lo0_A, 5 - lo1_A }, (const int64_t[]){ 5, 2 });
           for (int64_t p_y = 0; p_y <= 1; p_y += 1)
             dmd_irecv(rt, q1, (const int64_t[]){ 1, p_y }, r1b_B, 2, rx1_B,
                 (const int64_t[]){ 0, p_y + 6 - 6 }, (const int64_t[]){ 2, 4 * p_y + 1 });

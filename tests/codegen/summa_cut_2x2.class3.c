@@ -92,15 +92,18 @@ int main(int argc, char **argv)
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         dmd_irecv(rt, q0, (const int64_t[]){ p_x, 0 }, r0a_A, 2, rx0_A,
-            (const int64_t[]){ (p_x == 0 ? 5 : 7) - 5, 0 }, (const int64_t[]){ p_x == 0 ? 2 : 3, 5 });
+            (const int64_t[]){ (p_x == 0 ? 5 : 7) - 5, 0 },
+                (const int64_t[]){ p_x == 0 ? 2 : 3, 5 });
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         for (int64_t p_y = 0; p_y <= -p_x + 1; p_y += 1)
           dmd_irecv(rt, q1, (const int64_t[]){ p_x, p_y }, r1a_B, 2, rx1_B,
-              (const int64_t[]){ (p_x == 0 ? 0 : 4) - 0, (p_y == 0 ? 6 : 7) - 6 }, (const int64_t[]){ p_x == 1 && p_y == 0 ? 1 : 4, p_y == 0 ? 1 : 5 });
+              (const int64_t[]){ (p_x == 0 ? 0 : 4) - 0, (p_y == 0 ? 6 : 7) - 6 },
+                  (const int64_t[]){ p_x == 1 && p_y == 0 ? 1 : 4, p_y == 0 ? 1 : 5 });
       dmd_isend(rt, q1, (const int64_t[]){ 0, 1 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
           (const int64_t[]){ 4 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 1, 5 });
       dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 4 - 0, 7 - 6 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 4 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 1, 5 });
+          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 4 - lo0_B, 7 - lo1_B },
+              (const int64_t[]){ 1, 5 });
       for (int64_t i_ko = 0; i_ko <= 1; i_ko += 1) {
         {
           dmd_wait(rt, q0);
@@ -113,16 +116,20 @@ int main(int argc, char **argv)
         if (i_ko == 0) {
           dmd_irecv(rt, q0, (const int64_t[]){ 0, 1 }, r0b_A, 2, rx0_A,
               (const int64_t[]){ 0, 0 }, (const int64_t[]){ 2, 2 });
-          dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+          dmd_isend(rt, q0, (const int64_t[]){ 1, 0 }, buf_A, 2,
+              (const int64_t[]){ ext0_A, ext1_A },
               (const int64_t[]){ 7 - lo0_A, 5 - lo1_A }, (const int64_t[]){ 3, 2 });
           dmd_copy(rt, r0b_A, 2, rx0_A, (const int64_t[]){ 7 - 5, 0 },
-              buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 7 - lo0_A, 5 - lo1_A }, (const int64_t[]){ 3, 2 });
+              buf_A, (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ 7 - lo0_A, 5 - lo1_A }, (const int64_t[]){ 3, 2 });
           dmd_irecv(rt, q1, (const int64_t[]){ 1, 0 }, r1b_B, 2, rx1_B,
               (const int64_t[]){ 0, 0 }, (const int64_t[]){ 2, 1 });
-          dmd_isend(rt, q1, (const int64_t[]){ 0, 1 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+          dmd_isend(rt, q1, (const int64_t[]){ 0, 1 }, buf_B, 2,
+              (const int64_t[]){ ext0_B, ext1_B },
               (const int64_t[]){ 5 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 2, 5 });
           dmd_copy(rt, r1b_B, 2, rx1_B, (const int64_t[]){ 0, 7 - 6 },
-              buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 5 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 2, 5 });
+              buf_B, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 5 - lo0_B, 7 - lo1_B }, (const int64_t[]){ 2, 5 });
         }
         dmd_gemm(rt, 0, 0, 5, 6, i_ko == 1 ? 2 : 5,
             v_A + (5 - vo0_A) * vx1_A + (5 * i_ko - vo1_A), vx1_A,

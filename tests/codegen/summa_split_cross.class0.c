@@ -78,11 +78,13 @@ int main(int argc, char **argv)
       dmd_isend(rt, q0, (const int64_t[]){ 0, 1 }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
           (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 32, 24 });
       dmd_copy(rt, r0a_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 32, 24 });
+          buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A },
+              (const int64_t[]){ 32, 24 });
       dmd_isend(rt, q1, (const int64_t[]){ 1, 0 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
           (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 24, 24 });
       dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 24, 24 });
+          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B },
+              (const int64_t[]){ 24, 24 });
       for (int64_t i_ko = 0; i_ko <= 3; i_ko += 1) {
         {
           dmd_wait(rt, q0);
@@ -94,20 +96,26 @@ int main(int argc, char **argv)
         }
         if (i_ko <= 2) {
           dmd_irecv(rt, q0, (const int64_t[]){ 0, 1 }, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A,
-              (const int64_t[]){ 0, (i_ko == 0 ? 40 : 24 * i_ko + 24) - (24 * i_ko + 24) }, (const int64_t[]){ 32, i_ko == 1 ? 24 : 8 });
+              (const int64_t[]){ 0, (i_ko == 0 ? 40 : 24 * i_ko + 24) - (24 * i_ko + 24) },
+                  (const int64_t[]){ 32, i_ko == 1 ? 24 : 8 });
           if (i_ko == 0) {
-            dmd_isend(rt, q0, (const int64_t[]){ 0, 1 }, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+            dmd_isend(rt, q0, (const int64_t[]){ 0, 1 }, buf_A, 2,
+                (const int64_t[]){ ext0_A, ext1_A },
                 (const int64_t[]){ 0 - lo0_A, 24 - lo1_A }, (const int64_t[]){ 32, 16 });
             dmd_copy(rt, r0b_A, 2, rx0_A, (const int64_t[]){ 0, 0 },
-                buf_A, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 24 - lo1_A }, (const int64_t[]){ 32, 16 });
+                buf_A, (const int64_t[]){ ext0_A, ext1_A },
+                    (const int64_t[]){ 0 - lo0_A, 24 - lo1_A }, (const int64_t[]){ 32, 16 });
           }
           dmd_irecv(rt, q1, (const int64_t[]){ 1, 0 }, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
-              (const int64_t[]){ (i_ko == 0 ? 40 : 24 * i_ko + 24) - (24 * i_ko + 24), 0 }, (const int64_t[]){ i_ko == 1 ? 24 : 8, 24 });
+              (const int64_t[]){ (i_ko == 0 ? 40 : 24 * i_ko + 24) - (24 * i_ko + 24), 0 },
+                  (const int64_t[]){ i_ko == 1 ? 24 : 8, 24 });
           if (i_ko == 0) {
-            dmd_isend(rt, q1, (const int64_t[]){ 1, 0 }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+            dmd_isend(rt, q1, (const int64_t[]){ 1, 0 }, buf_B, 2,
+                (const int64_t[]){ ext0_B, ext1_B },
                 (const int64_t[]){ 24 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 16, 24 });
             dmd_copy(rt, r1b_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
-                buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 24 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 16, 24 });
+                buf_B, (const int64_t[]){ ext0_B, ext1_B },
+                    (const int64_t[]){ 24 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 16, 24 });
           }
         }
         dmd_gemm(rt, 0, 0, 32, 24, i_ko == 3 ? 8 : 24,

@@ -81,14 +81,16 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_y == root)
-          dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 31, 26 });
+          dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+              (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 31, 26 });
         else
           dmd_ibcast(rt, q0, 1, root, r0a_A, 2, rx0_A, dmd_zero, (const int64_t[]){ 31, 26 });
       }
       dmd_isend(rt, q1, (const int64_t[]){ 1, c_y }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
           (const int64_t[]){ 0 - lo0_B, 17 * c_y - lo1_B }, (const int64_t[]){ 26, 17 });
       dmd_copy(rt, r1a_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
-          buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 17 * c_y - lo1_B }, (const int64_t[]){ 26, 17 });
+          buf_B, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 17 * c_y - lo1_B }, (const int64_t[]){ 26, 17 });
       for (int64_t i_ko = 0; i_ko <= 2; i_ko += 1) {
         {
           dmd_wait(rt, q0);
@@ -105,17 +107,25 @@ int main(int argc, char **argv)
           {
             const int64_t root = i_ko + 1;
             if (c_y == root)
-              dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 26 * i_ko + 26 - lo1_A }, (const int64_t[]){ 31, i_ko == 1 ? 25 : 26 });
+              dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ 0 - lo0_A, 26 * i_ko + 26 - lo1_A },
+                  (const int64_t[]){ 31, i_ko == 1 ? 25 : 26 });
             else
-              dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero, (const int64_t[]){ 31, i_ko == 1 ? 25 : 26 });
+              dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero,
+                  (const int64_t[]){ 31, i_ko == 1 ? 25 : 26 });
           }
-          dmd_irecv(rt, q1, (const int64_t[]){ 1, c_y }, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B,
-              (const int64_t[]){ (i_ko == 0 ? 39 : 52) - (26 * i_ko + 26), 0 }, (const int64_t[]){ i_ko == 0 ? 13 : 25, 17 });
+          dmd_irecv(rt, q1, (const int64_t[]){ 1, c_y }, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2,
+              rx1_B,
+              (const int64_t[]){ (i_ko == 0 ? 39 : 52) - (26 * i_ko + 26), 0 },
+                  (const int64_t[]){ i_ko == 0 ? 13 : 25, 17 });
           if (i_ko == 0) {
-            dmd_isend(rt, q1, (const int64_t[]){ 1, c_y }, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+            dmd_isend(rt, q1, (const int64_t[]){ 1, c_y }, buf_B, 2,
+                (const int64_t[]){ ext0_B, ext1_B },
                 (const int64_t[]){ 26 - lo0_B, 17 * c_y - lo1_B }, (const int64_t[]){ 13, 17 });
             dmd_copy(rt, r1b_B, 2, rx1_B, (const int64_t[]){ 0, 0 },
-                buf_B, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 26 - lo0_B, 17 * c_y - lo1_B }, (const int64_t[]){ 13, 17 });
+                buf_B, (const int64_t[]){ ext0_B, ext1_B },
+                    (const int64_t[]){ 26 - lo0_B, 17 * c_y - lo1_B },
+                    (const int64_t[]){ 13, 17 });
           }
         }
         dmd_gemm(rt, 0, 0, 31, 17, i_ko == 2 ? 25 : 26,

@@ -78,7 +78,8 @@ int main(int argc, char **argv)
         dmd_irecv(rt, q0, (const int64_t[]){ p_x }, r0_A, 1, rx0_A,
             (const int64_t[]){ (p_x == 1 ? 5 : 6) - 0 }, (const int64_t[]){ p_x == 1 ? 1 : 2 });
       dmd_copy(rt, r0_A, 1, rx0_A, (const int64_t[]){ 0 },
-          buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 0 - lo0_A }, (const int64_t[]){ 5 });
+          buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 0 - lo0_A },
+              (const int64_t[]){ 5 });
       dmd_wait(rt, q0);
       dmd_wait(rt, q1);
       for (int64_t i_ii = 0; i_ii <= 7; i_ii += 1)

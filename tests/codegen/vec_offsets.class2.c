@@ -76,9 +76,11 @@ int main(int argc, char **argv)
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         dmd_isend(rt, q0, (const int64_t[]){ p_x }, buf_A, 1, (const int64_t[]){ ext0_A },
-            (const int64_t[]){ (p_x == 0 ? 6 : 8) - lo0_A }, (const int64_t[]){ p_x == 0 ? 2 : 8 });
+            (const int64_t[]){ (p_x == 0 ? 6 : 8) - lo0_A },
+                (const int64_t[]){ p_x == 0 ? 2 : 8 });
       dmd_copy(rt, r0_A, 1, rx0_A, (const int64_t[]){ 0 },
-          buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 16 - lo0_A }, (const int64_t[]){ 6 });
+          buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 16 - lo0_A },
+              (const int64_t[]){ 6 });
       dmd_isend(rt, q1, (const int64_t[]){ 1 }, buf_B, 1, (const int64_t[]){ hx0_B },
           (const int64_t[]){ 15 - ho0_B }, (const int64_t[]){ 1 });
       dmd_wait(rt, q0);
