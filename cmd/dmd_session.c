@@ -35,21 +35,42 @@ void dmd_session_free(struct dmd_session *s)
 		isl_ctx_free(s->ctx);
 }
 
-/* Report the proofs of "s" that failed (or that they could not be
- * made) as internal errors; returns 1, the exit status. */
-static int session_proofs_failed(struct dmd_session *s, const char *path)
+/* Report an internal error of the analysis of the job of "s" ("what"
+ * could not be done, or a failed proof): "PATH: error: internal error:
+ * ... (please report it)". */
+static void session_internal(struct dmd_session *s, const char *what)
 {
+	dmd_diag_error(&s->diag, s->job->path, (struct dmd_loc) { 0, 0 },
+		"internal error: %s (please report it)", what);
+}
+
+/* Report the proofs of "s" that failed (or that they could not be
+ * made) as internal errors. */
+static void session_proofs_failed(struct dmd_session *s)
+{
+	char *line;
+	size_t size;
+	FILE *f;
 	int i;
 
-	for (i = 0; i < s->proofs.n; ++i)
-		if (!strncmp(s->proofs.line[i], "NOT", 3))
-			fprintf(stderr, "%s: error: internal error: %s (please "
-				"report it)\n", path, s->proofs.line[i]);
-	if (!s->proofs.failed)
-		fprintf(stderr, "%s: error: internal error: cannot prove that "
-			"the transfers of this job match up (please report "
-			"it)\n", path);
-	return 1;
+	for (i = 0; i < s->proofs.n; ++i) {
+		if (s->proofs.proof[i].verdict != DMD_PROOF_FAILS)
+			continue;
+		line = NULL;
+		f = open_memstream(&line, &size);
+		if (f) {
+			dmd_part_proof_print(f, &s->proofs.proof[i]);
+			if (fclose(f) != 0) {
+				free(line);
+				line = NULL;
+			}
+		}
+		session_internal(s, line ? line : "a proof failed");
+		free(line);
+	}
+	if (!dmd_part_proofs_failed(&s->proofs))
+		session_internal(s, "cannot prove that the transfers of this "
+			"job match up");
 }
 
 /* The files of the job in s->files (in.files): every tensor with a file
@@ -117,7 +138,7 @@ static int session_build_input(struct dmd_session *s, int classes)
 	for (i = 0; i < cl->n; ++i) {
 		s->cls[i].code = cl->cls[i].code;
 		s->cls[i].set = cl->cls[i].set_text;
-		s->cls[i].why = cl->cls[i].why;
+		s->cls[i].why = cl->cls[i].why_line;
 		s->cls[i].count = cl->cls[i].count;
 		s->cls[i].n_ranges = cl->cls[i].n_ranges;
 		s->cls[i].ranges = cl->cls[i].ranges;
@@ -146,21 +167,22 @@ static void stage_time(const char *stage)
  * the best candidate (applied to the job at once, so that the next
  * searches see it); s->found keeps the candidates (per step, NULL if not
  * searched).  If any was chosen, the job is analysed again (model and
- * plan).  Returns 0, or -1 on an internal error. */
-static int session_search(struct dmd_session *s)
+ * plan): how that ended. */
+static enum dmd_status session_search(struct dmd_session *s)
 {
 	int i, any = 0, n = s->m->n_poly;
+	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
 		if (dmd_step_is_auto(s->m->poly[i]->st) &&
 		    dmd_search_is_product(s->m->poly[i]))
 			break;
 	if (i == n)
-		return 0;
+		return DMD_OK;
 	s->n_found = n;
 	s->found = calloc(n + 1, sizeof(*s->found));
 	if (!s->found)
-		return -1;
+		return DMD_INTERNAL;
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
@@ -168,109 +190,140 @@ static int session_search(struct dmd_session *s)
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])
-			return -1;
+			return DMD_INTERNAL;
 		if (s->found[i]->best >= 0 && dmd_search_apply(s->found[i],
 				s->job, (struct dmd_step *) p->st) < 0)
 			s->found[i]->best = -1;
 		any |= s->found[i]->best >= 0;
 	}
 	if (!any)
-		return 0;
+		return DMD_OK;
 	s->plan = dmd_part_plan_free(s->plan);
 	s->m = dmd_model_free(s->m);
-	s->m = dmd_model_build(s->ctx, s->job);
-	if (s->m)
-		s->plan = dmd_part_plan(s->m);
-	return s->m && s->plan ? 0 : -1;
+	st = dmd_model_build(s->ctx, s->job, &s->m);
+	if (st == DMD_OK)
+		st = dmd_part_plan(s->m, &s->plan);
+	return st;
 }
 
-/* Analyse "job" (taken: "s" owns it, even on failure); with "classes"
- * DMD_SESSION_CLASSES emit the code of the rank classes too (the cells
- * of the classes and their programs, proved as emitted, are made in
- * every case: DMD_SESSION_PLAN and DMD_SESSION_CELLS stop there).
- * Returns 0, or the exit status (2 for a bad job, 1 otherwise), the problem printed. */
-int dmd_session_analyse_job(struct dmd_session *s,
-	__isl_take struct dmd_job *job, int classes)
+/* Start session "s": nothing analysed yet, the messages about its job
+ * to "fn" (with "user"), or to stderr if "fn" is NULL. */
+void dmd_session_init(struct dmd_session *s, dmd_diag_fn fn, void *user)
 {
-	const char *path;
-
 	memset(s, 0, sizeof(*s));
-	s->job = job;
+	dmd_diag_init(&s->diag, fn, user);
+}
+
+/* Read the job held in data[0..len) as the job file "name" (see
+ * dmd_job_read_mem) into s->job: DMD_OK, or DMD_REFUSED after a
+ * message. */
+enum dmd_status dmd_session_read_mem(struct dmd_session *s, const char *name,
+	const char *data, size_t len)
+{
+	s->job = dmd_job_read_mem(name, data, len, &s->diag);
+	return s->job ? DMD_OK : DMD_REFUSED;
+}
+
+/* The model and the transfer plan of s->job, with the plan's proofs. */
+static enum dmd_status session_plan(struct dmd_session *s)
+{
+	enum dmd_status st;
+
+	st = dmd_model_build(s->ctx, s->job, &s->m);
+	stage_time("model");
+	if (st == DMD_OK)
+		st = dmd_part_plan(s->m, &s->plan);
+	stage_time("plan");
+	/* the steps whose schedule is the compiler's to choose: searched,
+	 * the choices made part of the job, which is analysed again */
+	if (st == DMD_OK) {
+		st = session_search(s);
+		stage_time("search");
+	}
+	if (st == DMD_INTERNAL)
+		session_internal(s, "the analysis of this job failed");
+	if (st != DMD_OK)
+		return st;
+	st = dmd_part_verify(s->plan, &s->proofs);
+	stage_time("proofs");
+	if (st != DMD_OK)
+		session_proofs_failed(s);
+	return st;
+}
+
+/* The facts, cells and the program of every cell of the plan of "s",
+ * proved as emitted. */
+static enum dmd_status session_specialize(struct dmd_session *s)
+{
+	enum dmd_status st;
+
+	st = dmd_part_facts(s->plan, &s->facts);
+	stage_time("facts");
+	if (st == DMD_OK)
+		st = dmd_part_cells(s->m, s->facts, &s->cells);
+	stage_time("cells");
+	if (st == DMD_OK)
+		st = dmd_spec_cells(s->plan, s->cells, &s->specs);
+	stage_time("specialize");
+	if (st != DMD_OK) {
+		session_internal(s, "cannot find the rank classes");
+		return st;
+	}
+	st = dmd_spec_prove(s->plan, s->specs, &s->proofs);
+	stage_time("proofs as emitted");
+	if (st != DMD_OK)
+		session_proofs_failed(s);
+	return st;
+}
+
+/* Analyse s->job, stage by stage (see the top of this file); with
+ * "classes" find the rank classes and emit their code too.  Each stage
+ * says how it ended: DMD_OK, DMD_REFUSED (a bad job, with one message)
+ * or DMD_INTERNAL (reported here as an internal error). */
+enum dmd_status dmd_session_run(struct dmd_session *s, int classes)
+{
+	enum dmd_status st;
+
 	if (!s->job)
-		return 2;
-	path = s->job->path;
+		return DMD_REFUSED;
 	s->ctx = isl_ctx_alloc();
 	if (!s->ctx) {
 		fprintf(stderr, "distmpmd: out of memory\n");
-		return 1;
+		return DMD_INTERNAL;
 	}
 	isl_options_set_on_error(s->ctx, getenv("DMD_DEBUG") ?
 		ISL_ON_ERROR_WARN : ISL_ON_ERROR_CONTINUE);
 	isl_options_set_ast_iterator_type(s->ctx, "int64_t");
 	stage_time(NULL);
-	s->m = dmd_model_build(s->ctx, s->job);
-	stage_time("model");
-	if (s->m)
-		s->plan = dmd_part_plan(s->m);
-	stage_time("plan");
-	if (!s->m || !s->plan) {
-		if (dmd_job_n_errors() > 0)
-			return 2;
-		fprintf(stderr, "%s: error: internal error: the analysis of "
-			"this job failed (please report it)\n", path);
-		return 1;
-	}
-	/* the steps whose schedule is the compiler's to choose: searched,
-	 * the choices made part of the job, which is analysed again */
-	if (session_search(s) < 0) {
-		fprintf(stderr, "%s: error: internal error: the schedules "
-			"chosen cannot be analysed (please report it)\n", path);
-		return 1;
-	}
-	stage_time("search");
-	if (dmd_part_verify(s->plan, &s->proofs) < 0 || s->proofs.failed)
-		return session_proofs_failed(s, path);
-	stage_time("proofs");
-	s->facts = dmd_part_facts(s->plan);
-	stage_time("facts");
-	if (s->facts)
-		s->cells = dmd_part_cells(s->m, s->facts);
-	stage_time("cells");
-	if (s->cells)
-		s->specs = dmd_spec_cells(s->plan, s->cells);
-	stage_time("specialize");
-	if (!s->specs) {
-		fprintf(stderr, "%s: error: internal error: cannot find the "
-			"rank classes (please report it)\n", path);
-		return 1;
-	}
-	if (dmd_spec_prove(s->plan, s->specs, &s->proofs) < 0 ||
-	    s->proofs.failed)
-		return session_proofs_failed(s, path);
-	stage_time("proofs as emitted");
-	if (classes == DMD_SESSION_CLASSES) {
-		s->classes = dmd_emit_classes(s->plan, s->facts, s->cells,
-			s->specs);
+	st = session_plan(s);
+	if (st == DMD_OK)
+		st = session_specialize(s);
+	if (st == DMD_OK && classes == DMD_SESSION_CLASSES) {
+		st = dmd_emit_classes(s->plan, s->facts, s->cells, s->specs,
+			&s->classes);
 		stage_time("classes");
-		if (!s->classes) {
-			fprintf(stderr, "%s: error: internal error: cannot "
-				"print the rank classes (please report it)\n",
-				path);
-			return 1;
-		}
+		if (st != DMD_OK)
+			session_internal(s, "cannot print the rank classes");
 	}
-	if (session_build_input(s, classes == DMD_SESSION_CLASSES) < 0) {
+	if (st == DMD_OK && session_build_input(s,
+			classes == DMD_SESSION_CLASSES) < 0) {
 		fprintf(stderr, "distmpmd: out of memory\n");
-		return 1;
+		st = DMD_INTERNAL;
 	}
-	return 0;
+	return st;
 }
 
-/* Read and analyse the job file "path", as dmd_session_analyse_job. */
+/* Read and analyse the job file "path" (dmd_session_run), the messages
+ * to stderr.  Returns the exit status: 0, 2 for a bad job, 1 for an
+ * internal error. */
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes)
 {
-	return dmd_session_analyse_job(s, dmd_job_read(path), classes);
+	dmd_session_init(s, NULL, NULL);
+	s->job = dmd_job_read(path, &s->diag);
+	if (!s->job)
+		return dmd_status_exit(DMD_REFUSED);
+	return dmd_status_exit(dmd_session_run(s, classes));
 }
 
 /* Print the range of index variable "v" of step "p" (spec 1.3: the
@@ -352,6 +405,8 @@ void dmd_session_summary(struct dmd_session *s)
 			printf(" (summed over the partial axes)");
 		printf("\n");
 	}
-	for (i = 0; i < s->proofs.n; ++i)
-		printf("%s\n", s->proofs.line[i]);
+	for (i = 0; i < s->proofs.n; ++i) {
+		dmd_part_proof_print(stdout, &s->proofs.proof[i]);
+		printf("\n");
+	}
 }

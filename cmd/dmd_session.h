@@ -7,6 +7,7 @@
 
 #include <isl/ctx.h>
 
+#include "ir/dmd_diag.h"
 #include "ir/dmd_model.h"
 #include "partition/dmd_part.h"
 #include "emit/dmd_emit.h"
@@ -21,6 +22,7 @@
  * identical code merged).  "in" is what the rest of cmd/
  * uses. */
 struct dmd_session {
+	struct dmd_diag diag;		/* the messages about its job */
 	isl_ctx *ctx;
 	struct dmd_job *job;
 	struct dmd_model *m;
@@ -44,10 +46,17 @@ struct dmd_session {
 enum { DMD_SESSION_PLAN = 0, DMD_SESSION_CLASSES = 1,
 	DMD_SESSION_CELLS = 2 };
 
+/* Start "s", its messages to "fn" (stderr if NULL); read its job from
+ * memory (the fuzz harness); analyse its job, with the classes' code or
+ * not: how the analysis ended. */
+void dmd_session_init(struct dmd_session *s, dmd_diag_fn fn, void *user);
+enum dmd_status dmd_session_read_mem(struct dmd_session *s, const char *name,
+	const char *data, size_t len);
+enum dmd_status dmd_session_run(struct dmd_session *s, int classes);
+/* dmd_session_init (stderr), read the job file "path", run: the exit
+ * status (0, 2 for a bad job, 1 for an internal error). */
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes);
-int dmd_session_analyse_job(struct dmd_session *s,
-	__isl_take struct dmd_job *job, int classes);
 void dmd_session_summary(struct dmd_session *s);
 void dmd_session_free(struct dmd_session *s);
 

@@ -809,7 +809,7 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	p = isl_printer_print_str(p, text);
 	p = isl_printer_indent(p, -2);
 	p = dmd_emit_line(p, "}");
-	s = isl_printer_get_str(p);
+	s = dmd_emit_wrap(isl_printer_get_str(p));
 	isl_printer_free(p);
 error:
 	free(text);

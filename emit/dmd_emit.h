@@ -21,7 +21,8 @@
 struct dmd_class {
 	isl_set *set;			/* [c] -> { : ... } (mesh params) */
 	char *set_text;			/* as the job names the axes */
-	char *why;			/* one line */
+	struct dmd_why why;		/* the facts that make it a class */
+	char *why_line;			/* the same on one line */
 	char *code;			/* the whole classK.c */
 	long count;
 	int n_ranges;
@@ -52,10 +53,11 @@ char **dmd_emit_bodies_free(char **body, int n);
 __isl_give struct dmd_classes *dmd_emit_merge(const struct dmd_plan *plan,
 	const struct dmd_facts *facts, const struct dmd_cells *cells,
 	char **body);
-/* dmd_emit_cells, then dmd_emit_merge. */
-__isl_give struct dmd_classes *dmd_emit_classes(const struct dmd_plan *plan,
+/* dmd_emit_cells, then dmd_emit_merge, into *classes: DMD_OK or
+ * DMD_INTERNAL. */
+enum dmd_status dmd_emit_classes(const struct dmd_plan *plan,
 	const struct dmd_facts *facts, const struct dmd_cells *cells,
-	const struct dmd_specs *specs);
+	const struct dmd_specs *specs, __isl_give struct dmd_classes **classes);
 __isl_null struct dmd_classes *dmd_emit_classes_free(
 	__isl_take struct dmd_classes *c);
 

@@ -57,4 +57,9 @@ __isl_give isl_printer *dmd_emit_user(__isl_take isl_printer *p,
 __isl_give isl_printer *dmd_emit_expr(__isl_take isl_printer *p,
 	__isl_keep isl_ast_expr *e);
 
+/* emit/dmd_emit_wrap.c: "text" (taken) with every line of code of
+ * DMD_EMIT_COLUMNS columns or more broken into shorter ones. */
+#define DMD_EMIT_COLUMNS 100
+char *dmd_emit_wrap(char *text);
+
 #endif

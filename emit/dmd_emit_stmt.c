@@ -10,6 +10,7 @@
  * B[i] = A[i - 1] + A[i] + A[i + 1]:
  *   w_B[(i_ii - wo0_B)] = v_A[(i_ii - 1 - vo0_A)] + ...;
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,46 +320,80 @@ static __isl_give isl_printer *dmd_emit_neg(__isl_take isl_printer *p,
 	return p;
 }
 
-/* Print the right side "e" (in double precision). */
+/* The C function of function "name" of spec 1.5 in double precision
+ * (f32 == 0) or in float (f32 != 0), or NULL if there is none. */
+static const char *dmd_emit_fn(const char *name, int f32)
+{
+	static const struct {
+		const char *name, *c[2];
+	} fn[] = {
+		{ "max", { "dmd_max", "dmd_maxf" } },
+		{ "min", { "dmd_min", "dmd_minf" } },
+		{ "abs", { "fabs", "fabsf" } },
+		{ "sigmoid", { "dmd_sigmoid", "dmd_sigmoidf" } },
+		{ "gelu", { "dmd_gelu", "dmd_geluf" } },
+		{ "exp", { "exp", "expf" } },
+		{ "sqrt", { "sqrt", "sqrtf" } },
+		{ "tanh", { "tanh", "tanhf" } },
+		{ "erf", { "erf", "erff" } },
+		{ "log", { "log", "logf" } },
+		{ "relu", { "dmd_relu", "dmd_reluf" } },
+	};
+	int i;
+
+	for (i = 0; i < (int) (sizeof(fn) / sizeof(fn[0])); ++i)
+		if (!strcmp(name, fn[i].name))
+			return fn[i].c[f32 != 0];
+	return NULL;
+}
+
+/* Print number "v" (not negative: the parser makes "-2" a NEG of 2) as a
+ * C constant of the job's type: "2.0", "0.25", "1e-07" in double; in
+ * float (f32) rounded to float, "2.0f", "0.100000001f", and INFINITY
+ * where it is out of the range of float. */
+static __isl_give isl_printer *dmd_emit_number(__isl_take isl_printer *p,
+	double v, int f32)
+{
+	char b[64];
+
+	if (f32 && isinf((float) v))
+		return isl_printer_print_str(p, "INFINITY");
+	snprintf(b, sizeof(b), f32 ? "%.9g" : "%.17g", f32 ? (float) v : v);
+	if (!strpbrk(b, ".eEn"))
+		strcat(b, ".0");
+	if (f32)
+		strcat(b, "f");
+	return isl_printer_print_str(p, b);
+}
+
+/* Print the right side "e", in the job's type (double, or float for
+ * f32). */
 static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	struct dmd_emit_rhs *r, const struct dmd_expr *e)
 {
-	static const struct {
-		const char *name, *c;
-	} fn[] = {
-		{ "max", "dmd_max" }, { "min", "dmd_min" }, { "abs", "fabs" },
-		{ "sigmoid", "dmd_sigmoid" }, { "gelu", "dmd_gelu" },
-		{ "exp", "exp" }, { "sqrt", "sqrt" }, { "tanh", "tanh" },
-		{ "erf", "erf" }, { "log", "log" }, { "relu", "dmd_relu" },
-	};
-	const char *op;
-	char b[64];
-	int i, j;
+	int f32 = r->ctx->m->job->dtype == DMD_F32;
+	const char *op, *fn;
+	int j;
 
 	switch (e->type) {
 	case DMD_EXPR_INT:
-		snprintf(b, sizeof(b), "%ld.0", e->ival);
-		return isl_printer_print_str(p, b);
+		return dmd_emit_number(p, f32 ? (double) (float) e->ival :
+			(double) e->ival, f32);
 	case DMD_EXPR_NUM:
-		snprintf(b, sizeof(b), "%.17g", e->fval);
-		if (!strpbrk(b, ".eEn"))
-			strcat(b, ".0");
-		return isl_printer_print_str(p, b);
+		return dmd_emit_number(p, e->fval, f32);
 	case DMD_EXPR_ACCESS:
 		return dmd_emit_read(p, r, e);
 	case DMD_EXPR_NEG:
 		return dmd_emit_neg(p, r, e);
 	case DMD_EXPR_CALL:
-		for (i = 0; i < (int) (sizeof(fn) / sizeof(fn[0])); ++i)
-			if (!strcmp(e->name, fn[i].name))
-				break;
-		if (i == (int) (sizeof(fn) / sizeof(fn[0])))
+		fn = dmd_emit_fn(e->name, f32);
+		if (!fn)
 			return isl_printer_free(p);
 		/* dmd_max(dmd_max(a, b), c) for max(a, b, c): numpy's
 		 * maximum.reduce folds from the left, and with signed
 		 * zeros the order shows */
 		for (j = 1; j < e->n_arg || j == 1; ++j) {
-			p = isl_printer_print_str(p, fn[i].c);
+			p = isl_printer_print_str(p, fn);
 			p = isl_printer_print_str(p, "(");
 		}
 		p = dmd_emit_rhs(p, r, e->args[0]);

@@ -1,49 +1,34 @@
-/* dmd_diag.c: error messages about a job file.
- *
- * Every message about a job has the form
- *	PATH:LINE:COL: error: MESSAGE
- * with PATH as given on the command line and LINE:COL 1-based; a
- * location with line 0 stands for "no particular place" and gives
- *	PATH: error: MESSAGE
- * Messages go to stderr, or to the function set with dmd_job_set_diag.
+/* dmd_diag.c: error messages about a job file (see dmd_diag.h).  No
+ * state outside the struct dmd_diag of whoever runs the compiler.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "dmd_job.h"
+#include "dmd_diag.h"
 
-/* The number of messages printed so far. */
-static int dmd_diag_n_errors;
-/* Where messages go instead of stderr, if not NULL. */
-static dmd_job_diag_fn dmd_diag_fn;
-static void *dmd_diag_user;
-
-/* How many errors have been reported (so that a caller can tell a
- * failure that was explained from one that was not). */
-int dmd_job_n_errors(void)
+/* Start "diag": no message yet, messages to "fn" or stderr. */
+void dmd_diag_init(struct dmd_diag *diag, dmd_diag_fn fn, void *user)
 {
-	return dmd_diag_n_errors;
+	diag->fn = fn;
+	diag->user = user;
+	diag->n_errors = 0;
 }
 
-/* Send messages to "fn" (with "user"), or to stderr if "fn" is NULL. */
-void dmd_job_set_diag(dmd_job_diag_fn fn, void *user)
+/* Report "PATH:LINE:COL: error: <fmt...>" to "diag": count it and hand
+ * it without the '\n' to diag->fn, or print it to stderr. */
+void dmd_diag_verror(struct dmd_diag *diag, const char *path,
+	struct dmd_loc loc, const char *fmt, va_list ap)
 {
-	dmd_diag_fn = fn;
-	dmd_diag_user = user;
-}
-
-/* Print "PATH:LINE:COL: error: <fmt...>\n" to stderr, or hand it without
- * the '\n' to the function set with dmd_job_set_diag. */
-void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
-	const char *fmt, va_list ap)
-{
-	const char *path = job && job->path ? job->path : "<job>";
+	const char *nomem = "<job>: error: out of memory";
 	char *msg = NULL, *line = NULL;
 	int col = loc.col > 0 ? loc.col : 1, r;
 
-	dmd_diag_n_errors++;
+	if (!path)
+		path = "<job>";
+	if (diag)
+		diag->n_errors++;
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	if (loc.line > 0)
@@ -54,16 +39,54 @@ void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 			msg ? msg : "out of memory");
 	if (r < 0)
 		line = NULL;
-	if (dmd_diag_fn)
-		dmd_diag_fn(line ? line : "<job>: error: out of memory",
-			dmd_diag_user);
+	if (diag && diag->fn)
+		diag->fn(line ? line : nomem, diag->user);
 	else {
-		fprintf(stderr, "%s\n", line ? line :
-			"<job>: error: out of memory");
+		fprintf(stderr, "%s\n", line ? line : nomem);
 		fflush(stderr);
 	}
 	free(line);
 	free(msg);
+}
+
+/* Variadic front end of dmd_diag_verror. */
+void dmd_diag_error(struct dmd_diag *diag, const char *path,
+	struct dmd_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dmd_diag_verror(diag, path, loc, fmt, ap);
+	va_end(ap);
+}
+
+/* The number of messages "diag" has counted. */
+int dmd_diag_count(const struct dmd_diag *diag)
+{
+	return diag ? diag->n_errors : 0;
+}
+
+/* The status of a stage: its result, else a refusal if it said why. */
+enum dmd_status dmd_diag_status(const struct dmd_diag *diag, int before,
+	int done)
+{
+	if (done)
+		return DMD_OK;
+	return dmd_diag_count(diag) > before ? DMD_REFUSED : DMD_INTERNAL;
+}
+
+/* The exit status for "status". */
+int dmd_status_exit(enum dmd_status status)
+{
+	return status == DMD_OK ? 0 : status == DMD_REFUSED ? 2 : 1;
+}
+
+/* Report an error at "loc" in the job file to the job's diag. */
+void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
+	const char *fmt, va_list ap)
+{
+	dmd_diag_verror(job ? job->diag : NULL, job ? job->path : NULL, loc,
+		fmt, ap);
 }
 
 /* Variadic front end of dmd_job_verror. */

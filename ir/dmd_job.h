@@ -230,8 +230,11 @@ struct dmd_link {
 	double latency_us;
 	double gbps;
 };
+struct dmd_diag;
 
 struct dmd_job {
+	struct dmd_diag *diag;		/* where its messages go (not owned;
+					 * ir/dmd_diag.h) */
 	char *path;			/* the job file as given */
 	char *dir;			/* its directory, absolute */
 	char *name;
@@ -279,17 +282,19 @@ static inline int dmd_step_is_auto(const struct dmd_step *st)
  * arguments, their names and locations (ir/dmd_expr.c). */
 void dmd_sched_cmd_clear(struct dmd_sched_cmd *cmd);
 
-/* Read and validate a job file.  On error, print
- * "PATH:LINE:COL: error: ..." to stderr and return NULL.  "path" must be
- * a regular file of at most DMD_MAX_JOB_BYTES bytes. */
-struct dmd_job *dmd_job_read(const char *path);
+/* Read and validate a job file.  On error, report
+ * "PATH:LINE:COL: error: ..." to "diag" (ir/dmd_diag.h; NULL: stderr)
+ * and return NULL.  "path" must be a regular file of at most
+ * DMD_MAX_JOB_BYTES bytes.  The job reports its later messages to "diag"
+ * too. */
+struct dmd_job *dmd_job_read(const char *path, struct dmd_diag *diag);
 /* Read and validate the job held in data[0..len) (not NUL-terminated) as
  * if it were the content of the job file "name": messages name it, and
  * job->dir is the directory of "name" (which must exist).  dmd_job_read
- * reads the file and calls this; so does the fuzz harness
- * (tests/fuzz/fuzz_job.c).  "data" is not kept. */
+ * reads the file and calls this; so does the session for the fuzz
+ * harness (tests/fuzz/fuzz_job.c).  "data" is not kept. */
 struct dmd_job *dmd_job_read_mem(const char *name, const char *data,
-	size_t len);
+	size_t len, struct dmd_diag *diag);
 struct dmd_job *dmd_job_free(struct dmd_job *job);
 
 /* Check the program of "job" (spec 1.5): no step reads a tensor that has
@@ -316,20 +321,12 @@ int dmd_job_view_axis(const struct dmd_job *job, int v, int pos);
 /* Index of the view called "name", or -1. */
 int dmd_job_find_view(const struct dmd_job *job, const char *name);
 
-/* Report an error at "loc" in the job file: prints
- * "PATH:LINE:COL: error: <fmt...>\n" to stderr. */
+/* Report an error at "loc" in the job file to job->diag
+ * (ir/dmd_diag.c): "PATH:LINE:COL: error: <fmt...>". */
 void dmd_job_error(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap);
-/* The number of errors reported so far. */
-int dmd_job_n_errors(void);
-/* Send every message about a job to "fn" instead of stderr: it gets the
- * line without its '\n' ("PATH:LINE:COL: error: ...") and "user".
- * NULL restores stderr.  (The fuzz harness checks each message with it,
- * printing none.) */
-typedef void (*dmd_job_diag_fn)(const char *line, void *user);
-void dmd_job_set_diag(dmd_job_diag_fn fn, void *user);
 
 /* Print an expression in a syntax that isl reads ("floor((x)/4)" for
  * "x // 4", "(a) mod 8" for "a % 8") to a malloc'ed string. */

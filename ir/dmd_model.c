@@ -200,7 +200,7 @@ static int dmd_model_check_output(const struct dmd_model *m, int t)
 
 /* Build the model of "job".  Errors are reported against the job file
  * and NULL is returned. */
-__isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
+static __isl_give struct dmd_model *dmd_model_make(isl_ctx *ctx,
 	const struct dmd_job *job)
 {
 	struct dmd_model_walk w = { NULL, 0, NULL };
@@ -260,6 +260,17 @@ __isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
 error:
 	free(w.written);
 	return dmd_model_free(m);
+}
+
+/* Build the model of "job" into *m: DMD_OK; DMD_REFUSED after a message
+ * to job->diag (a job the model cannot describe); DMD_INTERNAL. */
+enum dmd_status dmd_model_build(isl_ctx *ctx, const struct dmd_job *job,
+	__isl_give struct dmd_model **m)
+{
+	int before = dmd_diag_count(job->diag);
+
+	*m = dmd_model_make(ctx, job);
+	return dmd_diag_status(job->diag, before, *m != NULL);
 }
 
 /* Release the nodes "node" (n of them). */

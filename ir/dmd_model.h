@@ -30,6 +30,7 @@
 #include <isl/union_map.h>
 
 #include "dmd_job.h"
+#include "dmd_diag.h"
 
 /* The manifest and the appfile list every rank: a bound on their size. */
 #define DMD_MAX_RANKS (1L << 20)
@@ -213,8 +214,8 @@ struct dmd_model {
 };
 
 /* ir/dmd_model.c */
-__isl_give struct dmd_model *dmd_model_build(isl_ctx *ctx,
-	const struct dmd_job *job);
+enum dmd_status dmd_model_build(isl_ctx *ctx, const struct dmd_job *job,
+	__isl_give struct dmd_model **m);
 __isl_null struct dmd_model *dmd_model_free(__isl_take struct dmd_model *m);
 /* The number of times step "step" runs (the product of the repeats
  * around it). */

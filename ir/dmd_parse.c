@@ -2415,9 +2415,9 @@ static int dmd_parse_dir(struct dmd_parse *parse, const char *path)
 
 /* Read and validate the job held in data[0..len) as the content of the
  * job file "name".  Returns the job (owned by the caller), or NULL after
- * printing "NAME:LINE:COL: error: ..." (see ir/dmd_diag.c). */
+ * reporting "NAME:LINE:COL: error: ..." to "diag" (ir/dmd_diag.h). */
 struct dmd_job *dmd_job_read_mem(const char *name, const char *data,
-	size_t len)
+	size_t len, struct dmd_diag *diag)
 {
 	struct dmd_parse parse;
 	struct dmd_job *job;
@@ -2425,8 +2425,13 @@ struct dmd_job *dmd_job_read_mem(const char *name, const char *data,
 
 	memset(&parse, 0, sizeof(parse));
 	job = calloc(1, sizeof(*job));
+	if (job)
+		job->diag = diag;
 	if (!job || !(job->path = strdup(name ? name : ""))) {
-		dmd_job_error(NULL, (struct dmd_loc) { 0, 0 },
+		struct dmd_job named = { .diag = diag,
+			.path = (char *) (name ? name : "") };
+
+		dmd_job_error(&named, (struct dmd_loc) { 0, 0 },
 			"out of memory");
 		return dmd_job_free(job);
 	}
@@ -2455,18 +2460,19 @@ done:
 }
 
 /* Read and validate the job file "path".  Returns the job (owned by the
- * caller), or NULL after printing "PATH:LINE:COL: error: ..." to
- * stderr. */
-struct dmd_job *dmd_job_read(const char *path)
+ * caller), or NULL after reporting "PATH:LINE:COL: error: ..." to
+ * "diag". */
+struct dmd_job *dmd_job_read(const char *path, struct dmd_diag *diag)
 {
-	struct dmd_job named = { .path = (char *) (path ? path : "") };
+	struct dmd_job named = { .diag = diag,
+		.path = (char *) (path ? path : "") };
 	struct dmd_job *job;
 	char *text;
 	size_t len = 0;
 
 	if (dmd_parse_read_file(&named, named.path, &text, &len) < 0)
 		return NULL;
-	job = dmd_job_read_mem(named.path, text, len);
+	job = dmd_job_read_mem(named.path, text, len, diag);
 	free(text);
 	return job;
 }

@@ -18,7 +18,10 @@
 #ifndef DMD_PART_H
 #define DMD_PART_H
 
+#include <stdio.h>
+
 #include "ir/dmd_model.h"
+#include "ir/dmd_diag.h"
 
 /* A box per dimension of a tensor: the origin and the extent of each
  * dimension as pw_affs over one space (global element indices). */
@@ -143,7 +146,8 @@ struct dmd_plan {
 };
 
 /* partition/dmd_part_plan.c */
-__isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m);
+enum dmd_status dmd_part_plan(const struct dmd_model *m,
+	__isl_give struct dmd_plan **plan);
 __isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *p);
 const char *dmd_part_kind_name(enum dmd_xfer_kind kind);
 /* The word for "x" in the label of its request in the emitted code:
@@ -174,20 +178,49 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	__isl_keep isl_map *acc);
 __isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p);
 
-/* partition/dmd_part_verify.c: proofs that the transfers match up. */
-struct dmd_proofs {
-	int n;
-	char **line;			/* "proved: transfer X0 (...): ..." */
-	int failed;			/* some proof failed */
+/* partition/dmd_part_verify.c: proofs that the transfers match up.
+ * A proof claims something of a transfer or a step (that it is proved
+ * on the plan, proved as emitted, covered) and holds, fails (with a
+ * witness in its text) or could not be checked; check prints it as one
+ * line: "proved: transfer #0 (A in step 1: broadcast): ...", "NOT
+ * covered: ...", "not checked: ...". */
+enum dmd_proof_claim {
+	DMD_CLAIM_PROVED,
+	DMD_CLAIM_PROVED_AS_EMITTED,
+	DMD_CLAIM_COVERED,
 };
 
-int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep);
+enum dmd_proof_verdict {
+	DMD_PROOF_HOLDS,
+	DMD_PROOF_FAILS,
+	DMD_PROOF_UNCHECKED,
+};
+
+struct dmd_proof {
+	enum dmd_proof_claim claim;
+	enum dmd_proof_verdict verdict;
+	char *text;			/* "transfer #0 (...): every send ..." */
+};
+
+struct dmd_proofs {
+	int n;
+	struct dmd_proof *proof;
+};
+
+enum dmd_status dmd_part_verify(const struct dmd_plan *plan,
+	struct dmd_proofs *rep);
 void dmd_part_proofs_clear(struct dmd_proofs *rep);
-/* "A in step 1: broadcast", for the proofs' lines (malloc'ed). */
+/* Does some proof of "rep" fail? */
+int dmd_part_proofs_failed(const struct dmd_proofs *rep);
+/* Print proof "p" as check says it, without a newline. */
+void dmd_part_proof_print(FILE *f, const struct dmd_proof *p);
+/* "A in step 1: broadcast", for the proofs' texts (malloc'ed). */
 char *dmd_part_xfer_what(const struct dmd_model *m, const struct dmd_xfer *x);
-/* Append a line to "rep" (printf-style); -1 if out of memory. */
-int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Add a proof of "claim" with "verdict" to "rep", its text printf-style;
+ * 0, or -1 if out of memory. */
+int dmd_part_proof_add(struct dmd_proofs *rep, enum dmd_proof_claim claim,
+	enum dmd_proof_verdict verdict, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Rank classes. */
 
@@ -215,17 +248,30 @@ struct dmd_cells {
 };
 
 /* partition/dmd_part_fact.c */
-__isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan);
+enum dmd_status dmd_part_facts(const struct dmd_plan *plan,
+	__isl_give struct dmd_facts **facts);
 __isl_null struct dmd_facts *dmd_part_facts_free(
 	__isl_take struct dmd_facts *facts);
-/* Explain the ranks of "set" in words: the value of each quantity that
- * tells classes apart, or whether they play each role (malloc'ed). */
-char *dmd_part_explain(const struct dmd_model *m,
-	const struct dmd_facts *facts, __isl_keep isl_set *set);
+/* Why the ranks of a class form one: a list of facts, one line each
+ * ("X's block extent along dim 0 = 63", "receives A from x - 1: no"). */
+struct dmd_why {
+	int n;
+	char **fact;			/* owned */
+};
+
+/* Explain the ranks of "set" in words into "why" (empty on entry): the
+ * value of each quantity that tells classes apart, or whether they play
+ * each role.  0, or -1 if out of memory. */
+int dmd_part_explain(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_keep isl_set *set,
+	struct dmd_why *why);
+/* The facts of "why" joined by "; " on one line (malloc'ed). */
+char *dmd_part_why_line(const struct dmd_why *why);
+void dmd_part_why_clear(struct dmd_why *why);
 
 /* partition/dmd_part_class.c */
-__isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
-	const struct dmd_facts *facts);
+enum dmd_status dmd_part_cells(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_give struct dmd_cells **cells);
 __isl_null struct dmd_cells *dmd_part_cells_free(
 	__isl_take struct dmd_cells *cells);
 /* The ranks of parameter set "set" as sorted inclusive ranges

@@ -253,8 +253,8 @@ static __isl_give isl_set *dmd_class_simplify(const struct dmd_model *m,
 /* The cells of the mesh refined by "facts" (see the top of this file),
  * in an order that does not depend on isl's internals: by their first
  * rank (dmd_class_order). */
-__isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
-	const struct dmd_facts *facts)
+static __isl_give struct dmd_cells *dmd_class_cells(
+	const struct dmd_model *m, const struct dmd_facts *facts)
 {
 	int np = m->mesh->n, a, i, j;
 	struct dmd_sets *axis, coupled = { 0, NULL }, cells = { 0, NULL };
@@ -315,6 +315,15 @@ error:
 	if (res && !res->cell)
 		return dmd_part_cells_free(res);
 	return res;
+}
+
+/* The cells of the mesh that "facts" cut it into, in *cells: DMD_OK or
+ * DMD_INTERNAL. */
+enum dmd_status dmd_part_cells(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_give struct dmd_cells **cells)
+{
+	*cells = dmd_class_cells(m, facts);
+	return *cells ? DMD_OK : DMD_INTERNAL;
 }
 
 /* Release "cells"; returns NULL. */

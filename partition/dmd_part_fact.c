@@ -369,7 +369,7 @@ static int dmd_fact_step(struct dmd_fact_build *b,
 }
 
 /* Collect every fact the emitted code of "plan" depends on. */
-__isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan)
+static __isl_give struct dmd_facts *dmd_fact_all(const struct dmd_plan *plan)
 {
 	const struct dmd_model *m = plan->m;
 	struct dmd_fact_build b = { m, NULL };
@@ -419,6 +419,14 @@ __isl_give struct dmd_facts *dmd_part_facts(const struct dmd_plan *plan)
 	if (r)
 		return dmd_part_facts_free(b.facts);
 	return b.facts;
+}
+
+/* The facts of "plan" in *facts: DMD_OK or DMD_INTERNAL. */
+enum dmd_status dmd_part_facts(const struct dmd_plan *plan,
+	__isl_give struct dmd_facts **facts)
+{
+	*facts = dmd_fact_all(plan);
+	return *facts ? DMD_OK : DMD_INTERNAL;
 }
 
 /* Release "facts"; returns NULL. */
@@ -474,16 +482,65 @@ static char *dmd_fact_value(const struct dmd_model *m,
 	return s;
 }
 
-/* Explain class "set" in words: for each fact that splits the mesh, the
- * value of its quantity on these ranks ("X's block extent along dim 0 =
- * 63") or whether they play its role ("receives A from x - 1: no"). */
-char *dmd_part_explain(const struct dmd_model *m,
-	const struct dmd_facts *facts, __isl_keep isl_set *set)
+/* Add "fact" (taken) to "why"; -1 if it is NULL or out of memory. */
+static int dmd_why_add(struct dmd_why *why, char *fact)
 {
-	char *s = strdup(""), *t, *v;
-	int f, g, n = 0;
+	char **l;
 
-	for (f = 0; s && f < facts->n; ++f) {
+	if (!fact)
+		return -1;
+	l = realloc(why->fact, (why->n + 1) * sizeof(*l));
+	if (!l) {
+		free(fact);
+		return -1;
+	}
+	why->fact = l;
+	why->fact[why->n++] = fact;
+	return 0;
+}
+
+/* One fact of class "set": the value of quantity "ft" on its ranks
+ * ("X's block extent along dim 0 = 63"), or whether they play its role
+ * ("receives A from x - 1: no").  *skip is set (and NULL returned) for a
+ * quantity that depends on time. */
+static char *dmd_fact_explain(const struct dmd_model *m,
+	const struct dmd_fact *ft, __isl_keep isl_set *set, int *skip)
+{
+	char *t = NULL, *v;
+	int in, out;
+
+	*skip = 0;
+	if (ft->pa) {
+		v = dmd_fact_value(m, ft->pa, set);
+		if (!v) {
+			*skip = 1;
+			return NULL;
+		}
+		if (asprintf(&t, "%s = %s", ft->what, v) < 0)
+			t = NULL;
+		free(v);
+		return t;
+	}
+	in = dmd_isl_bool(isl_set_is_subset(set, ft->set));
+	out = dmd_isl_bool(isl_set_is_disjoint(set, ft->set));
+	if (asprintf(&t, "%s: %s", ft->what, in == 1 ? "yes" : out == 1 ?
+			"no" : "on some of these ranks") < 0)
+		t = NULL;
+	return t;
+}
+
+/* Explain class "set" in words into "why" (empty on entry), one fact
+ * per quantity that splits the mesh (dmd_fact_explain), each quantity
+ * once; a class that no fact tells apart gets the one fact that says so.
+ * Returns 0, or -1 (out of memory; "why" holds what was added). */
+int dmd_part_explain(const struct dmd_model *m,
+	const struct dmd_facts *facts, __isl_keep isl_set *set,
+	struct dmd_why *why)
+{
+	int f, g, skip;
+	char *t;
+
+	for (f = 0; f < facts->n; ++f) {
 		const struct dmd_fact *ft = &facts->f[f];
 
 		for (g = 0; g < f; ++g)
@@ -491,35 +548,45 @@ char *dmd_part_explain(const struct dmd_model *m,
 				break;
 		if (g < f)
 			continue;
-		if (ft->pa) {
-			v = dmd_fact_value(m, ft->pa, set);
-			if (!v)
-				continue;
-			t = malloc(strlen(s) + strlen(ft->what) +
-				strlen(v) + 8);
-			if (t)
-				sprintf(t, "%s%s%s = %s", s, n ? "; " : "",
-					ft->what, v);
-			free(v);
-		} else {
-			int in = dmd_isl_bool(isl_set_is_subset(set, ft->set));
-			int out = dmd_isl_bool(isl_set_is_disjoint(set,
-				ft->set));
-
-			t = malloc(strlen(s) + strlen(ft->what) + 32);
-			if (t)
-				sprintf(t, "%s%s%s: %s", s, n ? "; " : "",
-					ft->what, in == 1 ? "yes" : out == 1 ?
-					"no" : "on some of these ranks");
-		}
-		free(s);
-		s = t;
-		n++;
+		t = dmd_fact_explain(m, ft, set, &skip);
+		if (!skip && dmd_why_add(why, t) < 0)
+			return -1;
 	}
-	if (s && !n) {
-		free(s);
-		s = strdup("every extent, bound and transfer role is the same "
-			"on these ranks");
+	if (why->n == 0)
+		return dmd_why_add(why, strdup("every extent, bound and "
+			"transfer role is the same on these ranks"));
+	return 0;
+}
+
+/* The facts of "why" on one line, separated by "; " (malloc'ed). */
+char *dmd_part_why_line(const struct dmd_why *why)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = 0; i < why->n; ++i)
+		len += strlen(why->fact[i]) + 2;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < why->n; ++i) {
+		if (i)
+			strcat(s, "; ");
+		strcat(s, why->fact[i]);
 	}
 	return s;
+}
+
+/* Release the facts of "why" and empty it. */
+void dmd_part_why_clear(struct dmd_why *why)
+{
+	int i;
+
+	for (i = 0; i < why->n; ++i)
+		free(why->fact[i]);
+	free(why->fact);
+	why->n = 0;
+	why->fact = NULL;
 }

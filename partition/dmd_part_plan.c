@@ -758,7 +758,7 @@ static int dmd_plan_late(struct dmd_plan *plan, int s)
 /* Make the transfer plan of "m".  Errors are reported against the job
  * file (a distribution that cannot be served) or not at all (an internal
  * error); NULL is returned. */
-__isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m)
+static __isl_give struct dmd_plan *dmd_plan_make(const struct dmd_model *m)
 {
 	struct dmd_plan *plan;
 	int s;
@@ -780,6 +780,18 @@ __isl_give struct dmd_plan *dmd_part_plan(const struct dmd_model *m)
 		if (dmd_plan_late(plan, s) < 0)
 			return dmd_part_plan_free(plan);
 	return plan;
+}
+
+/* The transfer plan of "m" in *plan: DMD_OK; DMD_REFUSED after a message
+ * to the job's diag (a distribution that cannot be served); or
+ * DMD_INTERNAL. */
+enum dmd_status dmd_part_plan(const struct dmd_model *m,
+	__isl_give struct dmd_plan **plan)
+{
+	int before = dmd_diag_count(m->job->diag);
+
+	*plan = dmd_plan_make(m);
+	return dmd_diag_status(m->job->diag, before, *plan != NULL);
 }
 
 /* Release "plan"; returns NULL. */

@@ -41,11 +41,14 @@ char *dmd_part_xfer_what(const struct dmd_model *m, const struct dmd_xfer *x)
 	return what;
 }
 
-/* Append a line to "rep" (printf-style); -1 if out of memory. */
-int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
+/* Add a proof of "claim" with "verdict" to "rep" (its text
+ * printf-style); -1 if out of memory. */
+int dmd_part_proof_add(struct dmd_proofs *rep, enum dmd_proof_claim claim,
+	enum dmd_proof_verdict verdict, const char *fmt, ...)
 {
+	struct dmd_proof *p;
 	va_list ap;
-	char **l, *s;
+	char *s;
 
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
@@ -53,14 +56,44 @@ int dmd_part_proofs_say(struct dmd_proofs *rep, const char *fmt, ...)
 	va_end(ap);
 	if (!s)
 		return -1;
-	l = realloc(rep->line, (rep->n + 1) * sizeof(*l));
-	if (!l) {
+	p = realloc(rep->proof, (rep->n + 1) * sizeof(*p));
+	if (!p) {
 		free(s);
 		return -1;
 	}
-	rep->line = l;
-	rep->line[rep->n++] = s;
+	rep->proof = p;
+	p[rep->n].claim = claim;
+	p[rep->n].verdict = verdict;
+	p[rep->n++].text = s;
 	return 0;
+}
+
+/* Does some proof of "rep" fail? */
+int dmd_part_proofs_failed(const struct dmd_proofs *rep)
+{
+	int i;
+
+	for (i = 0; i < rep->n; ++i)
+		if (rep->proof[i].verdict == DMD_PROOF_FAILS)
+			return 1;
+	return 0;
+}
+
+/* Print "p" as one line of check (without the newline): "proved: ...",
+ * "NOT covered: ...", "not checked: ...". */
+void dmd_part_proof_print(FILE *f, const struct dmd_proof *p)
+{
+	static const char *const claim[] = {
+		[DMD_CLAIM_PROVED] = "proved",
+		[DMD_CLAIM_PROVED_AS_EMITTED] = "proved as emitted",
+		[DMD_CLAIM_COVERED] = "covered",
+	};
+
+	if (p->verdict == DMD_PROOF_UNCHECKED)
+		fprintf(f, "not checked: %s", p->text);
+	else
+		fprintf(f, "%s%s: %s", p->verdict == DMD_PROOF_FAILS ? "NOT " :
+			"", claim[p->claim], p->text);
 }
 
 /* The relation { [R[me] -> X[t, peer]] -> B[lo.., ext..] } of one side of
@@ -126,14 +159,14 @@ static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
 	if (eq < 0)
 		return -1;
 	if (!eq) {
-		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
-			"(%s): a send without a matching receive, or a receive "
-			"without a matching send", x->id, what);
+		return dmd_part_proof_add(rep, DMD_CLAIM_PROVED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): a send without a "
+			"matching receive, or a receive without a matching "
+			"send", x->id, what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every send "
-		"has exactly one receive with the same box, and every receive "
-		"one send", x->id, what);
+	return dmd_part_proof_add(rep, DMD_CLAIM_PROVED, DMD_PROOF_HOLDS,
+		"transfer #%d (%s): every send has exactly one receive with "
+		"the same box, and every receive one send", x->id, what);
 }
 
 /* Does "pa" (over the transfer's time points) depend on mesh coordinate
@@ -232,15 +265,15 @@ static int dmd_verify_bcast(const struct dmd_model *m,
 		return -1;
 report:
 	if (bad) {
-		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
-			"(%s): the ranks of an axis group may disagree on its "
-			"time points, root or extents", x->id, what);
+		return dmd_part_proof_add(rep, DMD_CLAIM_PROVED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): the ranks of an "
+			"axis group may disagree on its time points, root or "
+			"extents", x->id, what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): every rank "
-		"of each group along %s enters it at the same time points, "
-		"with the same root and box extents", x->id, what,
-		dmd_job_axis_name(m->job, x->axis));
+	return dmd_part_proof_add(rep, DMD_CLAIM_PROVED, DMD_PROOF_HOLDS,
+		"transfer #%d (%s): every rank of each group along %s enters "
+		"it at the same time points, with the same root and box "
+		"extents", x->id, what, dmd_job_axis_name(m->job, x->axis));
 }
 
 /* Prove that shift "x" sends what its neighbour receives: the box
@@ -259,8 +292,9 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	int np = m->mesh->n, n, i;
 
 	if (x->box.n == 0)
-		return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): a "
-			"scalar shifted around the ring", x->id, what);
+		return dmd_part_proof_add(rep, DMD_CLAIM_PROVED,
+			DMD_PROOF_HOLDS, "transfer #%d (%s): a scalar shifted "
+			"around the ring", x->id, what);
 	now = dmd_verify_side(m, x->dom, &x->box);
 	space = isl_space_domain(isl_map_get_space(now));
 	n = isl_space_dim(space, isl_dim_set);
@@ -315,21 +349,22 @@ static int dmd_verify_shift(const struct dmd_model *m,
 	if (eq < 0)
 		return -1;
 	if (!eq) {
-		rep->failed = 1;
-		return dmd_part_proofs_say(rep, "NOT proved: transfer #%d "
-			"(%s): a rank may receive another box than its "
-			"neighbour sends",
-			x->id, what);
+		return dmd_part_proof_add(rep, DMD_CLAIM_PROVED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): a rank may "
+			"receive another box than its neighbour sends", x->id,
+			what);
 	}
-	return dmd_part_proofs_say(rep, "proved: transfer #%d (%s): what each "
-		"rank receives is what its neighbour along %s sends, around "
-		"the ring", x->id, what, dmd_job_axis_name(m->job, x->axis));
+	return dmd_part_proof_add(rep, DMD_CLAIM_PROVED, DMD_PROOF_HOLDS,
+		"transfer #%d (%s): what each rank receives is what its "
+		"neighbour along %s sends, around the ring", x->id, what,
+		dmd_job_axis_name(m->job, x->axis));
 }
 
 /* Prove that every transfer of "plan" matches up (see the top of this
- * file).  "rep" gets one line per proof; rep->failed is set if one
- * fails.  Returns -1 on an error of the analysis, else 0. */
-int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep)
+ * file).  "rep" gets one proof per transfer.  DMD_OK if every one holds;
+ * DMD_INTERNAL if one fails or on an error of the analysis. */
+enum dmd_status dmd_part_verify(const struct dmd_plan *plan,
+	struct dmd_proofs *rep)
 {
 	const struct dmd_model *m = plan->m;
 	int i, r = 0;
@@ -339,7 +374,7 @@ int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep)
 		char *what = dmd_part_xfer_what(m, x);
 
 		if (!what)
-			return -1;
+			return DMD_INTERNAL;
 		switch (x->kind) {
 		case DMD_XFER_LOCAL:
 			break;
@@ -358,7 +393,7 @@ int dmd_part_verify(const struct dmd_plan *plan, struct dmd_proofs *rep)
 		}
 		free(what);
 	}
-	return r;
+	return r < 0 || dmd_part_proofs_failed(rep) ? DMD_INTERNAL : DMD_OK;
 }
 
 /* Release what "rep" holds. */
@@ -367,7 +402,7 @@ void dmd_part_proofs_clear(struct dmd_proofs *rep)
 	int i;
 
 	for (i = 0; i < rep->n; ++i)
-		free(rep->line[i]);
-	free(rep->line);
+		free(rep->proof[i].text);
+	free(rep->proof);
 	memset(rep, 0, sizeof(*rep));
 }

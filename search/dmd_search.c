@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "search/dmd_search.h"
+#include "ir/dmd_diag.h"
 #include "ir/dmd_int.h"
 
 /* The isl operations the analysis of one candidate may take: a few
@@ -531,6 +532,7 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	struct dmd_model *m = NULL;
 	struct dmd_plan *plan = NULL;
 	struct dmd_cost *cost = NULL;
+	struct dmd_diag diag, *saved_diag = job->diag;
 	int quota;
 
 	if (c->view) {
@@ -543,15 +545,16 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	}
 	b->st->cmds = c->cmds;
 	b->st->n_cmds = c->n_cmds;
-	dmd_job_set_diag(&dmd_search_diag, &c->why);
+	/* the analysis's messages are the candidate's, not the job's */
+	dmd_diag_init(&diag, &dmd_search_diag, &c->why);
+	job->diag = &diag;
 	/* a candidate whose analysis would take too long is given up (a
 	 * count of isl operations: the same choice on every machine) */
 	isl_ctx_reset_operations(b->ctx);
 	isl_ctx_set_max_operations(b->ctx, dmd_search_quota());
-	m = dmd_model_build(b->ctx, job);
-	if (m)
-		plan = dmd_part_plan(m);
-	if (plan && (dmd_part_verify(plan, &proofs) < 0 || proofs.failed))
+	if (dmd_model_build(b->ctx, job, &m) == DMD_OK)
+		dmd_part_plan(m, &plan);
+	if (plan && dmd_part_verify(plan, &proofs) != DMD_OK)
 		plan = dmd_part_plan_free(plan);
 	if (plan)
 		cost = dmd_part_cost(plan, NULL);
@@ -565,7 +568,7 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	}
 	quota = isl_ctx_last_error(b->ctx) == isl_error_quota;
 	isl_ctx_set_max_operations(b->ctx, 0);
-	dmd_job_set_diag(NULL, NULL);
+	job->diag = saved_diag;
 	if (quota && !cost) {
 		free(c->why);
 		c->why = strdup("too costly to analyse (isl operation "

@@ -948,7 +948,7 @@ __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 }
 
 /* The programs of every cell of "cells" (dmd_spec_cell each). */
-__isl_give struct dmd_specs *dmd_spec_cells(const struct dmd_plan *plan,
+static __isl_give struct dmd_specs *dmd_spec_all(const struct dmd_plan *plan,
 	const struct dmd_cells *cells)
 {
 	struct dmd_specs *s;
@@ -967,6 +967,15 @@ __isl_give struct dmd_specs *dmd_spec_cells(const struct dmd_plan *plan,
 		s->n++;
 	}
 	return s;
+}
+
+/* The programs of every cell of "cells" in *specs: DMD_OK or
+ * DMD_INTERNAL. */
+enum dmd_status dmd_spec_cells(const struct dmd_plan *plan,
+	const struct dmd_cells *cells, __isl_give struct dmd_specs **specs)
+{
+	*specs = dmd_spec_all(plan, cells);
+	return *specs ? DMD_OK : DMD_INTERNAL;
 }
 
 /* Release "s"; returns NULL. */

@@ -97,16 +97,16 @@ struct dmd_specs {
 	struct dmd_spec **spec;
 };
 
-__isl_give struct dmd_specs *dmd_spec_cells(const struct dmd_plan *plan,
-	const struct dmd_cells *cells);
+enum dmd_status dmd_spec_cells(const struct dmd_plan *plan,
+	const struct dmd_cells *cells, __isl_give struct dmd_specs **specs);
 __isl_null struct dmd_specs *dmd_specs_free(__isl_take struct dmd_specs *s);
 
 /* specialize/dmd_spec_proof.c: on the programs as emitted, that the
  * transfers match up and bring every element a rank reads, and that
  * every holder of an output gets each iteration's result exactly once.
- * Lines are added to "rep" (rep->failed: a proof failed, with a
- * witness); -1 on an error of the analysis. */
-int dmd_spec_prove(const struct dmd_plan *plan,
+ * Proofs are added to "rep" (a failed one with a witness); DMD_OK if
+ * all hold, else DMD_INTERNAL. */
+enum dmd_status dmd_spec_prove(const struct dmd_plan *plan,
 	const struct dmd_specs *specs, struct dmd_proofs *rep);
 /* The expression of parameter-only "pa" (or of a pw_aff over a 0-dim
  * tuple) on the cell; 0 where "pa" is not defined on the cell. */

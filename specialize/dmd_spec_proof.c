@@ -46,7 +46,7 @@ struct dmd_proof_memo {
 };
 
 /* The state of the proofs of one plan over its cells' programs. */
-struct dmd_proof {
+struct dmd_proof_run {
 	const struct dmd_plan *plan;
 	const struct dmd_model *m;
 	struct dmd_spec *const *spec;	/* per cell */
@@ -114,14 +114,14 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 	return isl_set_coalesce(isl_map_range(map));
 }
 
-static __isl_give isl_set *dmd_proof_gather(struct dmd_proof *pr,
+static __isl_give isl_set *dmd_proof_gather(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
 	int keep, int first, int n, int *undef);
 
 /* The union over every cell of the images (dmd_proof_image) of the
  * statements of kind "kind" that belong to transfer "x" (NULL: to no
  * transfer, for COMP statements of step "step"). */
-static __isl_give isl_set *dmd_proof_collect(struct dmd_proof *pr,
+static __isl_give isl_set *dmd_proof_collect(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
 	int keep, int first, int n, int *undef)
 {
@@ -150,7 +150,7 @@ static __isl_give isl_set *dmd_proof_collect(struct dmd_proof *pr,
 }
 
 /* dmd_proof_collect without the memo. */
-static __isl_give isl_set *dmd_proof_gather(struct dmd_proof *pr,
+static __isl_give isl_set *dmd_proof_gather(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
 	int keep, int first, int n, int *undef)
 {
@@ -244,7 +244,7 @@ static char *dmd_proof_text(FILE *f, __isl_take isl_point *pt, char **s)
 /* Print a witness point of "bad" ([c] -> { X[t] -> T[e] }, not empty):
  * "rank R (x=.., y=..) at ko=.. reads|...  A[i, j]" into a malloc'ed
  * string. */
-static char *dmd_proof_witness(struct dmd_proof *pr, const struct dmd_xfer *x,
+static char *dmd_proof_witness(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	__isl_take isl_map *bad, const char *verb)
 {
 	const struct dmd_model *m = pr->m;
@@ -305,22 +305,22 @@ static char *dmd_proof_witness(struct dmd_proof *pr, const struct dmd_xfer *x,
 }
 
 /* Report that "x" is not covered, with a witness of "bad" (taken). */
-static int dmd_proof_fail(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_fail(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what, __isl_take isl_map *bad, const char *verb,
 	const char *why)
 {
 	char *w = dmd_proof_witness(pr, x, bad, verb);
 
-	pr->rep->failed = 1;
-	dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): %s%s%s",
-		x->id, what, w ? w : "", w ? ", " : "", why);
+	dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED, DMD_PROOF_FAILS,
+		"transfer #%d (%s): %s%s%s", x->id, what, w ? w : "",
+		w ? ", " : "", why);
 	free(w);
 	return 0;
 }
 
 /* Is "sub" a subset of "super" (both taken)?  Otherwise report "x" as
  * not covered with a point of the difference.  1 yes, 0 no, -1 error. */
-static int dmd_proof_within(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_within(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what, __isl_take isl_map *sub, __isl_take isl_map *super,
 	const char *verb, const char *why)
 {
@@ -351,7 +351,7 @@ static __isl_give isl_map *dmd_proof_held(const struct dmd_xfer *x,
  * the domains of the compute statements of every cell, or the per-rank
  * schedule of a step whose leaf is a GEMM call (its boxes cover the
  * iterations of its time points by construction). */
-static __isl_give isl_set *dmd_proof_exec(struct dmd_proof *pr, int step)
+static __isl_give isl_set *dmd_proof_exec(struct dmd_proof_run *pr, int step)
 {
 	const struct dmd_poly *p = pr->m->poly[step];
 	isl_set *all;
@@ -490,7 +490,7 @@ static __isl_give isl_set *dmd_proof_on_mesh(const struct dmd_model *m,
 /* The pieces of the point-to-point part "p2p" of "x" as emitted:
  * [c] -> { [t, peer, lo, ext] } for the receives ("send" 0) or the
  * sends, without the landing origins. */
-static __isl_give isl_set *dmd_proof_side(struct dmd_proof *pr,
+static __isl_give isl_set *dmd_proof_side(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int send, int *undef)
 {
 	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
@@ -555,7 +555,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 
 /* Matching, as emitted: the receives equal the sends with the two ranks
  * swapped (dmd_part_verify.c proves the same of the plan). */
-static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_match(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what)
 {
 	const struct dmd_model *m = pr->m;
@@ -571,11 +571,10 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (eq == 0) {
 		char *w = dmd_proof_mismatch(m, x, recv, send);
 
-		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
-			"transfer #%d (%s): %s", x->id, what, w ? w : "a send "
-			"without a matching receive, or a receive without a "
-			"matching send");
+		dmd_part_proof_add(pr->rep, DMD_CLAIM_PROVED_AS_EMITTED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): %s", x->id, what,
+			w ? w : "a send without a matching receive, or a "
+			"receive without a matching send");
 		free(w);
 	}
 	isl_set_free(recv);
@@ -583,14 +582,15 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (eq <= 0)
 		return eq;
 	if (undef) {
-		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
-			"transfer #%d (%s): a peer or a box is not defined "
-			"everywhere its statement runs", x->id, what);
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_PROVED_AS_EMITTED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): a peer or a box "
+			"is not defined everywhere its statement runs", x->id,
+			what);
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d "
-		"(%s): every send has exactly one receive with the same box, "
-		"and every receive one send", x->id, what);
+	return dmd_part_proof_add(pr->rep, DMD_CLAIM_PROVED_AS_EMITTED,
+		DMD_PROOF_HOLDS, "transfer #%d (%s): every send has exactly "
+		"one receive with the same box, and every receive one send",
+		x->id, what);
 }
 
 /* What the senders of "x" have to send, for each of its time points:
@@ -598,7 +598,7 @@ static int dmd_proof_match(struct dmd_proof *pr, const struct dmd_xfer *x,
  * iterations they ran (a return); a rank whose program clears the part
  * buffer it returns from to -0.0 first may send any element of it (the
  * ones it does not compute add nothing). */
-static __isl_give isl_map *dmd_proof_source(struct dmd_proof *pr,
+static __isl_give isl_map *dmd_proof_source(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = pr->m;
@@ -633,7 +633,7 @@ static __isl_give isl_map *dmd_proof_source(struct dmd_proof *pr,
  * receives and copies (or lies in its home buffer for a transfer into
  * ghost cells); every piece lands where the wait's view starts; every
  * sender has what it sends.  *got: the elements brought. */
-static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_p2p(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what, __isl_take isl_map *need, isl_map **got)
 {
 	const struct dmd_model *m = pr->m;
@@ -662,10 +662,9 @@ static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
 	else
 		isl_set_free(send);
 	if (r == 1 && undef) {
-		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
-			"a box is not defined everywhere its statement runs",
-			x->id, what);
+		dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): a box is not "
+			"defined everywhere its statement runs", x->id, what);
 		r = 0;
 	}
 	return r;
@@ -674,7 +673,7 @@ static int dmd_proof_p2p(struct dmd_proof *pr, const struct dmd_xfer *x,
 /* The landing origins of the pieces of "x" (receives: "blo"; copies
  * from the rank's own block) against the view's origin its wait sets:
  * the step reads element e of the buffer at e - origin. */
-static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_origins(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what)
 {
 	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
@@ -695,10 +694,10 @@ static int dmd_proof_origins(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (ok < 0)
 		return -1;
 	if (!ok || undef) {
-		pr->rep->failed = 1;
-		dmd_part_proofs_say(pr->rep, "NOT covered: transfer #%d (%s): "
-			"a piece lands at another origin than the view the "
-			"step reads through", x->id, what);
+		dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): a piece lands at "
+			"another origin than the view the step reads through",
+			x->id, what);
 		return 0;
 	}
 	return 1;
@@ -751,7 +750,7 @@ static __isl_give isl_multi_aff *dmd_proof_root(const struct dmd_model *m,
  * the same time points with the same root and extents, so the
  * collective is entered alike: the set { [c, t, root, ext] } does not
  * depend on the coordinate along the axis. */
-static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_group(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what, __isl_keep isl_set *bc)
 {
 	const struct dmd_model *m = pr->m;
@@ -784,22 +783,23 @@ static int dmd_proof_group(struct dmd_proof *pr, const struct dmd_xfer *x,
 	if (ok < 0)
 		return -1;
 	if (!ok) {
-		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT proved as emitted: "
-			"transfer #%d (%s): the ranks of a group along %s may "
-			"disagree on its time points, root or extents", x->id,
-			what, dmd_job_axis_name(m->job, x->axis)) < 0 ? -1 : 0;
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_PROVED_AS_EMITTED,
+			DMD_PROOF_FAILS, "transfer #%d (%s): the ranks of a "
+			"group along %s may disagree on its time points, root "
+			"or extents", x->id, what,
+			dmd_job_axis_name(m->job, x->axis)) < 0 ? -1 : 0;
 	}
-	return dmd_part_proofs_say(pr->rep, "proved as emitted: transfer #%d "
-		"(%s): every rank of each group along %s enters it at the same "
-		"time points, with the same root and box extents", x->id, what,
+	return dmd_part_proof_add(pr->rep, DMD_CLAIM_PROVED_AS_EMITTED,
+		DMD_PROOF_HOLDS, "transfer #%d (%s): every rank of each group "
+		"along %s enters it at the same time points, with the same "
+		"root and box extents", x->id, what,
 		dmd_job_axis_name(m->job, x->axis)) < 0 ? -1 : 1;
 }
 
 /* The coverage of broadcast "x": what each rank needs lies in the box
  * of the time point, which the root (the rank of the group at the root
  * coordinate) holds, and the view starts at the box. */
-static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_bcast(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what)
 {
 	const struct dmd_model *m = pr->m;
@@ -835,11 +835,10 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 		if (ok < 0)
 			r = -1;
 		else if (!ok) {
-			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
-				"#%d (%s): a root broadcasts a box it does not "
-				"hold",
-				x->id, what);
+			dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+				DMD_PROOF_FAILS, "transfer #%d (%s): a root "
+				"broadcasts a box it does not hold", x->id,
+				what);
 			r = 0;
 		}
 	}
@@ -861,10 +860,10 @@ static int dmd_proof_bcast(struct dmd_proof *pr, const struct dmd_xfer *x,
 		if (ok < 0)
 			r = -1;
 		else if (!ok || undef) {
-			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
-				"#%d (%s): the view does not start at the box "
-				"the root sends", x->id, what);
+			dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+				DMD_PROOF_FAILS, "transfer #%d (%s): the view "
+				"does not start at the box the root sends",
+				x->id, what);
 			r = 0;
 		}
 	}
@@ -892,7 +891,7 @@ static __isl_give isl_set *dmd_proof_first_points(const struct dmd_xfer *x)
  * a point-to-point transfer; then what each rank receives at t is what
  * its neighbour along the ring sends at t, which is data that
  * neighbour had at t - 1; what a rank needs lies in its box. */
-static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
+static int dmd_proof_shift(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what)
 {
 	const struct dmd_model *m = pr->m;
@@ -944,10 +943,10 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 		if (ok < 0)
 			r = -1;
 		else {
-			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: transfer "
-				"#%d (%s): a rank may receive another box than "
-				"its neighbour along %s sends", x->id, what,
+			dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+				DMD_PROOF_FAILS, "transfer #%d (%s): a rank "
+				"may receive another box than its neighbour "
+				"along %s sends", x->id, what,
 				dmd_job_axis_name(m->job, x->axis));
 			r = 0;
 		}
@@ -972,7 +971,7 @@ static int dmd_proof_shift(struct dmd_proof *pr, const struct dmd_xfer *x,
 
 /* Prove that what the step of "x" reads through "x" is there (see the
  * top of this file), adding a "covered" line for "x". */
-static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
+static int dmd_proof_xfer(struct dmd_proof_run *pr, const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = pr->m;
 	char *what = dmd_part_xfer_what(m, x);
@@ -1015,20 +1014,20 @@ static int dmd_proof_xfer(struct dmd_proof *pr, const struct dmd_xfer *x)
 		break;
 	}
 	if (r == 1 && x->kind != DMD_XFER_LOCAL)
-		r = dmd_part_proofs_say(pr->rep,
-			"covered: transfer #%d (%s): %s", x->id, what,
-			x->use == DMD_USE_RETURN ? "every rank returns only "
-			"results it computed" : "every element a rank reads "
-			"through it at a time point is one it receives or "
-			"holds, and every sender has what it sends") < 0 ?
-			-1 : 1;
+		r = dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_HOLDS, "transfer #%d (%s): %s", x->id, what,
+			x->use == DMD_USE_RETURN ? "every rank "
+			"returns only results it computed" : "every element "
+			"a rank reads through it at a time point is one it "
+			"receives or holds, and every sender has what it "
+			"sends") < 0 ? -1 : 1;
 	free(what);
 	return r < 0 ? -1 : 0;
 }
 
 /* The reads of step "s" from home buffers (accesses with nothing to
  * bring): every element a rank reads there is one it holds. */
-static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
+static int dmd_proof_home_reads(struct dmd_proof_run *pr, int s,
 	__isl_keep isl_set *exec)
 {
 	const struct dmd_model *m = pr->m;
@@ -1053,10 +1052,10 @@ static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
 		if (!ok) {
 			char *txt = dmd_expr_to_msg(p->acc[a].expr);
 
-			pr->rep->failed = 1;
-			dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s "
-				"reads an element its rank does not hold",
-				s + 1, txt ? txt : "?");
+			dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+				DMD_PROOF_FAILS, "step %d: %s reads an element "
+				"its rank does not hold", s + 1,
+				txt ? txt : "?");
 			free(txt);
 			return 0;
 		}
@@ -1069,7 +1068,7 @@ static int dmd_proof_home_reads(struct dmd_proof *pr, int s,
  * no parameters), from the return's receives and copies as emitted, or
  * { [h, e, h] : h holds e } where the step computes in place.  NULL if a
  * returned box is not defined everywhere its statement runs. */
-static __isl_give isl_set *dmd_proof_contrib(struct dmd_proof *pr, int s)
+static __isl_give isl_set *dmd_proof_contrib(struct dmd_proof_run *pr, int s)
 {
 	const struct dmd_model *m = pr->m;
 	const struct dmd_xfer *x = pr->plan->steps[s].ret;
@@ -1156,7 +1155,7 @@ static int *dmd_proof_idx_hh(int *idx, int np, int h, int h2)
  *	      ran i }
  * must be single-valued and defined on every [h, e, i] with h holding e
  * and i writing e. */
-static int dmd_proof_outputs(struct dmd_proof *pr, int s,
+static int dmd_proof_outputs(struct dmd_proof_run *pr, int s,
 	__isl_keep isl_set *exec)
 {
 	const struct dmd_model *m = pr->m;
@@ -1169,16 +1168,15 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 	isl_map *w, *c;
 
 	if (n > 64)
-		return dmd_part_proofs_say(pr->rep, "not checked: step %d: the "
-			"output proof has too many dimensions", s + 1) < 0 ?
-			-1 : 1;
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_UNCHECKED, "step %d: the output proof has "
+			"too many dimensions", s + 1) < 0 ? -1 : 1;
 	contrib = dmd_proof_contrib(pr, s);
 	if (!contrib) {
-		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: a "
-			"returned box is not defined everywhere its statement "
-			"runs",
-			s + 1) < 0 ? -1 : 0;
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_FAILS, "step %d: a returned box is not "
+			"defined everywhere its statement runs", s + 1) < 0 ?
+			-1 : 0;
 	}
 	holds = isl_set_set_tuple_name(isl_set_flatten(isl_map_wrap(
 		isl_map_copy(lay->holds))), NULL);
@@ -1245,10 +1243,10 @@ static int dmd_proof_outputs(struct dmd_proof *pr, int s,
 	if (sv < 0 || ok < 0)
 		return -1;
 	if (!sv || !ok) {
-		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: "
-			"some holder of %s gets the result of an iteration %s",
-			s + 1, m->job->tensors[p->out].name, !ok ? "never" :
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_FAILS, "step %d: some holder of %s gets the "
+			"result of an iteration %s", s + 1,
+			m->job->tensors[p->out].name, !ok ? "never" :
 			"more than once") < 0 ? -1 : 0;
 	}
 	return 1;
@@ -1277,7 +1275,7 @@ static int dmd_proof_fresh(const struct dmd_model *m, int s)
  * nothing else may be cleared (an element no iteration writes keeps its
  * value).  Each cell whose ranks clear something runs the clearing
  * statement. */
-static int dmd_proof_zero(struct dmd_proof *pr, int s)
+static int dmd_proof_zero(struct dmd_proof_run *pr, int s)
 {
 	const struct dmd_model *m = pr->m;
 	const struct dmd_poly *p = m->poly[s];
@@ -1315,19 +1313,19 @@ static int dmd_proof_zero(struct dmd_proof *pr, int s)
 	if (ok < 0)
 		return -1;
 	if (!ok) {
-		pr->rep->failed = 1;
-		return dmd_part_proofs_say(pr->rep, "NOT covered: step %d: %s",
-			s + 1, adds ? "a rank adds results into elements of "
-			"its home buffer it does not clear first, or clears "
-			"elements the step does not write" : "a rank clears "
-			"elements the step does not write") < 0 ? -1 : 0;
+		return dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED,
+			DMD_PROOF_FAILS, "step %d: %s", s + 1,
+			adds ? "a rank adds results into elements of its home "
+			"buffer it does not clear first, or clears elements the "
+			"step does not write" : "a rank clears elements the step "
+			"does not write") < 0 ? -1 : 0;
 	}
 	return 1;
 }
 
 /* Prove what step "s" reads from home buffers, what its holders get and
  * what they clear, adding a "covered" line for it.  0, or -1 on error. */
-static int dmd_proof_one_step(struct dmd_proof *pr, int s)
+static int dmd_proof_one_step(struct dmd_proof_run *pr, int s)
 {
 	const struct dmd_model *m = pr->m;
 	isl_set *exec = dmd_proof_exec(pr, s);
@@ -1341,22 +1339,24 @@ static int dmd_proof_one_step(struct dmd_proof *pr, int s)
 	isl_set_free(exec);
 	if (r != 1)
 		return r < 0 ? -1 : 0;
-	return dmd_part_proofs_say(pr->rep, "covered: step %d (%s): every "
-		"element it reads from a home buffer is held there, and every "
-		"holder of %s gets the result of each iteration exactly once "
-		"(cleared first where it adds them)", s + 1, m->poly[s]->label,
-		m->job->tensors[m->poly[s]->out].name);
+	return dmd_part_proof_add(pr->rep, DMD_CLAIM_COVERED, DMD_PROOF_HOLDS,
+		"step %d (%s): every element it reads from a home buffer is "
+		"held there, and every holder of %s gets the result of each "
+		"iteration exactly once (cleared first where it adds them)",
+		s + 1, m->poly[s]->label,
+		m->job->tensors[m->poly[s]->out].name) < 0 ? -1 : 0;
 }
 
 /* Prove, on the programs "spec" of every cell (n of them) of the plan
  * "plan", that the transfers match up and cover what every rank reads,
  * and that every output element is computed exactly once (see the top of
- * this file).  "rep" gets a line per transfer and per step; rep->failed
- * is set if a proof fails.  Returns -1 on an error of the analysis. */
-int dmd_spec_prove(const struct dmd_plan *plan,
+ * this file).  "rep" gets a proof per transfer and per step.  DMD_OK if
+ * every one holds; DMD_INTERNAL if one fails or on an error of the
+ * analysis. */
+enum dmd_status dmd_spec_prove(const struct dmd_plan *plan,
 	const struct dmd_specs *specs, struct dmd_proofs *rep)
 {
-	struct dmd_proof pr = { plan, plan->m, specs->spec, specs->n, rep,
+	struct dmd_proof_run pr = { plan, plan->m, specs->spec, specs->n, rep,
 		0, NULL };
 	int i, s, r = 0;
 
@@ -1367,5 +1367,7 @@ int dmd_spec_prove(const struct dmd_plan *plan,
 	for (i = 0; i < pr.n_memo; ++i)
 		isl_set_free(pr.memo[i].set);
 	free(pr.memo);
-	return r;
+	if (r < 0)
+		return DMD_INTERNAL;
+	return dmd_part_proofs_failed(rep) ? DMD_INTERNAL : DMD_OK;
 }

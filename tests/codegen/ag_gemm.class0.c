@@ -67,7 +67,8 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_x == root)
-          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 1024, 1024 });
+          dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 1024, 1024 });
         else
           dmd_ibcast(rt, q0, 0, root, r0a_B, 2, rx0_B, dmd_zero, (const int64_t[]){ 1024, 1024 });
       }
@@ -83,9 +84,12 @@ int main(int argc, char **argv)
           {
             const int64_t root = i_no + 1;
             if (c_x == root)
-              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 1024 * i_no + 1024 - lo1_B }, (const int64_t[]){ 1024, 1024 });
+              dmd_ibcast(rt, q0, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 0 - lo0_B, 1024 * i_no + 1024 - lo1_B },
+                  (const int64_t[]){ 1024, 1024 });
             else
-              dmd_ibcast(rt, q0, 0, root, ((i_no + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero, (const int64_t[]){ 1024, 1024 });
+              dmd_ibcast(rt, q0, 0, root, ((i_no + 1) & 1 ? r0b_B : r0a_B), 2, rx0_B, dmd_zero,
+                  (const int64_t[]){ 1024, 1024 });
           }
         dmd_gemm(rt, 1, 0, 512, 1024, 1024,
             v_A + (0 - vo0_A) * vx1_A + (512 * c_x - vo1_A), vx1_A,

@@ -73,7 +73,9 @@ int main(int argc, char **argv)
       {
         const int64_t root = c_y;
         if (c_x == root)
-          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 256 * c_y - lo0_B, 128 * c_y - lo1_B }, (const int64_t[]){ 256, 128 });
+          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 256 * c_y - lo0_B, 128 * c_y - lo1_B },
+              (const int64_t[]){ 256, 128 });
         else
           dmd_ibcast(rt, q1, 0, root, r1a_B, 2, rx1_B, dmd_zero, (const int64_t[]){ 256, 128 });
       }
@@ -82,25 +84,32 @@ int main(int argc, char **argv)
         if (i_kor >= 1)
           {
             dmd_wait(rt, q0);
-            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 64 * c_x; vo1_A = 256 * ((c_y + i_kor) % 8); vx0_A = 64; vx1_A = 256; }
+            { v_A = (i_kor & 1 ? r0b_A : r0a_A); vo0_A = 64 * c_x;
+                vo1_A = 256 * ((c_y + i_kor) % 8); vx0_A = 64; vx1_A = 256; }
           }
         {
           dmd_wait(rt, q1);
           if (c_x == (c_y + i_kor) % 8)
             { v_B = buf_B; vo0_B = lo0_B; vo1_B = lo1_B; vx1_B = ext1_B; }
           else
-            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = 256 * ((c_y + i_kor) % 8); vo1_B = 128 * c_y; vx1_B = 128; }
+            { v_B = (i_kor & 1 ? r1b_B : r1a_B); vo0_B = 256 * ((c_y + i_kor) % 8);
+                vo1_B = 128 * c_y; vx1_B = 128; }
         }
         if (i_kor <= 6) {
           dmd_ishift(rt, q0, 1, 1, v_A, 2, (const int64_t[]){ vx0_A, vx1_A },
-              (const int64_t[]){ 64 * c_x - vo0_A, ((c_y + i_kor) % 8 == 0 ? 0 : -(256 * ((7 * c_y + 7 * i_kor) % 8)) + 2048) - vo1_A }, (const int64_t[]){ 64, 256 },
+              (const int64_t[]){ 64 * c_x - vo0_A,
+                  ((c_y + i_kor) % 8 == 0 ? 0 : -(256 * ((7 * c_y + 7 * i_kor) % 8)) + 2048)
+                  - vo1_A }, (const int64_t[]){ 64, 256 },
               ((i_kor + 1) & 1 ? r0b_A : r0a_A), rx0_A, dmd_zero, (const int64_t[]){ 64, 256 });
           {
             const int64_t root = (c_y + i_kor + 1) % 8;
             if (c_x == root)
-              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 256 * ((c_y + i_kor + 1) % 8) - lo0_B, 128 * c_y - lo1_B }, (const int64_t[]){ 256, 128 });
+              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 256 * ((c_y + i_kor + 1) % 8) - lo0_B, 128 * c_y - lo1_B },
+                  (const int64_t[]){ 256, 128 });
             else
-              dmd_ibcast(rt, q1, 0, root, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero, (const int64_t[]){ 256, 128 });
+              dmd_ibcast(rt, q1, 0, root, ((i_kor + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero,
+                  (const int64_t[]){ 256, 128 });
           }
         }
         dmd_gemm(rt, 0, 0, 64, 128, 256,

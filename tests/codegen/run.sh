@@ -5,10 +5,13 @@
 # the emitted C of every class (JOB.classK.c) must equal the committed
 # files byte for byte (regenerate with `make golden`, then review the
 # diff), and every class program must compile without a warning
-# (-Wall -Wextra -Werror) against the runtime's headers; `distmpmd plan`
-# must give as mem_max what the largest class allocates (its dmd_alloc
-# sizes).
-#	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job)
+# (-Wall -Wextra -Wconversion -Wshadow -Werror) against the runtime's
+# headers, with no line of 100 columns or more; `distmpmd plan` must give
+# as mem_max what the largest class allocates (its dmd_alloc sizes).  The
+# classes of every job of examples/ too (no goldens: compiled and
+# measured).
+#	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job
+#						and every example)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
@@ -16,12 +19,32 @@ cd "$ROOT/tests/codegen"
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+examples=()
 if [ $# -gt 0 ]; then
     jobs=()
     for n in "$@"; do jobs+=("${n%.yaml}.yaml"); done
 else
     jobs=(*.yaml)
+    examples=("$ROOT"/examples/*.yaml)
 fi
+
+# Does class file "$2" (of job "$1") compile without a warning, with no
+# line of 100 columns or more?  Says why not.
+compiles() {
+    if ! mpicc.mpich -std=gnu11 -fsyntax-only -Wall -Wextra -Wconversion \
+            -Wshadow -Werror -I"$ROOT/runtime" "$2" 2> "$tmp/cc"; then
+        echo "FAIL $1: $(basename "$2") does not compile cleanly:"
+        head -n 20 "$tmp/cc" | sed 's/^/    /'
+        return 1
+    fi
+    if awk 'length($0) >= 100 { print FILENAME ":" FNR ": " length($0) \
+            " columns"; bad = 1 } END { exit bad }' "$2" > "$tmp/long"; then
+        return 0
+    fi
+    echo "FAIL $1: lines of 100 columns or more:"
+    head -n 5 "$tmp/long" | sed 's/^/    /'
+    return 1
+}
 for job in "${jobs[@]}"; do
     name=${job%.yaml}
     if [ ! -f "$job" ]; then
@@ -52,12 +75,7 @@ for job in "${jobs[@]}"; do
         "$DMD" emit "$job" --class "$k" > "$tmp/$name.class$k.c" || ok=0
         if ! diff -u "$name.class$k.c" "$tmp/$name.class$k.c"; then ok=0; fi
         cp "$tmp/$name.class$k.c" "$tmp/$name/class$k.c"
-        if ! mpicc.mpich -std=gnu11 -fsyntax-only -Wall -Wextra -Werror \
-                -I"$ROOT/runtime" "$tmp/$name/class$k.c" 2> "$tmp/cc"; then
-            echo "FAIL $name: class$k.c does not compile cleanly:"
-            head -n 20 "$tmp/cc" | sed 's/^/    /'
-            ok=0
-        fi
+        compiles "$name" "$tmp/$name/class$k.c" || ok=0
     done
     # plan's memory is what the emitted code allocates: the largest sum
     # of the dmd_alloc sizes of a class, in bytes
@@ -78,6 +96,30 @@ PYEOF
     fi
     if [ $ok = 1 ]; then
         echo "ok codegen $name ($n classes)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL codegen $name"
+        failed=$((failed + 1))
+    fi
+done
+for job in "${examples[@]}"; do
+    name=example_$(basename "$job" .yaml)
+    ok=1
+    mkdir -p "$tmp/$name"
+    n=$("$DMD" classes "$job" 2> "$tmp/err" |
+        sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p')
+    if [ -z "$n" ] || ! "$DMD" emit "$job" --common \
+            > "$tmp/$name/common.h"; then
+        echo "FAIL $name: distmpmd classes/emit failed: $(cat "$tmp/err")"
+        ok=0
+        n=0
+    fi
+    for ((k = 0; k < n; k++)); do
+        "$DMD" emit "$job" --class "$k" > "$tmp/$name/class$k.c" || ok=0
+        compiles "$name" "$tmp/$name/class$k.c" || ok=0
+    done
+    if [ $ok = 1 ]; then
+        echo "ok codegen $name ($n classes, compiled)"
         passed=$((passed + 1))
     else
         echo "FAIL codegen $name"

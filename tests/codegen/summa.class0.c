@@ -72,14 +72,16 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_y == root)
-          dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 64 * c_x - lo0_A, 0 - lo1_A }, (const int64_t[]){ 64, 256 });
+          dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+              (const int64_t[]){ 64 * c_x - lo0_A, 0 - lo1_A }, (const int64_t[]){ 64, 256 });
         else
           dmd_ibcast(rt, q0, 1, root, r0a_A, 2, rx0_A, dmd_zero, (const int64_t[]){ 64, 256 });
       }
       {
         const int64_t root = 0;
         if (c_x == root)
-          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 128 * c_y - lo1_B }, (const int64_t[]){ 256, 128 });
+          dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 128 * c_y - lo1_B }, (const int64_t[]){ 256, 128 });
         else
           dmd_ibcast(rt, q1, 0, root, r1a_B, 2, rx1_B, dmd_zero, (const int64_t[]){ 256, 128 });
       }
@@ -89,29 +91,37 @@ int main(int argc, char **argv)
           if (c_y == i_ko)
             { v_A = buf_A; vo0_A = lo0_A; vo1_A = lo1_A; vx1_A = ext1_A; }
           else
-            { v_A = (i_ko & 1 ? r0b_A : r0a_A); vo0_A = 64 * c_x; vo1_A = 256 * i_ko; vx1_A = 256; }
+            { v_A = (i_ko & 1 ? r0b_A : r0a_A); vo0_A = 64 * c_x; vo1_A = 256 * i_ko; vx1_A = 256;
+                }
         }
         {
           dmd_wait(rt, q1);
           if (c_x == i_ko)
             { v_B = buf_B; vo0_B = lo0_B; vo1_B = lo1_B; vx1_B = ext1_B; }
           else
-            { v_B = (i_ko & 1 ? r1b_B : r1a_B); vo0_B = 256 * i_ko; vo1_B = 128 * c_y; vx1_B = 128; }
+            { v_B = (i_ko & 1 ? r1b_B : r1a_B); vo0_B = 256 * i_ko; vo1_B = 128 * c_y; vx1_B = 128;
+                }
         }
         if (i_ko <= 6) {
           {
             const int64_t root = i_ko + 1;
             if (c_y == root)
-              dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 64 * c_x - lo0_A, 256 * i_ko + 256 - lo1_A }, (const int64_t[]){ 64, 256 });
+              dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ 64 * c_x - lo0_A, 256 * i_ko + 256 - lo1_A },
+                  (const int64_t[]){ 64, 256 });
             else
-              dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero, (const int64_t[]){ 64, 256 });
+              dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero,
+                  (const int64_t[]){ 64, 256 });
           }
           {
             const int64_t root = i_ko + 1;
             if (c_x == root)
-              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 256 * i_ko + 256 - lo0_B, 128 * c_y - lo1_B }, (const int64_t[]){ 256, 128 });
+              dmd_ibcast(rt, q1, 0, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 256 * i_ko + 256 - lo0_B, 128 * c_y - lo1_B },
+                  (const int64_t[]){ 256, 128 });
             else
-              dmd_ibcast(rt, q1, 0, root, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero, (const int64_t[]){ 256, 128 });
+              dmd_ibcast(rt, q1, 0, root, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero,
+                  (const int64_t[]){ 256, 128 });
           }
         }
         dmd_gemm(rt, 0, 0, 64, 128, 256,

@@ -73,14 +73,16 @@ int main(int argc, char **argv)
       {
         const int64_t root = 0;
         if (c_q == root)
-          dmd_ibcast(rt, q0, 2, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 20, 6 });
+          dmd_ibcast(rt, q0, 2, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+              (const int64_t[]){ 0 - lo0_A, 0 - lo1_A }, (const int64_t[]){ 20, 6 });
         else
           dmd_ibcast(rt, q0, 2, root, r0a_A, 2, rx0_A, dmd_zero, (const int64_t[]){ 20, 6 });
       }
       {
         const int64_t root = 0;
         if (c_p == root)
-          dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6, 10 });
+          dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+              (const int64_t[]){ 0 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6, 10 });
         else
           dmd_ibcast(rt, q1, 1, root, r1a_B, 2, rx1_B, dmd_zero, (const int64_t[]){ 6, 10 });
       }
@@ -103,16 +105,22 @@ int main(int argc, char **argv)
           {
             const int64_t root = (i_ko + 1) / 2;
             if (c_q == root)
-              dmd_ibcast(rt, q0, 2, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A }, (const int64_t[]){ 0 - lo0_A, 6 * i_ko + 6 - lo1_A }, (const int64_t[]){ 20, 6 });
+              dmd_ibcast(rt, q0, 2, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
+                  (const int64_t[]){ 0 - lo0_A, 6 * i_ko + 6 - lo1_A },
+                  (const int64_t[]){ 20, 6 });
             else
-              dmd_ibcast(rt, q0, 2, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero, (const int64_t[]){ 20, 6 });
+              dmd_ibcast(rt, q0, 2, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero,
+                  (const int64_t[]){ 20, 6 });
           }
           {
             const int64_t root = (i_ko + 1) / 3;
             if (c_p == root)
-              dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B }, (const int64_t[]){ 6 * i_ko + 6 - lo0_B, 0 - lo1_B }, (const int64_t[]){ 6, 10 });
+              dmd_ibcast(rt, q1, 1, root, buf_B, 2, (const int64_t[]){ ext0_B, ext1_B },
+                  (const int64_t[]){ 6 * i_ko + 6 - lo0_B, 0 - lo1_B },
+                  (const int64_t[]){ 6, 10 });
             else
-              dmd_ibcast(rt, q1, 1, root, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero, (const int64_t[]){ 6, 10 });
+              dmd_ibcast(rt, q1, 1, root, ((i_ko + 1) & 1 ? r1b_B : r1a_B), 2, rx1_B, dmd_zero,
+                  (const int64_t[]){ 6, 10 });
           }
         }
         dmd_gemm(rt, 0, 0, 20, 10, 6,

@@ -1,10 +1,13 @@
 /* fuzz_job.c: a libFuzzer harness for the job reader.
  *
  * Each input is the content of a job file.  It goes through
- * dmd_job_read_mem, the function that dmd_job_read (and so every distmpmd
- * command) calls after reading the file, so the fuzzer exercises exactly
- * the production reader.  Messages are not printed; each one is checked
- * instead (fuzz_diag): it must be one well-formed line
+ * dmd_job_read_mem (by dmd_session_read_mem), the function that
+ * dmd_job_read (and so every distmpmd command) calls after reading the
+ * file, so the fuzzer exercises exactly the production reader.  Each
+ * input has a session of its own, which owns the diagnostics: messages
+ * are not printed but counted and checked (fuzz_diag), and nothing is
+ * carried from one input to the next.  Each message must be one
+ * well-formed line
  *	fuzz.yaml:LINE:COL: error: MESSAGE   or   fuzz.yaml: error: MESSAGE
  * with LINE and COL within the input, printable valid UTF-8 and a
  * non-empty MESSAGE.  A read that fails must have printed exactly one
@@ -13,7 +16,8 @@
  * entries, printed (dmd_expr_to_str) and read again, must print the same.
  * A job that was read is then analysed to the code of its classes
  * (fuzz_analyse, the core of every command, cmd/dmd_session.c): a refusal
- * must print exactly one message, an internal error is a finding.
+ * (DMD_REFUSED) must print exactly one message, an internal error
+ * (DMD_INTERNAL) is a finding.
  * Any violation aborts, which libFuzzer reports as a crash.
  *
  * Build and run: "make fuzz" (see README.md, "Fuzzing the job reader and
@@ -103,7 +107,7 @@ static int fuzz_printable_utf8(const unsigned char *s)
 	return 1;
 }
 
-/* The message hook (dmd_job_set_diag): check one message. */
+/* The message hook of the session (struct dmd_diag): check one message. */
 static void fuzz_diag(const char *line, void *user)
 {
 	struct fuzz_input *in = user;
@@ -208,14 +212,14 @@ static void fuzz_round_trip_stmt(struct dmd_job *job,
 	struct dmd_src src;
 	struct dmd_loc *locs;
 	char *text = fuzz_stmt_str(step), *text2;
-	int before = dmd_job_n_errors();
+	int before = dmd_diag_count(job->diag);
 
 	locs = malloc((strlen(text) + 1) * sizeof(*locs));
 	if (!locs)
 		abort();
 	fuzz_src(&src, text, "compute", locs);
 	if (dmd_expr_parse_stmt(job, &src, &again) < 0 ||
-	    dmd_job_n_errors() != before)
+	    dmd_diag_count(job->diag) != before)
 		fuzz_fail("a printed statement does not read back", text);
 	text2 = fuzz_stmt_str(&again);
 	if (strcmp(text, text2) != 0)
@@ -234,7 +238,7 @@ static void fuzz_round_trip_dist(struct dmd_job *job, const struct dmd_expr *e)
 	struct dmd_loc *locs;
 	struct dmd_expr *again;
 	char *text = dmd_expr_to_str(e), *text2;
-	int before = dmd_job_n_errors();
+	int before = dmd_diag_count(job->diag);
 
 	if (!text)
 		fuzz_fail("dist entry cannot be printed", "");
@@ -243,7 +247,7 @@ static void fuzz_round_trip_dist(struct dmd_job *job, const struct dmd_expr *e)
 		abort();
 	fuzz_src(&src, text, "dist", locs);
 	again = dmd_expr_parse_dist(job, &src);
-	if (!again || dmd_job_n_errors() != before)
+	if (!again || dmd_diag_count(job->diag) != before)
 		fuzz_fail("a printed dist entry does not read back", text);
 	text2 = dmd_expr_to_str(again);
 	if (!text2 || strcmp(text, text2) != 0)
@@ -308,52 +312,49 @@ static void fuzz_check_job(struct dmd_job *job)
 	fuzz_check_steps(job, job->steps, job->n_steps);
 }
 
-/* Analyse "job" (taken) as the command line's "classes" does: model,
+/* Analyse the job of "s" as the command line's "classes" does: model,
  * transfer plan, proofs, facts, cells, the code of every class.  A bad
  * job must be explained by exactly one message; an internal error (a
- * failed proof, a failed stage: exit status 1) is a finding. */
-static void fuzz_analyse(struct fuzz_input *in, struct dmd_job *job)
+ * failed proof, a failed stage) is a finding. */
+static void fuzz_analyse(struct fuzz_input *in, struct dmd_session *s)
 {
-	struct dmd_session s;
-	int r;
+	enum dmd_status r;
 
-	r = dmd_session_analyse_job(&s, job, 1);
-	dmd_session_free(&s);
-	if (r == 1)
+	r = dmd_session_run(s, 1);
+	if (r == DMD_INTERNAL)
 		fuzz_fail("internal error in the analysis", FUZZ_NAME);
-	if (r == 2 && in->n_messages != 1)
+	if (r == DMD_REFUSED && in->n_messages != 1)
 		fuzz_fail("a job refused by the analysis did not print "
 			"exactly one message", FUZZ_NAME);
-	if (r == 0 && in->n_messages != 0)
+	if (r == DMD_OK && in->n_messages != 0)
 		fuzz_fail("a job analysed without error printed a message",
 			FUZZ_NAME);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Read "data" as a job file and check the rules above. */
+/* Read "data" as a job file in a session of its own and check the rules
+ * above. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = { size, 0 };
-	struct dmd_job *job;
-	int before;
+	struct dmd_session s;
+	enum dmd_status r;
 
-	dmd_job_set_diag(&fuzz_diag, &in);
-	before = dmd_job_n_errors();
-	job = dmd_job_read_mem(FUZZ_NAME, size ? (const char *) data : "",
-		size);
-	if (dmd_job_n_errors() - before != in.n_messages)
+	dmd_session_init(&s, &fuzz_diag, &in);
+	r = dmd_session_read_mem(&s, FUZZ_NAME, size ? (const char *) data :
+		"", size);
+	if (s.diag.n_errors != in.n_messages)
 		fuzz_fail("messages counted wrongly", FUZZ_NAME);
-	if (job && in.n_messages != 0)
+	if (r == DMD_OK && in.n_messages != 0)
 		fuzz_fail("a job was read after an error", FUZZ_NAME);
-	if (!job && in.n_messages != 1)
+	if (r != DMD_OK && in.n_messages != 1)
 		fuzz_fail("a failed read did not print exactly one message",
 			FUZZ_NAME);
-	if (job) {
-		fuzz_check_job(job);
-		fuzz_analyse(&in, job);
-	} else
-		dmd_job_free(job);
-	dmd_job_set_diag(NULL, NULL);
+	if (r == DMD_OK) {
+		fuzz_check_job(s.job);
+		fuzz_analyse(&in, &s);
+	}
+	dmd_session_free(&s);
 	return 0;
 }

@@ -188,24 +188,24 @@ static int sess_open(struct sess *s, const char *rel, int classes)
 
 	memset(s, 0, sizeof(*s));
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	s->job = dmd_job_read(path);
+	s->job = dmd_job_read(path, NULL);
 	if (s->job) {
 		s->ctx = isl_ctx_alloc();
 		isl_options_set_on_error(s->ctx, ISL_ON_ERROR_CONTINUE);
 		isl_options_set_ast_iterator_type(s->ctx, "int64_t");
-		s->m = dmd_model_build(s->ctx, s->job);
+		dmd_model_build(s->ctx, s->job, &s->m);
 	}
 	if (s->m)
-		s->plan = dmd_part_plan(s->m);
+		dmd_part_plan(s->m, &s->plan);
 	if (s->plan && classes) {
-		s->facts = dmd_part_facts(s->plan);
+		dmd_part_facts(s->plan, &s->facts);
 		if (s->facts)
-			s->cells = dmd_part_cells(s->m, s->facts);
+			dmd_part_cells(s->m, s->facts, &s->cells);
 		if (s->cells)
-			s->specs = dmd_spec_cells(s->plan, s->cells);
+			dmd_spec_cells(s->plan, s->cells, &s->specs);
 		if (s->specs)
-			s->cls = dmd_emit_classes(s->plan, s->facts, s->cells,
-				s->specs);
+			dmd_emit_classes(s->plan, s->facts, s->cells, s->specs,
+				&s->cls);
 	}
 	ok = s->plan && (!classes || s->cls);
 	check(ok, "%s: analysed%s", rel, classes ? " up to the classes" : "");
@@ -908,8 +908,8 @@ static void test_plan_pumma(void)
 	if (!int_eq(s.cls->n, 1, "pumma: 1 class"))
 		goto out;
 	class_is(&s, 0, 4, 1, r0);
-	str_eq(s.cls->cls[0].why, "every extent, bound and transfer role is "
-		"the same on these ranks", "pumma: why one class");
+	str_eq(s.cls->cls[0].why_line, "every extent, bound and transfer role "
+		"is the same on these ranks", "pumma: why one class");
 out:
 	sess_close(&s);
 }
@@ -1139,9 +1139,12 @@ static void test_classes(void)
 	    int_eq(s.cls->n, 2, "tail: 2 classes")) {
 		class_is(&s, 0, 1, 1, t0);
 		class_is(&s, 1, 1, 1, t1);
-		str_eq(s.cls->cls[1].why, "X's block extent along dim 0 = 63; "
-			"Y's block extent along dim 0 = 63; the GEMM's M in "
-			"step 1 = 63", "tail: why rank 1 differs");
+		str_eq(s.cls->cls[1].why_line, "X's block extent along dim 0 "
+			"= 63; Y's block extent along dim 0 = 63; the GEMM's "
+			"M in step 1 = 63", "tail: why rank 1 differs");
+		if (int_eq(s.cls->cls[1].why.n, 3, "tail: 3 facts"))
+			str_eq(s.cls->cls[1].why.fact[2], "the GEMM's M in "
+				"step 1 = 63", "tail: the GEMM's M, a fact");
 	}
 	sess_close(&s);
 	/* 50 = 17+17+16 rows, K 70 = 24+24+22, 41 = 14+14+13 columns: only
@@ -1171,13 +1174,18 @@ static void test_classes(void)
 static void proofs_are(struct sess *s, const char *rel, int want, int fail)
 {
 	struct dmd_proofs rep = { 0 };
-	int r = dmd_part_verify(s->plan, &rep);
+	enum dmd_status r = dmd_part_verify(s->plan, &rep);
+	int failed = dmd_part_proofs_failed(&rep);
 
-	check(r == 0 && rep.n == want && rep.failed == fail,
-		"%s: %d proofs, %s (got %d, r %d, failed %d)", rel, want,
-		fail ? "one fails" : "all hold", rep.n, r, rep.failed);
-	if (rep.n)
-		printf("  %s\n", rep.line[rep.n - 1]);
+	check(r == (fail ? DMD_INTERNAL : DMD_OK) && rep.n == want &&
+		failed == fail, "%s: %d proofs, %s (got %d, status %d, "
+		"failed %d)", rel, want, fail ? "one fails" : "all hold",
+		rep.n, r, failed);
+	if (rep.n) {
+		printf("  ");
+		dmd_part_proof_print(stdout, &rep.proof[rep.n - 1]);
+		printf("\n");
+	}
 	dmd_part_proofs_clear(&rep);
 }
 
@@ -1239,18 +1247,28 @@ static void spec_proofs_are(struct sess *s, const char *what,
 	const char *want, int fail)
 {
 	struct dmd_proofs rep = { 0 };
-	const char *line = NULL;
-	int r = dmd_spec_prove(s->plan, s->specs, &rep), i;
+	const struct dmd_proof *pf = NULL;
+	enum dmd_status r = dmd_spec_prove(s->plan, s->specs, &rep);
+	int i, failed = dmd_part_proofs_failed(&rep);
+	char *line = NULL;
+	size_t size;
+	FILE *f;
 
-	for (i = 0; i < rep.n && !line; ++i)
-		if (!strncmp(rep.line[i], "NOT", 3))
-			line = rep.line[i];
-	if (!line && rep.n)
-		line = rep.line[rep.n - 1];
-	check(r == 0 && rep.failed == fail && line &&
+	for (i = 0; i < rep.n && !pf; ++i)
+		if (rep.proof[i].verdict == DMD_PROOF_FAILS)
+			pf = &rep.proof[i];
+	if (!pf && rep.n)
+		pf = &rep.proof[rep.n - 1];
+	f = pf ? open_memstream(&line, &size) : NULL;
+	if (f) {
+		dmd_part_proof_print(f, pf);
+		fclose(f);
+	}
+	check(r == (fail ? DMD_INTERNAL : DMD_OK) && failed == fail && line &&
 		!strncmp(line, want, strlen(want)),
-		"%s: %s (got r %d, failed %d: %s)", what, want, r, rep.failed,
+		"%s: %s (got status %d, failed %d: %s)", what, want, r, failed,
 		line ? line : "no line");
+	free(line);
 	dmd_part_proofs_clear(&rep);
 }
 

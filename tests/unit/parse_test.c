@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dmd_diag.h"
 #include "dmd_job.h"
 
 /* Print " @LINE:COL" if "loc" is known. */
@@ -287,14 +288,14 @@ static void keep_message(const char *line, void *user)
  * reader keeps no state from one read to the next).  Returns 0 if so. */
 static int read_again(const char *path, struct dmd_job *job)
 {
+	struct dmd_diag diag;
 	struct dmd_job *again;
 	char *last = NULL;
-	int before = dmd_job_n_errors(), n, ok;
+	int n, ok;
 
-	dmd_job_set_diag(&keep_message, &last);
-	again = dmd_job_read(path);
-	dmd_job_set_diag(NULL, NULL);
-	n = dmd_job_n_errors() - before;
+	dmd_diag_init(&diag, &keep_message, &last);
+	again = dmd_job_read(path, &diag);
+	n = diag.n_errors;
 	ok = !job == !again && n == (again ? 0 : 1);
 	if (!ok)
 		fprintf(stderr, "parse_test: reading %s again gave %s with %d "
@@ -307,6 +308,7 @@ static int read_again(const char *path, struct dmd_job *job)
 
 int main(int argc, char **argv)
 {
+	struct dmd_diag diag;
 	struct dmd_job *job;
 	int do_dump = 0, again = 0;
 	const char *path = NULL;
@@ -326,7 +328,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: parse_test [--dump] [--again] JOB\n");
 		return 2;
 	}
-	job = dmd_job_read(path);
+	dmd_diag_init(&diag, NULL, NULL);
+	job = dmd_job_read(path, &diag);
 	if (again && read_again(path, job) < 0) {
 		dmd_job_free(job);
 		return 1;
