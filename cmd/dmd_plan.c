@@ -298,9 +298,13 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 
 	for (k = 0; k < sr->n; ++k)
 		n += !sr->c[k].estimated;
-	printf("  candidates (%d, %d analysed, ~: estimated only; figures "
-		"for the step,\n  memory of the busiest rank over the "
-		"mesh):\n", sr->n, n);
+	if (n == sr->n)
+		printf("  candidates (%d analysed; figures for the step, "
+			"memory of the busiest rank over the mesh):\n", n);
+	else
+		printf("  candidates (%d, %d analysed, ~: estimated only; "
+			"figures for the step,\n  memory of the busiest rank "
+			"over the mesh):\n", sr->n, n);
 	for (k = 0; k < sr->n && k < top; ++k) {
 		const struct dmd_search_cand *c = &sr->c[k];
 

@@ -162,6 +162,19 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
+/* Is step "p" searched: a matrix product whose schedule is the
+ * compiler's to choose (no schedule key, or schedule: auto), or another
+ * step with index variables and "schedule: auto" (without a schedule key
+ * such a step keeps the empty schedule, for now). */
+static int session_searched(const struct dmd_poly *p)
+{
+	if (!dmd_step_is_auto(p->st))
+		return 0;
+	if (dmd_search_is_product(p))
+		return 1;
+	return p->st->schedule_auto && dmd_search_handles(p);
+}
+
 /* Search the matrix-product steps of the analysed job of "s" whose
  * schedule is the compiler's to choose (search/dmd_search.c): each gets
  * the best candidate (applied to the job at once, so that the next
@@ -174,8 +187,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
-		if (dmd_step_is_auto(s->m->poly[i]->st) &&
-		    dmd_search_is_product(s->m->poly[i]))
+		if (session_searched(s->m->poly[i]))
 			break;
 	if (i == n)
 		return DMD_OK;
@@ -186,7 +198,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
-		if (!dmd_step_is_auto(p->st) || !dmd_search_is_product(p))
+		if (!session_searched(p))
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])

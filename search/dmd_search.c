@@ -1,6 +1,8 @@
-/* dmd_search.c: a schedule for a matrix-product step that has none
- * (spec 1.6), chosen among candidates by their modeled cost; see
- * search/dmd_search.h.
+/* dmd_search.c: a schedule for a step that has none (spec 1.6), chosen
+ * among candidates by their modeled cost; see search/dmd_search.h.  A
+ * step that is not a matrix product gets the empty schedule and the
+ * distributions of 1 to 3 of its loops as candidates
+ * (dmd_search_loops).
  *
  * For C[i, j] (+)= A * B over P ranks, the views are every ordered
  * factorization of P into one, two or three factors of at least 2 (and,
@@ -71,6 +73,13 @@ static int dmd_search_access(const struct dmd_expr *e, const char **x,
 	*x = e->args[0]->name;
 	*y = e->args[1]->name;
 	return strcmp(*x, *y) != 0;
+}
+
+/* Does the search handle step "p" (see the header): a matrix product,
+ * or a step with index variables to distribute? */
+int dmd_search_handles(const struct dmd_poly *p)
+{
+	return dmd_search_is_product(p) || p->n_vars > 0;
 }
 
 /* Is step "p" a matrix product the search handles (see the header)? */
@@ -420,6 +429,118 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 	return r || !c->algo ? -1 : 0;
 }
 
+/* Add the candidate that distributes the loops "dist" (n of them, any
+ * of the step's index variables) over a view of "shape" (n extents),
+ * and nothing else: the loop distribution of a step that is not a
+ * matrix product (a stencil, an element-wise step, another contraction:
+ * a summed variable distributed gives partial results summed onto the
+ * output's holders). */
+static int dmd_search_add_loops(struct dmd_search_build *b, int n,
+	const char *const *dist, const long *shape)
+{
+	struct dmd_search_cand *c = dmd_search_new(b);
+	const char *axes[3], *outer[3], *inner[3];
+	char desc[256], suf[64];
+	int i, r = 0;
+
+	for (i = 0; i < b->n_used; ++i)
+		free(b->used[i]);
+	b->n_used = 0;
+	if (!c || dmd_search_axes(b, c, n, shape, axes) < 0)
+		return -1;
+	for (i = 0; i < n; ++i) {
+		snprintf(suf, sizeof(suf), "%.40so", dist[i]);
+		outer[i] = dmd_search_name(b, suf);
+		snprintf(suf, sizeof(suf), "%.40si", dist[i]);
+		inner[i] = dmd_search_name(b, suf);
+		if (!outer[i] || !inner[i])
+			return -1;
+	}
+	r |= dmd_search_cmd(c, DMD_CMD_DISTRIBUTE, 4);
+	r |= dmd_search_arg_list(c, 0, n, dist);
+	r |= dmd_search_arg_list(c, 1, n, outer);
+	r |= dmd_search_arg_list(c, 2, n, inner);
+	r |= dmd_search_arg_list(c, 3, n, axes);
+	snprintf(desc, sizeof(desc), "%d-D over ", n);
+	for (i = 0; i < n; ++i)
+		snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+			"%s%s", i ? " x " : "", dist[i]);
+	for (i = 0; i < n; ++i)
+		snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
+			"%s%ld", i ? "x" : " (", shape[i]);
+	snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc), ")");
+	if (c->view) {
+		long idle = b->job->nranks - c->view->nranks;
+
+		if (idle > 0)
+			snprintf(desc + strlen(desc), sizeof(desc) -
+				strlen(desc), ", %ld rank%s idle", idle,
+				idle == 1 ? "" : "s");
+	}
+	c->algo = strdup(desc);
+	return r || !c->algo ? -1 : 0;
+}
+
+/* Add the candidate that keeps the empty schedule: each iteration on
+ * the ranks that hold the element it writes (spec 1.4's owner
+ * computes). */
+static int dmd_search_add_owner(struct dmd_search_build *b)
+{
+	struct dmd_search_cand *c = dmd_search_new(b);
+
+	if (!c)
+		return -1;
+	c->algo = strdup("owner computes (the empty schedule)");
+	return c->algo ? 0 : -1;
+}
+
+/* The loop distributions of a step that is not a matrix product over
+ * views of "P" ranks: every set of 1 to 3 of its index variables, in the
+ * order of the step, over every ordered factorization of P into as many
+ * factors of at least 2 (1 factor: P itself). */
+static int dmd_search_loops(struct dmd_search_build *b, long P)
+{
+	const struct dmd_poly *p = b->p;
+	int nv = p->n_vars, v1, v2, v3;
+	long a, c;
+
+	for (v1 = 0; v1 < nv; ++v1) {
+		const char *d1[1] = { p->vars[v1] };
+		long s1[1] = { P };
+
+		if (P >= 2 && dmd_search_add_loops(b, 1, d1, s1) < 0)
+			return -1;
+		for (v2 = v1 + 1; v2 < nv; ++v2) {
+			const char *d2[2] = { p->vars[v1], p->vars[v2] };
+
+			for (a = 2; a <= P / 2; ++a) {
+				long s2[2] = { a, P / a };
+
+				if (P % a == 0 &&
+				    dmd_search_add_loops(b, 2, d2, s2) < 0)
+					return -1;
+			}
+			for (v3 = v2 + 1; v3 < nv; ++v3) {
+				const char *d3[3] = { p->vars[v1],
+					p->vars[v2], p->vars[v3] };
+
+				for (a = 2; a <= P / 4; ++a)
+					for (c = 2; P % a == 0 &&
+					     c <= P / a / 2; ++c) {
+						long s3[3] = { a, c,
+							P / a / c };
+
+						if ((P / a) % c == 0 &&
+						    dmd_search_add_loops(b, 3,
+							d3, s3) < 0)
+							return -1;
+					}
+			}
+		}
+	}
+	return 0;
+}
+
 /* Greatest common divisor and least common multiple. */
 static long dmd_search_gcd(long a, long b)
 {
@@ -626,11 +747,14 @@ static int dmd_search_cmp(const void *x, const void *y)
 		return a->fig.time_s < b->fig.time_s ? -1 : 1;
 	if (a->fig.bytes_recv_max != b->fig.bytes_recv_max)
 		return a->fig.bytes_recv_max < b->fig.bytes_recv_max ? -1 : 1;
-	return 0;
+	if (a->n_cmds != b->n_cmds)
+		return a->n_cmds - b->n_cmds;
+	return a->order - b->order;
 }
 
 /* The order of the candidates by their estimates: within mesh.memory
- * first, by estimated time, then bytes at the busiest receiver. */
+ * first, by estimated time, then bytes at the busiest receiver, then as
+ * they were made. */
 static int dmd_search_cmp_est(const void *x, const void *y)
 {
 	const struct dmd_search_cand *a = x, *b = y;
@@ -641,7 +765,7 @@ static int dmd_search_cmp_est(const void *x, const void *y)
 		return a->fig.time_s < b->fig.time_s ? -1 : 1;
 	if (a->fig.bytes_recv_max != b->fig.bytes_recv_max)
 		return a->fig.bytes_recv_max < b->fig.bytes_recv_max ? -1 : 1;
-	return 0;
+	return a->order - b->order;
 }
 
 /* The most candidates the search analyses exactly (DMD_SEARCH_EXACT in
@@ -663,19 +787,23 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
 	struct dmd_search_cand *c)
 {
 	struct dmd_cost_figs est = c->fig;
+	int estimated = c->estimated;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	c->estimated = 0;
 	dmd_search_eval(b, c);
-	if (getenv("DMD_TIME"))
-		fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s (estimated "
-			"%.4g s, %lld B max, %lld msgs; exact %.4g s, %lld B "
-			"max, %lld msgs)\n", c->algo, c->why ? ": " : "",
-			c->why ? c->why : "", dmd_search_since(&t0),
-			est.time_s, est.bytes_recv_max, est.messages,
-			c->fig.time_s, c->fig.bytes_recv_max,
-			c->fig.messages);
+	if (!getenv("DMD_TIME"))
+		return;
+	fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s", c->algo,
+		c->why ? ": " : "", c->why ? c->why : "",
+		dmd_search_since(&t0));
+	if (estimated)
+		fprintf(stderr, " (estimated %.4g s, %lld B max, %lld msgs; "
+			"exact %.4g s, %lld B max, %lld msgs)", est.time_s,
+			est.bytes_recv_max, est.messages, c->fig.time_s,
+			c->fig.bytes_recv_max, c->fig.messages);
+	fprintf(stderr, "\n");
 }
 
 /* Estimate every candidate (search/dmd_search_est.c), then analyse
@@ -751,8 +879,12 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 		return NULL;
 	b.s->step = step;
 	b.s->best = -1;
-	dmd_search_roles(&b);
-	r = b.kv ? dmd_search_views(&b, P) : -1;
+	if (dmd_search_is_product(b.p)) {
+		dmd_search_roles(&b);
+		r = b.kv ? dmd_search_views(&b, P) : -1;
+	} else
+		r = dmd_search_add_owner(&b) < 0 ? -1 :
+			dmd_search_loops(&b, P);
 	/* views of slightly fewer ranks with more factorizations */
 	for (Q = P - 1; r == 0 && Q >= (9 * P + 9) / 10 && Q > 1; --Q)
 		if (dmd_search_divisors(Q) > dmd_search_divisors(P) &&
@@ -760,9 +892,15 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 			      dmd_search_divisors(best)))
 			best = Q;
 	if (r == 0 && best)
-		r = dmd_search_views(&b, best);
-	if (r == 0)
+		r = b.kv ? dmd_search_views(&b, best) :
+			dmd_search_loops(&b, best);
+	for (i = 0; i < b.s->n; ++i)
+		b.s->c[i].order = i;
+	/* products: estimated, the best few analysed; other steps: all */
+	if (r == 0 && b.kv)
 		r = dmd_search_prune(&b);
+	for (i = 0; r == 0 && !b.kv && i < b.s->n; ++i)
+		dmd_search_eval_timed(&b, &b.s->c[i]);
 	for (i = 0; i < b.n_used; ++i)
 		free(b.used[i]);
 	free(b.used);

@@ -44,6 +44,7 @@ struct dmd_search_cand {
 	long long mem_total;		/* the busiest rank's memory */
 	char *why;			/* refused: the analysis's message */
 	char *rejected;			/* beyond mesh.memory: why */
+	int order;			/* made as the order-th (ties) */
 };
 
 /* The candidates of one step, best first (refused ones last). */
@@ -57,6 +58,12 @@ struct dmd_search {
 /* Is step "p" a matrix product the search handles (C[i, j] (+)= A * B,
  * 2-D accesses, one summed loop)?  Without a schedule, it is searched. */
 int dmd_search_is_product(const struct dmd_poly *p);
+/* Does the search handle step "p": a matrix product (the candidates
+ * above), or another step with index variables (a stencil, an
+ * element-wise step, another contraction): the empty schedule (owner
+ * computes) and the distributions of 1 to 3 of its loops over views of
+ * the ranks, the empty schedule kept on a tie. */
+int dmd_search_handles(const struct dmd_poly *p);
 
 /* Search a schedule for step "step" of "m"'s job (which must have no
  * schedule): the candidates, costed and sorted.  "job" is the model's

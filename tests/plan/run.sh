@@ -33,7 +33,7 @@ tests/e2e/jobs/jacobi_4.yaml tests/e2e/jobs/views_program_2x3.yaml
 tests/e2e/jobs/partial_view_4.yaml tests/e2e/jobs/stencil3.yaml
 tests/plan/links_2x4.yaml tests/plan/memory_small.yaml
 tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
-tests/plan/auto_prime_11.yaml"
+tests/plan/auto_prime_11.yaml tests/e2e/jobs/auto_elem_4.yaml"
 
 for job in $JOBS; do
     name=$(basename "$job" .yaml)
@@ -139,7 +139,8 @@ fi
 # schedules are written; one whose schedule the search chose, frozen with
 # its view and schedule)
 for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
-        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml; do
+        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml \
+        tests/e2e/jobs/auto_elem_4.yaml; do
     name=$(basename "$job" .yaml)
     mkdir -p "$tmp/f"
     good=1
