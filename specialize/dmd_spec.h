@@ -11,8 +11,9 @@
  * placed in iteration t - 1 (before its computation), or before the loop
  * for the first t, and the wait in iteration t.  at_each_domain turns the
  * quantities a statement prints (pw_affs over its domain: box origins and
- * extents, roots, peers) into AST expressions stored in a typed payload
- * on the AST node, so that the printer (emit/) only switches on the type.
+ * extents, roots, peers; named fields per kind, union dmd_spec_fields)
+ * into AST expressions stored in a payload on the AST node, so that the
+ * printer (emit/) only switches on the kind and reads the fields.
  *
  * Ownership: dmd_spec_cell gives a dmd_spec that owns its statements,
  * ASTs and builds; dmd_spec_free releases it and returns NULL.
@@ -26,18 +27,40 @@
 #include "partition/dmd_part.h"
 
 enum dmd_spec_kind {
-	DMD_SPEC_COMP,		/* out[...] (+)= expr; pa: the accesses' indices */
-	DMD_SPEC_GEMM,		/* the BLAS leaf; pa: lo[3], ext[3] of i, j, k */
-	DMD_SPEC_ZERO,		/* out[e] = 0; pa: e[nd] */
+	DMD_SPEC_COMP,		/* out[...] (+)= expr */
+	DMD_SPEC_GEMM,		/* the BLAS leaf */
+	DMD_SPEC_ZERO,		/* out[e] = 0 */
 	DMD_SPEC_CLEAR,		/* a receive or part buffer := 0 */
-	DMD_SPEC_BCAST,		/* post: pa root, lo[nd], ext[nd] */
-	DMD_SPEC_SHIFT,		/* post: pa lo[nd], ext[nd] (received),
-				 * plo[nd], pext[nd] (sent: the view's box) */
-	DMD_SPEC_RECV,		/* post: pa peer[np], lo[nd], ext[nd], blo[nd] */
-	DMD_SPEC_SEND,		/* post: pa peer[np], lo[nd], ext[nd] */
-	DMD_SPEC_SELF,		/* copy: pa lo[nd], ext[nd], blo[nd] */
-	DMD_SPEC_WAIT,		/* wait, set the view: pa lo[nd] (, root) */
-	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer: pa none */
+	DMD_SPEC_BCAST,		/* post of a broadcast */
+	DMD_SPEC_SHIFT,		/* post of a ring shift */
+	DMD_SPEC_RECV,		/* post of a receive */
+	DMD_SPEC_SEND,		/* post of a send */
+	DMD_SPEC_SELF,		/* copy of the rank's own piece */
+	DMD_SPEC_WAIT,		/* wait, set the view */
+	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer */
+};
+
+/* The quantities a statement prints, by kind, as named fields (as in
+ * PPCG's struct ppcg_kernel_stmt): each points to its pw_affs in the
+ * statement's pa[] (a scalar to one, an array to np, nd or 3 of them;
+ * at an AST node, dmd_spec_exprs gives their expressions).  "par": the
+ * time point whose buffer a transfer uses (t_level, 0 before the loops);
+ * "peer": mesh coordinates; "lo", "ext": a box (origins, extents) in
+ * global element indices; "blo": the origin of the transfer's buffer;
+ * "plo", "pext": the box a shift sends (its view's, of the previous time
+ * point); "root": a broadcast's root along its axis.  The compute
+ * statement (COMP) has none: its payload holds the indices of every
+ * access in order; VIEW_HOME has none. */
+union dmd_spec_fields {
+	struct { isl_pw_aff **lo, **ext; } gemm;	/* i, j, k */
+	struct { isl_pw_aff **e; } zero;		/* the element */
+	struct { isl_pw_aff **par; } clear;
+	struct { isl_pw_aff **par, **root, **lo, **ext; } bcast;
+	struct { isl_pw_aff **par, **lo, **ext, **plo, **pext; } shift;
+	struct { isl_pw_aff **par, **peer, **lo, **ext, **blo; } recv;
+	struct { isl_pw_aff **par, **peer, **lo, **ext; } send;
+	struct { isl_pw_aff **par, **lo, **ext, **blo; } self;
+	struct { isl_pw_aff **par, **lo, **root; } wait; /* root: broadcast */
 };
 
 /* A statement of a step's program.  "pipe": placed at the previous time
@@ -47,20 +70,48 @@ struct dmd_spec_stmt {
 	char *name;			/* tuple name of its domain: "s3" */
 	struct dmd_xfer *xfer;		/* not owned; NULL for COMP/GEMM/ZERO */
 	int pipe;
+	union dmd_spec_fields u;	/* by kind, into pa[] */
 	int n_pa;
-	isl_pw_aff **pa;
+	isl_pw_aff **pa;		/* the storage of u's quantities */
 	isl_set *dom;			/* the instances the cell runs, over
 					 * the cell (COMP: its iterations
 					 * S[i]); NULL if none */
 };
 
+/* A quantity of a statement by name, for the proofs (which read the
+ * quantities that emit prints, field by field). */
+enum dmd_spec_field {
+	DMD_FIELD_PAR,
+	DMD_FIELD_ROOT,
+	DMD_FIELD_PEER,
+	DMD_FIELD_LO,
+	DMD_FIELD_EXT,
+	DMD_FIELD_BLO,
+	DMD_FIELD_PLO,
+	DMD_FIELD_PEXT,
+};
+
+/* Field "f" of statement "s" (NULL if its kind has none), with the
+ * number of its pw_affs in *n. */
+isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
+	enum dmd_spec_field f, int np, int nd, int *n);
+
 /* What at_each_domain computed for one AST node: the statement and the
- * expressions of its pw_affs in terms of the AST's iterators. */
+ * expressions of its pw_affs in terms of the AST's iterators (expr[i]
+ * of stmt->pa[i]; for COMP, of every access's indices). */
 struct dmd_spec_payload {
 	struct dmd_spec_stmt *stmt;
 	int n_expr;
 	isl_ast_expr **expr;
 };
+
+/* The expressions at the node of "pl" of the quantities of field
+ * "field" of its statement (e.g. pl->stmt->u.recv.lo). */
+static inline isl_ast_expr **dmd_spec_exprs(
+	const struct dmd_spec_payload *pl, isl_pw_aff **field)
+{
+	return pl->expr + (field - pl->stmt->pa);
+}
 
 /* The program of one step in one cell; "zero": the loop nest of the
  * zero statement (printed where the main AST has its ZERO marker). */

@@ -1303,7 +1303,8 @@ static void test_spec_proofs(void)
 		np = s.m->mesh->n;
 		st = spec_stmt(&s, 0, 0, DMD_SPEC_SEND, s.plan->xfer[0]);
 		if (check(st != NULL, "jacobi_4: a send in cell 0")) {
-			st->pa[np] = dmd_isl_add(st->pa[np], 1);
+			st->u.send.peer[np - 1] = dmd_isl_add(
+				st->u.send.peer[np - 1], 1);
 			spec_proofs_are(&s, "jacobi_4 sending to the next rank",
 				"NOT proved as emitted: transfer #0", 1);
 		}
@@ -1312,12 +1313,9 @@ static void test_spec_proofs(void)
 	if (sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 1)) {
 		st = spec_stmt(&s, 1, 0, DMD_SPEC_RECV, s.plan->xfer[0]);
 		if (check(st != NULL, "stencil3: a receive in cell 1")) {
-			int nd = s.plan->xfer[0]->box.n;
-
 			/* receives and sends both one shorter: they match,
 			 * but a ghost cell is missing */
-			st->pa[1 + 1 + nd] = dmd_isl_add(st->pa[1 + 1 + nd],
-				-1);
+			st->u.recv.ext[0] = dmd_isl_add(st->u.recv.ext[0], -1);
 			spec_proofs_are(&s, "stencil3 with a receive one "
 				"element short", "NOT proved as emitted", 1);
 		}
@@ -1331,7 +1329,8 @@ static void test_spec_proofs(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_BCAST,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1] = dmd_isl_add(st->pa[1], 1);
+				*st->u.bcast.root = dmd_isl_add(
+					*st->u.bcast.root, 1);
 		}
 		spec_proofs_are(&s, "summa_2x2 with every root one further",
 			"NOT covered: transfer #0 (A in step 1: broadcast): a "
@@ -1346,8 +1345,8 @@ static void test_spec_proofs(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_SHIFT,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1 + nd - 1] = dmd_isl_add(
-					st->pa[1 + nd - 1], 1);
+				st->u.shift.lo[nd - 1] = dmd_isl_add(
+					st->u.shift.lo[nd - 1], 1);
 		}
 		spec_proofs_are(&s, "pumma_2x2 receiving a shifted box",
 			"NOT covered: transfer #0 (A in step 1: shift)", 1);
