@@ -171,7 +171,7 @@ static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
 {
 	const char *user = ctx->m->job->tensors[x->tensor].name;
 
-	if (ctx->nbuf[x->id] < 2)
+	if (ctx->spec->xbuf[x->id].n_buf < 2)
 		return dmd_emit_use(ctx, p, user, "r%d", x->id);
 	if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
 		isl_val *v = isl_ast_expr_get_val(par);
@@ -573,7 +573,7 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	int d;
 
 	for (d = 0; d < ctx->m->lay[x->tensor]->ndim; ++d)
-		n *= ctx->rx[x->id][d];
+		n *= ctx->spec->xbuf[x->id].ext[d];
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_clear_%s(", ctx->real);
 	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
@@ -871,12 +871,14 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 }
 
 /* Print " kind<d>_user = " (d < 0: "kind_user") when the step reads
- * that component of a view, and return 1; else print nothing, return 0. */
-static int dmd_emit_set(struct dmd_emit_ctx *ctx, isl_printer **p,
+ * that component of view "v" (the pointer, an origin, an extent), and
+ * return 1; else print nothing, return 0. */
+static int dmd_emit_set(const struct dmd_spec_view *v, isl_printer **p,
 	const char *user, const char *kind, int d)
 {
-	if (d >= 0 ? !dmd_emit_has(ctx->read, user, "%s%d", kind, d) :
-	    !dmd_emit_has(ctx->read, user, "%s", kind))
+	unsigned mask = kind[1] == 'o' ? v->o : v->x;
+
+	if (d >= 0 ? !((mask >> d) & 1) : !v->ptr)
 		return 0;
 	*p = isl_printer_print_str(*p, " ");
 	*p = d >= 0 ? dmd_emit_namef(*p, user, "%s%d", kind, d) :
@@ -896,28 +898,33 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 {
 	int t = x->tensor, nd = ctx->m->lay[t]->ndim, d;
 	const char *user = ctx->m->job->tensors[t].name;
+	const struct dmd_spec_view none = { 0 };
+	const struct dmd_spec_view *v = dmd_spec_view_of(ctx->ss, t, 0);
 
+	if (!v)
+		v = &none;
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, "{");
-	if (dmd_emit_set(ctx, &p, user, "v", -1)) {
+	if (dmd_emit_set(v, &p, user, "v", -1)) {
 		p = home ? dmd_emit_use(ctx, p, user, "buf") :
 			dmd_emit_buf(ctx, p, x, par);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
-		if (!dmd_emit_set(ctx, &p, user, "vo", d))
+		if (!dmd_emit_set(v, &p, user, "vo", d))
 			continue;
 		p = home ? dmd_emit_home_o(ctx, p, t, d) :
 			isl_printer_print_ast_expr(p, lo[d]);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
-		if (!dmd_emit_set(ctx, &p, user, "vx", d))
+		if (!dmd_emit_set(v, &p, user, "vx", d))
 			continue;
 		if (home)
 			p = dmd_emit_home_x(ctx, p, t, d);
 		else
-			p = dmd_emit_printf(p, "%ld", ctx->rx[x->id][d]);
+			p = dmd_emit_printf(p, "%ld",
+				ctx->spec->xbuf[x->id].ext[d]);
 		p = isl_printer_print_str(p, ";");
 	}
 	p = isl_printer_print_str(p, " }");

@@ -42,6 +42,30 @@ static int dmd_wrap_op(const char *s)
 	return 0;
 }
 
+/* Account for character "i" of "s" (n characters) in the nesting
+ * "*depth" and the open literal "*quote" (string literals break no
+ * line); *code: it is code outside a literal and not a bracket.  Returns
+ * the index of the last character taken (an escape takes two). */
+static int dmd_wrap_scan(const char *s, int n, int i, int *depth,
+	int *quote, int *code)
+{
+	*code = 0;
+	if (*quote) {
+		if (s[i] == '\\' && i + 1 < n)
+			return i + 1;
+		if (s[i] == *quote)
+			*quote = 0;
+	} else if (s[i] == '"' || s[i] == '\'')
+		*quote = s[i];
+	else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
+		++*depth;
+	else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
+		--*depth;
+	else
+		*code = 1;
+	return i;
+}
+
 /* The best place to break line "s" (n characters, starting at nesting
  * "depth") so that its first part is under "width" columns and longer
  * than "min" (see the top of this file); the least nested separator or
@@ -51,24 +75,14 @@ static int dmd_wrap_find(const char *s, int n, int depth, int width,
 	int min, struct dmd_wrap_at *best)
 {
 	struct dmd_wrap_at fit = { -1, -1, 1 << 30 }, any = fit, c;
-	int quote = 0, i;
+	int quote = 0, code, i;
 
 	for (i = 0; i < n; ++i) {
-		if (quote) {
-			if (s[i] == '\\' && i + 1 < n)
-				++i;
-			else if (s[i] == quote)
-				quote = 0;
-			continue;
-		}
+		i = dmd_wrap_scan(s, n, i, &depth, &quote, &code);
 		c.end = -1;
-		if (s[i] == '"' || s[i] == '\'')
-			quote = s[i];
-		else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
-			++depth;
-		else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
-			--depth;
-		else if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
+		if (!code)
+			continue;
+		if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
 			c = (struct dmd_wrap_at) { i + 1, i + 2, 2 * depth };
 		else if (s[i] == ' ' && dmd_wrap_op(s + i))
 			c = (struct dmd_wrap_at) { i, i + 1, 2 * depth + 1 };
@@ -179,25 +193,13 @@ static void dmd_wrap_comment(struct dmd_wrap_out *out, const char *s, int n,
 }
 
 /* The nesting after the first "n" characters of "s" (which start at
- * nesting "depth"; string literals break no line, so none is open at a
- * place to break). */
+ * nesting "depth"; no literal is open at a place to break). */
 static int dmd_wrap_depth(const char *s, int n, int depth)
 {
-	int quote = 0, i;
+	int quote = 0, code, i;
 
-	for (i = 0; i < n; ++i) {
-		if (quote) {
-			if (s[i] == '\\' && i + 1 < n)
-				++i;
-			else if (s[i] == quote)
-				quote = 0;
-		} else if (s[i] == '"' || s[i] == '\'')
-			quote = s[i];
-		else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
-			++depth;
-		else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
-			--depth;
-	}
+	for (i = 0; i < n; ++i)
+		i = dmd_wrap_scan(s, n, i, &depth, &quote, &code);
 	return depth;
 }
 

@@ -1040,6 +1040,8 @@ __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	for (s = 0; s < plan->n_step; ++s)
 		if (dmd_spec_step(spec, s) < 0)
 			return dmd_spec_free(spec);
+	if (dmd_spec_uses(spec) < 0)
+		return dmd_spec_free(spec);
 	return spec;
 }
 
@@ -1095,6 +1097,7 @@ __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 
 	if (!spec)
 		return NULL;
+	dmd_spec_uses_free(spec);
 	for (s = 0; spec->steps && s < spec->n_step; ++s) {
 		struct dmd_spec_step *ss = &spec->steps[s];
 

@@ -113,8 +113,29 @@ static inline isl_ast_expr **dmd_spec_exprs(
 	return pl->expr + (field - pl->stmt->pa);
 }
 
+/* A view of a step (see doc/design-notes.md, "Views instead of per-case
+ * buffers"): the pointer v_A (w_C for the output written) and the
+ * components vo<d>_A (origins) and vx<d>_A (extents) that the step's
+ * statements read, bit d of "o" and "x" (the others are neither declared
+ * nor set).  It points to the home buffer, or with "xfer" to the buffer
+ * of that transfer: fixed before the step's loops ("lo": the box's
+ * origins on the cell), or "mut" (set by the waits at a time loop,
+ * starting at the home buffer); "root": a broadcast before the loops,
+ * whose root (the expression "root") reads its own home buffer.
+ * "restrict": no transfer of the step touches the buffer. */
+struct dmd_spec_view {
+	int tensor;
+	int write;			/* w_C, not v_A */
+	int ptr;			/* the pointer is read */
+	unsigned o, x;			/* components read */
+	const struct dmd_xfer *xfer;	/* NULL: the home buffer */
+	int mut, root, restrict_ok;
+};
+
 /* The program of one step in one cell; "zero": the loop nest of the
- * zero statement (printed where the main AST has its ZERO marker). */
+ * zero statement (printed where the main AST has its ZERO marker);
+ * "view": the views its statements read through, in the order of the
+ * accesses, the output's first. */
 struct dmd_spec_step {
 	int step;
 	int n_stmt;
@@ -122,16 +143,53 @@ struct dmd_spec_step {
 	isl_ast_node *ast;
 	isl_ast_node *zero;
 	void *data;			/* for at_each_domain */
+	int n_view;
+	struct dmd_spec_view *view;
+};
+
+/* A tensor in the program of a cell: its home buffer (the box of its
+ * block and ghost cells, "size" elements), the expressions on the cell
+ * of its block's origins "lo" and extents "ext" and of its home buffer's
+ * "ho", "hx" (nd each), of "writer" (an output: the ranks that write
+ * it); and which of them the code uses: bit d of "use_lo" for lo<d>_A,
+ * ... ("use_buf": buf_A). */
+struct dmd_spec_tensor {
+	long size;
+	isl_ast_expr **lo, **ext, **ho, **hx;
+	isl_ast_expr *writer;
+	unsigned use_lo, use_ext, use_ho, use_hx;
+	int use_buf;
+};
+
+/* A transfer in the program of a cell: its buffers (none: it lands in
+ * the home buffer; 1; 2, used in turn by the time points of its loop)
+ * of extents "ext" (nd), the expressions on the cell of its box's
+ * origins "lo" (for a view fixed before the loops) and of its root (a
+ * broadcast); which names the code uses: r<k>_A ("use_r"), r<k>a_A and
+ * r<k>b_A, rx<k>_A. */
+struct dmd_spec_xbuf {
+	int n_buf;
+	long *ext;
+	isl_ast_expr **lo;
+	isl_ast_expr *root;
+	int use_r, use_ra, use_rb, use_rx;
 };
 
 /* The program of one cell: its steps, and the AST build of the cell
- * (for the expressions of parameter-only quantities in the set-up). */
+ * (for the expressions of parameter-only quantities in the set-up); the
+ * typed program emit prints without deciding anything: per tensor and
+ * per transfer their buffers and quantities, per mesh axis whether the
+ * code uses its coordinate c_x ("use_coord"), found by walking the ASTs,
+ * payloads and views (specialize/dmd_spec_uses.c). */
 struct dmd_spec {
 	const struct dmd_plan *plan;	/* not owned */
 	isl_set *cell;			/* [c] -> { : ... } */
 	isl_ast_build *pbuild;
 	int n_step;
 	struct dmd_spec_step *steps;
+	struct dmd_spec_tensor *tensor;	/* per tensor of the job */
+	struct dmd_spec_xbuf *xbuf;	/* per transfer of the plan */
+	int *use_coord;			/* per mesh axis */
 };
 
 __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
@@ -147,6 +205,15 @@ struct dmd_specs {
 enum dmd_status dmd_spec_cells(const struct dmd_plan *plan,
 	const struct dmd_cells *cells, __isl_give struct dmd_specs **specs);
 __isl_null struct dmd_specs *dmd_specs_free(__isl_take struct dmd_specs *s);
+
+/* specialize/dmd_spec_uses.c: the buffers, views and identifiers of
+ * the program of cell "spec" (its steps built); dmd_spec_uses_free
+ * releases them.  -1 on error. */
+int dmd_spec_uses(struct dmd_spec *spec);
+void dmd_spec_uses_free(struct dmd_spec *spec);
+/* The view of tensor "t" of step "ss" ("write": the output's), or NULL. */
+const struct dmd_spec_view *dmd_spec_view_of(const struct dmd_spec_step *ss,
+	int t, int write);
 
 /* specialize/dmd_spec_proof.c: on the programs as emitted, that the
  * transfers match up and bring every element a rank reads, and that
