@@ -168,30 +168,6 @@ static int dmd_wrap_find_space(const char *s, int n, int width, int min,
 	return best->end >= 0;
 }
 
-/* Append comment line "s" (n characters: "indent" spaces, a comment) to
- * "out", broken at spaces, continued 3 columns deeper (under the text
- * after the comment's opening). */
-static void dmd_wrap_comment(struct dmd_wrap_out *out, const char *s, int n,
-	int indent)
-{
-	struct dmd_wrap_at at;
-	int lead = 0;
-
-	while (lead + n >= DMD_EMIT_COLUMNS &&
-	       dmd_wrap_find_space(s, n, DMD_EMIT_COLUMNS - lead,
-			lead ? 0 : indent + 2, &at)) {
-		dmd_wrap_spaces(out, lead);
-		dmd_wrap_put(out, s, at.end);
-		dmd_wrap_put(out, "\n", 1);
-		s += at.next;
-		n -= at.next;
-		lead = indent + 3;
-	}
-	dmd_wrap_spaces(out, lead);
-	dmd_wrap_put(out, s, n);
-	dmd_wrap_put(out, "\n", 1);
-}
-
 /* The nesting after the first "n" characters of "s" (which start at
  * nesting "depth"; no literal is open at a place to break). */
 static int dmd_wrap_depth(const char *s, int n, int depth)
@@ -204,32 +180,36 @@ static int dmd_wrap_depth(const char *s, int n, int depth)
 }
 
 /* Append line "s" (n characters, no '\n') to "out", broken as the top
- * of this file says, each part followed by '\n'. */
+ * of this file says (a comment at spaces, continued 3 columns deeper,
+ * under its text), each part followed by '\n'. */
 static void dmd_wrap_line(struct dmd_wrap_out *out, const char *s, int n)
 {
 	struct dmd_wrap_at at;
-	int indent = 0, lead = 0, depth = 0;
+	int indent = 0, lead = 0, depth = 0, comment, keep, found;
 
 	while (indent < n && s[indent] == ' ')
 		++indent;
-	if (n >= DMD_EMIT_COLUMNS && indent + 1 < n && s[indent] == '/' &&
-	    s[indent + 1] == '*')
-	{
-		dmd_wrap_comment(out, s, n, indent);
-		return;
-	}
-	if (!dmd_wrap_keep(s, n, indent)) {
-		while (lead + n >= DMD_EMIT_COLUMNS &&
-		       dmd_wrap_find(s, n, depth, DMD_EMIT_COLUMNS - lead,
-				lead ? 0 : indent, &at)) {
-			dmd_wrap_spaces(out, lead);
-			dmd_wrap_put(out, s, at.end);
-			dmd_wrap_put(out, "\n", 1);
+	comment = indent + 1 < n && s[indent] == '/' && s[indent + 1] == '*';
+	keep = !comment && dmd_wrap_keep(s, n, indent);
+	while (!keep && lead + n >= DMD_EMIT_COLUMNS) {
+		if (comment)
+			found = dmd_wrap_find_space(s, n,
+				DMD_EMIT_COLUMNS - lead, lead ? 0 : indent + 2,
+				&at);
+		else
+			found = dmd_wrap_find(s, n, depth,
+				DMD_EMIT_COLUMNS - lead, lead ? 0 : indent,
+				&at);
+		if (!found)
+			break;
+		dmd_wrap_spaces(out, lead);
+		dmd_wrap_put(out, s, at.end);
+		dmd_wrap_put(out, "\n", 1);
+		if (!comment)
 			depth = dmd_wrap_depth(s, at.next, depth);
-			s += at.next;
-			n -= at.next;
-			lead = indent + 4;
-		}
+		s += at.next;
+		n -= at.next;
+		lead = indent + (comment ? 3 : 4);
 	}
 	dmd_wrap_spaces(out, lead);
 	dmd_wrap_put(out, s, n);
