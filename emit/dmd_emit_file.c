@@ -134,6 +134,32 @@ static __isl_give isl_printer *dmd_file_tensors(const struct dmd_model *m,
 	return dmd_file_line(p, "};");
 }
 
+/* The labels of the steps, dmd_step_labels[]: "step 1: C = A @ B". */
+static __isl_give isl_printer *dmd_file_step_labels(
+	const struct dmd_model *m, __isl_take isl_printer *p)
+{
+	int i;
+
+	p = dmd_file_line(p, "static const char *const dmd_step_labels[] = {");
+	p = isl_printer_indent(p, 2);
+	for (i = 0; i < m->n_poly; ++i) {
+		char *label;
+		size_t len = strlen(m->poly[i]->label) + 32;
+
+		label = malloc(len);
+		if (!label)
+			return isl_printer_free(p);
+		snprintf(label, len, "step %d: %s", i + 1, m->poly[i]->label);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_cstr(p, label);
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		free(label);
+	}
+	p = isl_printer_indent(p, -2);
+	return dmd_file_line(p, "};");
+}
+
 /* The text of common.h for a build of "n" classes. */
 static char *dmd_file_common(const struct dmd_plan *plan, int n)
 {
@@ -184,24 +210,7 @@ static char *dmd_file_common(const struct dmd_plan *plan, int n)
 	p = isl_printer_end_line(p);
 	p = dmd_file_views(m, p);
 	p = dmd_file_tensors(m, p);
-	p = dmd_file_line(p, "static const char *const dmd_step_labels[] = {");
-	p = isl_printer_indent(p, 2);
-	for (i = 0; i < m->n_poly; ++i) {
-		char *label;
-		size_t len = strlen(m->poly[i]->label) + 32;
-
-		label = malloc(len);
-		if (!label)
-			return isl_printer_free(p), NULL;
-		snprintf(label, len, "step %d: %s", i + 1, m->poly[i]->label);
-		p = isl_printer_start_line(p);
-		p = dmd_emit_cstr(p, label);
-		p = isl_printer_print_str(p, ",");
-		p = isl_printer_end_line(p);
-		free(label);
-	}
-	p = isl_printer_indent(p, -2);
-	p = dmd_file_line(p, "};");
+	p = dmd_file_step_labels(m, p);
 	p = dmd_file_line(p, "static const dmd_job_desc dmd_job = {");
 	p = isl_printer_indent(p, 2);
 	p = isl_printer_start_line(p);
