@@ -163,24 +163,24 @@ static __isl_give isl_printer *dmd_emit_view_arr(struct dmd_emit_ctx *ctx,
 	return isl_printer_print_str(p, " }");
 }
 
-/* The buffer of transfer "x" at the time point of parity "par": r3_A,
- * or (par & 1 ? r3b_A : r3a_A). */
+/* The buffer of its transfer that the statement of "pl" uses at its
+ * node (pl->which): r3_A, r3a_A, r3b_A or (par & 1 ? r3b_A : r3a_A). */
 static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, const struct dmd_xfer *x,
-	__isl_keep isl_ast_expr *par)
+	__isl_take isl_printer *p, const struct dmd_spec_payload *pl)
 {
+	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
+	isl_ast_expr *par = dmd_spec_par(pl);
 
-	if (ctx->spec->xbuf[x->id].n_buf < 2)
+	switch (pl->which) {
+	case DMD_SPEC_ONE:
 		return dmd_emit_use(ctx, p, user, "r%d", x->id);
-	if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
-		isl_val *v = isl_ast_expr_get_val(par);
-		int odd = isl_val_is_int(v) &&
-			isl_val_get_num_si(v) % 2 != 0;
-
-		isl_val_free(v);
-		return dmd_emit_use(ctx, p, user, odd ? "r%db" : "r%da",
-			x->id);
+	case DMD_SPEC_FIRST:
+		return dmd_emit_use(ctx, p, user, "r%da", x->id);
+	case DMD_SPEC_SECOND:
+		return dmd_emit_use(ctx, p, user, "r%db", x->id);
+	case DMD_SPEC_BY_PARITY:
+		break;
 	}
 	p = isl_printer_print_str(p, "(");
 	if (isl_ast_expr_get_type(par) == isl_ast_expr_op)
@@ -579,8 +579,7 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_clear_%s(", xb->type->name);
-	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-		pl->stmt->u.clear.par));
+	p = dmd_emit_buf(ctx, p, pl);
 	p = dmd_emit_printf(p, ", %ld);", xb->size);
 	return isl_printer_end_line(p);
 }
@@ -602,7 +601,6 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.bcast.par);
 	isl_ast_expr *root = *dmd_spec_exprs(pl, pl->stmt->u.bcast.root);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.bcast.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.bcast.ext);
@@ -645,7 +643,7 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_ibcast(rt, q%d, %d, root, ", x->id,
 		x->axis);
-	p = dmd_emit_buf(ctx, p, x, par);
+	p = dmd_emit_buf(ctx, p, pl);
 	p = dmd_emit_printf(p, ", %d, ", nd);
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
@@ -686,7 +684,7 @@ static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl, st->u.shift.par));
+	p = dmd_emit_buf(ctx, p, pl);
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
@@ -764,8 +762,7 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	} else {
 		isl_ast_expr **blo = dmd_spec_exprs(pl, pl->stmt->u.recv.blo);
 
-		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-			pl->stmt->u.recv.par));
+		p = dmd_emit_buf(ctx, p, pl);
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ",");
@@ -848,8 +845,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ", ");
 		p = dmd_emit_arr(ctx, p, lo, nd, user, "wo%d");
 	} else {
-		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-			pl->stmt->u.self.par));
+		p = dmd_emit_buf(ctx, p, pl);
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ", ");
@@ -889,14 +885,16 @@ static int dmd_emit_set(const struct dmd_spec_view *v, isl_printer **p,
 	return 1;
 }
 
-/* The view of tensor "t" := its home buffer ("home"), or the buffer of
- * transfer "x" at parity "par" with origin lo[] (and the buffer's
- * extents), in the components the step reads:
+/* The view of the tensor of the transfer "x" of the statement of "pl"
+ * := its home buffer ("home"), or the buffer of "x" the statement uses
+ * at its node with origin lo[] (and the buffer's extents), in the
+ * components the step reads:
  *   v_A = r0b_A; vo0_A = 64 * c_x; vx1_A = 256; */
 static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, const struct dmd_xfer *x, int home,
-	__isl_keep isl_ast_expr *par, isl_ast_expr **lo)
+	__isl_take isl_printer *p, const struct dmd_spec_payload *pl,
+	int home, isl_ast_expr **lo)
 {
+	const struct dmd_xfer *x = pl->stmt->xfer;
 	int t = x->tensor, nd = ctx->m->lay[t]->ndim, d;
 	const char *user = ctx->m->job->tensors[t].name;
 	const struct dmd_spec_view none = { 0 };
@@ -908,7 +906,7 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, "{");
 	if (dmd_emit_set(v, &p, user, "v", -1)) {
 		p = home ? dmd_emit_use(ctx, p, user, "buf") :
-			dmd_emit_buf(ctx, p, x, par);
+			dmd_emit_buf(ctx, p, pl);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
@@ -939,7 +937,6 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.wait.par);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.wait.lo);
 
 	if (!pl->stmt->u.wait.set_view) {
@@ -955,7 +952,7 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
 	p = isl_printer_end_line(p);
 	if (!pl->stmt->u.wait.root) {
-		p = dmd_emit_view(ctx, p, x, 0, par, lo);
+		p = dmd_emit_view(ctx, p, pl, 0, lo);
 	} else {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "if (");
@@ -966,13 +963,13 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ")");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
-		p = dmd_emit_view(ctx, p, x, 1, NULL, NULL);
+		p = dmd_emit_view(ctx, p, pl, 1, NULL);
 		p = isl_printer_indent(p, -2);
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "else");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
-		p = dmd_emit_view(ctx, p, x, 0, par, lo);
+		p = dmd_emit_view(ctx, p, pl, 0, lo);
 		p = isl_printer_indent(p, -2);
 	}
 	p = isl_printer_indent(p, -2);
@@ -1019,7 +1016,7 @@ __isl_give isl_printer *dmd_emit_user(__isl_take isl_printer *p,
 	case DMD_SPEC_WAIT:
 		return dmd_emit_wait(ctx, p, pl);
 	case DMD_SPEC_VIEW_HOME:
-		return dmd_emit_view(ctx, p, pl->stmt->xfer, 1, NULL, NULL);
+		return dmd_emit_view(ctx, p, pl, 1, NULL);
 	}
 	return isl_printer_free(p);
 }

@@ -754,6 +754,16 @@ static int dmd_spec_name_all(struct dmd_spec_build *b)
 	return 0;
 }
 
+/* The expression at the node of "pl" of its statement's "par". */
+isl_ast_expr *dmd_spec_par(const struct dmd_spec_payload *pl)
+{
+	isl_pw_aff **par;
+	int n;
+
+	par = dmd_spec_field(pl->stmt, DMD_FIELD_PAR, 0, 0, &n);
+	return par ? *dmd_spec_exprs(pl, par) : NULL;
+}
+
 /* The access of compute statement "s" printed at ACCESS node "e". */
 const struct dmd_spec_access *dmd_spec_access_at(
 	const struct dmd_spec_stmt *s, const struct dmd_expr *e)

@@ -165,13 +165,26 @@ enum dmd_spec_field {
 isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 	enum dmd_spec_field f, int np, int nd, int *n);
 
+/* Which of the buffers of its transfer a statement uses at an AST node:
+ * the only one (r3_A), the first or the second of two used in turn
+ * (r3a_A, r3b_A: its "par" there is even or odd), or the one of the
+ * parity of "par" at run time. */
+enum dmd_spec_which {
+	DMD_SPEC_ONE,
+	DMD_SPEC_FIRST,
+	DMD_SPEC_SECOND,
+	DMD_SPEC_BY_PARITY,
+};
+
 /* What at_each_domain computed for one AST node: the statement and the
  * expressions of its pw_affs in terms of the AST's iterators (expr[i]
- * of stmt->pa[i]). */
+ * of stmt->pa[i]); "which": the buffer of its transfer it uses there,
+ * if any (set by dmd_spec_uses). */
 struct dmd_spec_payload {
 	struct dmd_spec_stmt *stmt;
 	int n_expr;
 	isl_ast_expr **expr;
+	enum dmd_spec_which which;
 };
 
 /* The expressions at the node of "pl" of the quantities of field
@@ -181,6 +194,10 @@ static inline isl_ast_expr **dmd_spec_exprs(
 {
 	return pl->expr + (field - pl->stmt->pa);
 }
+
+/* The expression at the node of "pl" of its statement's "par" (the time
+ * point whose buffer a transfer uses), or NULL if its kind has none. */
+isl_ast_expr *dmd_spec_par(const struct dmd_spec_payload *pl);
 
 /* The access of compute statement "s" printed at ACCESS node "e" of its
  * step's statement, or NULL. */

@@ -362,31 +362,50 @@ static void dmd_uses_buf(struct dmd_uses *u, int t)
 		u->spec->tensor[t].use_buf = 1;
 }
 
-/* Record the buffer of transfer "x" at the time point of parity "par"
- * (as dmd_emit_buf prints it): r3_A, r3a_A or r3b_A, or both of them
- * and "par" when the parity is not a number. */
-static void dmd_uses_xbuf(struct dmd_uses *u, const struct dmd_xfer *x,
-	__isl_keep isl_ast_expr *par)
+/* Which buffer of its transfer the statement of "pl" uses at its node
+ * (pl->which): the only one, or of two the one of the parity of its
+ * "par" there, a number or not. */
+static void dmd_uses_which(struct dmd_uses *u, struct dmd_spec_payload *pl)
 {
-	struct dmd_spec_xbuf *xb = &u->spec->xbuf[x->id];
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	isl_ast_expr *par = dmd_spec_par(pl);
+	isl_val *v;
+
+	pl->which = DMD_SPEC_ONE;
+	if (!x || !par || u->spec->xbuf[x->id].n_buf < 2)
+		return;
+	pl->which = DMD_SPEC_BY_PARITY;
+	if (isl_ast_expr_get_type(par) != isl_ast_expr_int)
+		return;
+	v = isl_ast_expr_get_val(par);
+	pl->which = isl_val_is_int(v) && isl_val_get_num_si(v) % 2 != 0 ?
+		DMD_SPEC_SECOND : DMD_SPEC_FIRST;
+	isl_val_free(v);
+}
+
+/* Record the buffer of its transfer that the statement of "pl" uses at
+ * its node (pl->which): r3_A, r3a_A or r3b_A, or both of them and its
+ * "par" when the parity is known at run time only. */
+static void dmd_uses_xbuf(struct dmd_uses *u, struct dmd_spec_payload *pl)
+{
+	struct dmd_spec_xbuf *xb = &u->spec->xbuf[pl->stmt->xfer->id];
 
 	if (u->views)
 		return;
-	if (xb->n_buf < 2) {
+	switch (pl->which) {
+	case DMD_SPEC_ONE:
 		xb->use_r = 1;
-	} else if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
-		isl_val *v = isl_ast_expr_get_val(par);
-		int odd = isl_val_is_int(v) &&
-			isl_val_get_num_si(v) % 2 != 0;
-
-		isl_val_free(v);
-		if (odd)
-			xb->use_rb = 1;
-		else
-			xb->use_ra = 1;
-	} else {
+		break;
+	case DMD_SPEC_FIRST:
+		xb->use_ra = 1;
+		break;
+	case DMD_SPEC_SECOND:
+		xb->use_rb = 1;
+		break;
+	case DMD_SPEC_BY_PARITY:
 		xb->use_ra = xb->use_rb = 1;
-		dmd_uses_expr(u, par);
+		dmd_uses_expr(u, dmd_spec_par(pl));
+		break;
 	}
 }
 
@@ -442,14 +461,15 @@ static void dmd_uses_rel(struct dmd_uses *u, isl_ast_expr **lo,
 	}
 }
 
-/* A view update of a wait (dmd_emit_view): the components of the view
- * of the tensor of "x" that the step reads, from its home buffer
- * ("home") or from the buffer of "x" at parity "par" with origins lo[]. */
-static void dmd_uses_set_view(struct dmd_uses *u, const struct dmd_xfer *x,
-	int home, __isl_keep isl_ast_expr *par, isl_ast_expr **lo)
+/* A view update of a wait or VIEW_HOME statement "pl" (dmd_emit_view):
+ * the components of the view of the tensor of its transfer that the
+ * step reads, from its home buffer ("home") or from the transfer's
+ * buffer at the node (pl->which) with origins lo[]. */
+static void dmd_uses_set_view(struct dmd_uses *u, struct dmd_spec_payload *pl,
+	int home, isl_ast_expr **lo)
 {
 	const struct dmd_spec_view *v;
-	int t = x->tensor, d;
+	int t = pl->stmt->xfer->tensor, d;
 
 	if (u->views)
 		return;
@@ -459,7 +479,7 @@ static void dmd_uses_set_view(struct dmd_uses *u, const struct dmd_xfer *x,
 	if (v->ptr && home)
 		dmd_uses_buf(u, t);
 	else if (v->ptr)
-		dmd_uses_xbuf(u, x, par);
+		dmd_uses_xbuf(u, pl);
 	for (d = 0; d < u->m->lay[t]->ndim; ++d) {
 		if ((v->o >> d) & 1) {
 			if (home)
@@ -522,7 +542,7 @@ static void dmd_uses_bcast(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	dmd_uses_home_all(u, x->tensor, 1);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.bcast.lo), nd);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.bcast.ext), nd);
-	dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.bcast.par));
+	dmd_uses_xbuf(u, pl);
 	dmd_uses_rx(u, x);
 }
 
@@ -541,7 +561,7 @@ static void dmd_uses_shift(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	}
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.plo), nd);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.pext), nd);
-	dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.shift.par));
+	dmd_uses_xbuf(u, pl);
 	dmd_uses_rx(u, x);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.ext), nd);
 }
@@ -579,7 +599,7 @@ static void dmd_uses_recv(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	if (st->u.recv.into == DMD_BUF_HOME) {
 		dmd_uses_home_box(u, x->tensor, lo);
 	} else {
-		dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.recv.par));
+		dmd_uses_xbuf(u, pl);
 		dmd_uses_rx(u, x);
 		dmd_uses_rel(u, lo, dmd_spec_exprs(pl, st->u.recv.blo), nd);
 	}
@@ -615,7 +635,7 @@ static void dmd_uses_self(struct dmd_uses *u, struct dmd_spec_payload *pl)
 		dmd_uses_home_box(u, x->tensor, lo);
 		dmd_uses_write_box(u, x->tensor);
 	} else {
-		dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.self.par));
+		dmd_uses_xbuf(u, pl);
 		dmd_uses_rx(u, x);
 		dmd_uses_rel(u, lo, dmd_spec_exprs(pl, st->u.self.blo), nd);
 		dmd_uses_home_box(u, x->tensor, lo);
@@ -628,7 +648,6 @@ static void dmd_uses_wait(struct dmd_uses *u, struct dmd_spec_payload *pl)
 {
 	const struct dmd_spec_stmt *st = pl->stmt;
 	const struct dmd_xfer *x = st->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, st->u.wait.par);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, st->u.wait.lo);
 
 	if (!st->u.wait.set_view)
@@ -636,9 +655,9 @@ static void dmd_uses_wait(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	if (st->u.wait.root) {
 		dmd_uses_coord(u, x->axis);
 		dmd_uses_expr(u, *dmd_spec_exprs(pl, st->u.wait.root));
-		dmd_uses_set_view(u, x, 1, NULL, NULL);
+		dmd_uses_set_view(u, pl, 1, NULL);
 	}
-	dmd_uses_set_view(u, x, 0, par, lo);
+	dmd_uses_set_view(u, pl, 0, lo);
 }
 
 static isl_bool dmd_uses_node(__isl_keep isl_ast_node *node, void *user);
@@ -652,7 +671,8 @@ static void dmd_uses_zero(struct dmd_uses *u)
 }
 
 /* Record what the statement of user node "node" prints (by kind, as
- * dmd_emit_user). */
+ * dmd_emit_user), once the buffer of its transfer it uses there is
+ * chosen (dmd_uses_which). */
 static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 {
 	isl_id *id = isl_ast_node_get_annotation(node);
@@ -666,6 +686,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 		return;
 	}
 	st = pl->stmt;
+	dmd_uses_which(u, pl);
 	switch (st->kind) {
 	case DMD_SPEC_COMP:
 		dmd_uses_comp(u, pl);
@@ -683,8 +704,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 			st->u.zero.e));
 		break;
 	case DMD_SPEC_CLEAR:
-		dmd_uses_xbuf(u, st->xfer, *dmd_spec_exprs(pl,
-			st->u.clear.par));
+		dmd_uses_xbuf(u, pl);
 		break;
 	case DMD_SPEC_BCAST:
 		dmd_uses_bcast(u, pl);
@@ -705,7 +725,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 		dmd_uses_wait(u, pl);
 		break;
 	case DMD_SPEC_VIEW_HOME:
-		dmd_uses_set_view(u, st->xfer, 1, NULL, NULL);
+		dmd_uses_set_view(u, pl, 1, NULL);
 		break;
 	}
 }
