@@ -97,11 +97,11 @@ static __isl_give isl_printer *dmd_emit_write_view(struct dmd_emit_ctx *ctx,
 	const char *user = ctx->m->job->tensors[t].name;
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "%s *%sconst ", ctx->real,
+	p = dmd_emit_printf(p, "%s *%sconst ", v->type->name,
 		v->restrict_ok ? "restrict " : "");
 	p = dmd_emit_name(p, "w", user);
 	p = isl_printer_print_str(p, " = ");
-	if (x)
+	if (!v->home)
 		p = dmd_emit_use(ctx, p, user, "r%d", x->id);
 	else
 		p = dmd_emit_use(ctx, p, user, "buf");
@@ -116,10 +116,10 @@ static __isl_give isl_printer *dmd_emit_write_view(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, "const int64_t ");
 		p = dmd_emit_namef(p, user, "%s%d", d < nd ? "wo" : "wx", dd);
 		p = isl_printer_print_str(p, " = ");
-		if (x && d < nd)
+		if (!v->home && d < nd)
 			p = isl_printer_print_ast_expr(p,
 				ctx->spec->xbuf[x->id].lo[dd]);
-		else if (x)
+		else if (!v->home)
 			p = dmd_emit_printf(p, "%ld",
 				ctx->spec->xbuf[x->id].ext[dd]);
 		else if (d < nd)
@@ -149,7 +149,7 @@ static __isl_give isl_printer *dmd_emit_view_comp(struct dmd_emit_ctx *ctx,
 			dmd_emit_home_x(ctx, p, t, dd);
 		p = isl_printer_print_str(p, " : ");
 	}
-	if (!x || x->ghost || v->mut)
+	if (v->home)
 		return d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
 			dmd_emit_home_x(ctx, p, t, dd);
 	if (d < nd)
@@ -170,7 +170,7 @@ static __isl_give isl_printer *dmd_emit_read_view(struct dmd_emit_ctx *ctx,
 	const char *cst = v->mut ? "" : "const ";
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "const %s *%s%s", ctx->real,
+	p = dmd_emit_printf(p, "const %s *%s%s", v->type->name,
 		v->restrict_ok ? "restrict " : "", cst);
 	p = dmd_emit_name(p, "v", user);
 	p = isl_printer_print_str(p, " = ");
@@ -179,7 +179,7 @@ static __isl_give isl_printer *dmd_emit_read_view(struct dmd_emit_ctx *ctx,
 		p = dmd_emit_use(ctx, p, user, "buf");
 		p = isl_printer_print_str(p, " : ");
 	}
-	if (!x || x->ghost || v->mut)
+	if (v->home)
 		p = dmd_emit_use(ctx, p, user, "buf");
 	else
 		p = dmd_emit_use(ctx, p, user, "r%d", x->id);
@@ -227,7 +227,6 @@ static __isl_give isl_printer *dmd_emit_step(struct dmd_emit_ctx *ctx,
 
 	ctx->ss = &ctx->spec->steps[s];
 	ctx->p = ctx->m->poly[s];
-	ctx->sp = &ctx->plan->steps[s];
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "/* step %d: ", s + 1);
 	p = dmd_emit_ctext(p, ctx->p->label);
@@ -310,7 +309,7 @@ static __isl_give isl_printer *dmd_emit_tensor_comment(
 		p = dmd_emit_ctext(p, tn->file);
 		p = isl_printer_print_str(p, "'");
 	}
-	if (ctx->plan->ghost[t])
+	if (ctx->spec->tensor[t].halo)
 		p = isl_printer_print_str(p, "; its buffer holds ghost cells");
 	p = isl_printer_print_str(p, " */");
 	return isl_printer_end_line(p);
@@ -353,7 +352,7 @@ static __isl_give isl_printer *dmd_emit_tensor(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_scalars(ctx, p, t, "ho", st->use_ho, st->ho);
 	p = dmd_emit_scalars(ctx, p, t, "hx", st->use_hx, st->hx);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
+	p = dmd_emit_printf(p, "%s *restrict const ", st->type->name);
 	p = dmd_emit_name(p, "buf", user);
 	p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", st->size);
 	p = isl_printer_end_line(p);
@@ -399,7 +398,6 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 	const struct dmd_spec_xbuf *xb = &ctx->spec->xbuf[x->id];
 	const char *user = m->job->tensors[x->tensor].name;
 	int nd = m->lay[x->tensor]->ndim, d, k;
-	long n = 1;
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_req *const q%d = dmd_req_new(rt, %d, %d, ",
@@ -421,8 +419,6 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 	p = isl_printer_end_line(p);
 	if (!xb->n_buf)
 		return p;
-	for (d = 0; d < nd; ++d)
-		n *= xb->ext[d];
 	if (nd && xb->use_rx) {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "const int64_t ");
@@ -439,12 +435,12 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 		      xb->use_ra))
 			continue;
 		p = isl_printer_start_line(p);
-		p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
+		p = dmd_emit_printf(p, "%s *restrict const ", xb->type->name);
 		if (xb->n_buf == 1)
 			p = dmd_emit_namef(p, user, "r%d", x->id);
 		else
 			p = dmd_emit_namef(p, user, "r%d%c", x->id, 'a' + k);
-		p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", n);
+		p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", xb->size);
 		p = isl_printer_end_line(p);
 	}
 	return p;
@@ -510,7 +506,6 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	ctx.spec = spec;
 	ctx.plan = spec->plan;
 	ctx.m = m;
-	ctx.real = m->job->dtype == DMD_F32 ? "float" : "double";
 	p = dmd_emit_printer(m->ctx);
 	p = dmd_emit_line(p, "int main(int argc, char **argv)");
 	p = dmd_emit_line(p, "{");

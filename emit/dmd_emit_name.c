@@ -130,7 +130,7 @@ __isl_give isl_printer *dmd_emit_home_o(struct dmd_emit_ctx *ctx,
 {
 	const char *user = ctx->m->job->tensors[t].name;
 
-	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "ho%d" :
+	return dmd_emit_use(ctx, p, user, ctx->spec->tensor[t].halo ? "ho%d" :
 		"lo%d", d);
 }
 
@@ -140,6 +140,6 @@ __isl_give isl_printer *dmd_emit_home_x(struct dmd_emit_ctx *ctx,
 {
 	const char *user = ctx->m->job->tensors[t].name;
 
-	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "hx%d" :
+	return dmd_emit_use(ctx, p, user, ctx->spec->tensor[t].halo ? "hx%d" :
 		"ext%d", d);
 }

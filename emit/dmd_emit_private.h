@@ -14,10 +14,8 @@ struct dmd_emit_ctx {
 	const struct dmd_spec *spec;
 	const struct dmd_plan *plan;
 	const struct dmd_model *m;
-	const char *real;		/* "float" or "double" */
 	const struct dmd_spec_step *ss;
 	const struct dmd_poly *p;
-	const struct dmd_step_plan *sp;
 };
 
 /* emit/dmd_emit_name.c: the names of the program.  Print the name "kind"

@@ -163,24 +163,24 @@ static __isl_give isl_printer *dmd_emit_view_arr(struct dmd_emit_ctx *ctx,
 	return isl_printer_print_str(p, " }");
 }
 
-/* The buffer of transfer "x" at the time point of parity "par": r3_A,
- * or (par & 1 ? r3b_A : r3a_A). */
+/* The buffer of its transfer that the statement of "pl" uses at its
+ * node (pl->which): r3_A, r3a_A, r3b_A or (par & 1 ? r3b_A : r3a_A). */
 static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, const struct dmd_xfer *x,
-	__isl_keep isl_ast_expr *par)
+	__isl_take isl_printer *p, const struct dmd_spec_payload *pl)
 {
+	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
+	isl_ast_expr *par = dmd_spec_par(pl);
 
-	if (ctx->spec->xbuf[x->id].n_buf < 2)
+	switch (pl->which) {
+	case DMD_SPEC_ONE:
 		return dmd_emit_use(ctx, p, user, "r%d", x->id);
-	if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
-		isl_val *v = isl_ast_expr_get_val(par);
-		int odd = isl_val_is_int(v) &&
-			isl_val_get_num_si(v) % 2 != 0;
-
-		isl_val_free(v);
-		return dmd_emit_use(ctx, p, user, odd ? "r%db" : "r%da",
-			x->id);
+	case DMD_SPEC_FIRST:
+		return dmd_emit_use(ctx, p, user, "r%da", x->id);
+	case DMD_SPEC_SECOND:
+		return dmd_emit_use(ctx, p, user, "r%db", x->id);
+	case DMD_SPEC_BY_PARITY:
+		break;
 	}
 	p = isl_printer_print_str(p, "(");
 	if (isl_ast_expr_get_type(par) == isl_ast_expr_op)
@@ -231,13 +231,13 @@ static __isl_give isl_printer *dmd_emit_index(struct dmd_emit_ctx *ctx,
 	return p;
 }
 
-/* A step's accesses while the right side is printed: the next access
- * index, the expressions of every index in order. */
+/* The compute statement while its right side is printed: its payload
+ * (its accesses, u.comp.acc, and their index expressions) and the type
+ * it computes in. */
 struct dmd_emit_rhs {
 	struct dmd_emit_ctx *ctx;
-	isl_ast_expr **expr;		/* all indices, access by access */
-	int acc;			/* next access (0 is the output) */
-	int pos;			/* its first index in expr */
+	const struct dmd_spec_payload *pl;
+	const struct dmd_spec_ctype *type;
 };
 
 /* The precedence of a binary operator node (0: not one). */
@@ -276,28 +276,34 @@ static __isl_give isl_printer *dmd_emit_operand(__isl_take isl_printer *p,
 	return p;
 }
 
-/* Print a read of tensor access "e": through the step's view of its
- * tensor, or through the output's write view when it reads the element
- * the iteration writes. */
+/* Print the element of access "acc" of the compute statement of "pl"
+ * through its view: v_A[..] (vo<d>_A, vx<d>_A) or w_C[..] (wo, wx). */
+static __isl_give isl_printer *dmd_emit_access(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_spec_payload *pl,
+	const struct dmd_spec_access *acc)
+{
+	const struct dmd_spec_view *v = &ctx->ss->view[acc->view];
+	const char *user = ctx->m->job->tensors[v->tensor].name;
+
+	p = dmd_emit_use(ctx, p, user, v->write ? "w" : "v");
+	p = isl_printer_print_str(p, "[");
+	p = dmd_emit_index(ctx, p, dmd_spec_exprs(pl, acc->index),
+		acc->n_index, user, v->write ? "wo" : "vo",
+		v->write ? "wx" : "vx", v->tensor);
+	return isl_printer_print_str(p, "]");
+}
+
+/* Print a read of tensor access "e": the access of the statement at
+ * that node, through its view. */
 static __isl_give isl_printer *dmd_emit_read(__isl_take isl_printer *p,
 	struct dmd_emit_rhs *r, const struct dmd_expr *e)
 {
-	struct dmd_emit_ctx *ctx = r->ctx;
-	int a = r->acc++, t = ctx->p->acc[a].tensor;
-	isl_ast_expr **idx = r->expr + r->pos;
+	const struct dmd_spec_access *acc;
 
-	r->pos += e->n_arg;
-	if (ctx->sp->provider[a] == -2) {
-		p = dmd_emit_use(ctx, p, e->name, "w");
-		p = isl_printer_print_str(p, "[");
-		p = dmd_emit_index(ctx, p, idx, e->n_arg, e->name, "wo", "wx",
-			t);
-		return isl_printer_print_str(p, "]");
-	}
-	p = dmd_emit_use(ctx, p, e->name, "v");
-	p = isl_printer_print_str(p, "[");
-	p = dmd_emit_index(ctx, p, idx, e->n_arg, e->name, "vo", "vx", t);
-	return isl_printer_print_str(p, "]");
+	acc = dmd_spec_access_at(r->pl->stmt, e);
+	if (!acc)
+		return isl_printer_free(p);
+	return dmd_emit_access(r->ctx, p, r->pl, acc);
 }
 
 /* Print unary minus "e" as "-X" where X is an access, a call or a
@@ -366,12 +372,12 @@ static __isl_give isl_printer *dmd_emit_number(__isl_take isl_printer *p,
 	return isl_printer_print_str(p, b);
 }
 
-/* Print the right side "e", in the job's type (double, or float for
- * f32). */
+/* Print the right side "e", in the statement's type (double, or float:
+ * single). */
 static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	struct dmd_emit_rhs *r, const struct dmd_expr *e)
 {
-	int f32 = r->ctx->m->job->dtype == DMD_F32;
+	int f32 = r->type->single;
 	const char *op, *fn;
 	int j;
 
@@ -425,23 +431,23 @@ static __isl_give isl_printer *dmd_emit_rhs(__isl_take isl_printer *p,
 	return dmd_emit_operand(p, r, e->args[1], dmd_emit_prec(e), 1);
 }
 
-/* w_C[...] = expr; or w_C[...] += expr; (+= when the step sums into the
- * element or accumulates). */
+/* w_C[...] = expr; or w_C[...] += expr; (the output's access added to:
+ * the step sums into the element or accumulates). */
 static __isl_give isl_printer *dmd_emit_comp(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
-	const struct dmd_poly *p0 = ctx->p;
-	const struct dmd_expr *l = p0->st->lhs;
-	struct dmd_emit_rhs r = { ctx, pl->expr, 1, l->n_arg };
-	int acc = p0->reduce || p0->st->accumulate;
+	const struct dmd_step *st = ctx->p->st;
+	const struct dmd_spec_access *out;
+	struct dmd_emit_rhs r = { ctx, pl, pl->stmt->u.comp.type };
 
+	out = dmd_spec_access_at(pl->stmt, st->lhs);
+	if (!out)
+		return isl_printer_free(p);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_use(ctx, p, l->name, "w");
-	p = isl_printer_print_str(p, "[");
-	p = dmd_emit_index(ctx, p, pl->expr, l->n_arg, l->name, "wo", "wx",
-		p0->out);
-	p = isl_printer_print_str(p, acc ? "] += " : "] = ");
-	p = dmd_emit_rhs(p, &r, p0->st->rhs);
+	p = dmd_emit_access(ctx, p, pl, out);
+	p = isl_printer_print_str(p, out->mode == DMD_SPEC_ADD ? " += " :
+		" = ");
+	p = dmd_emit_rhs(p, &r, st->rhs);
 	p = isl_printer_print_str(p, ";");
 	return isl_printer_end_line(p);
 }
@@ -569,16 +575,12 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	long n = 1;
-	int d;
+	const struct dmd_spec_xbuf *xb = &ctx->spec->xbuf[x->id];
 
-	for (d = 0; d < ctx->m->lay[x->tensor]->ndim; ++d)
-		n *= ctx->spec->xbuf[x->id].ext[d];
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "dmd_clear_%s(", ctx->real);
-	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-		pl->stmt->u.clear.par));
-	p = dmd_emit_printf(p, ", %ld);", n);
+	p = dmd_emit_printf(p, "dmd_clear_%s(", xb->type->name);
+	p = dmd_emit_buf(ctx, p, pl);
+	p = dmd_emit_printf(p, ", %ld);", xb->size);
 	return isl_printer_end_line(p);
 }
 
@@ -599,7 +601,6 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.bcast.par);
 	isl_ast_expr *root = *dmd_spec_exprs(pl, pl->stmt->u.bcast.root);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.bcast.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.bcast.ext);
@@ -642,7 +643,7 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_ibcast(rt, q%d, %d, root, ", x->id,
 		x->axis);
-	p = dmd_emit_buf(ctx, p, x, par);
+	p = dmd_emit_buf(ctx, p, pl);
 	p = dmd_emit_printf(p, ", %d, ", nd);
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
@@ -683,7 +684,7 @@ static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl, st->u.shift.par));
+	p = dmd_emit_buf(ctx, p, pl);
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
@@ -740,8 +741,8 @@ static __isl_give isl_printer *dmd_emit_rel_arr(__isl_take isl_printer *p,
 }
 
 /* The post of a receive: into the transfer's buffer (relative to its
- * origin blo), the home buffer (ghost cells, or a returned sum), adding
- * for sums (u.recv: par, peer, lo, ext, blo). */
+ * origin blo) or the home buffer (u.recv.into), adding for sums
+ * (u.recv.sum; u.recv: par, peer, lo, ext, blo). */
 static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -750,21 +751,18 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.recv.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.recv.ext);
-	int home = x->ghost || x->use == DMD_USE_RETURN;
-	int sum = x->use == DMD_USE_RETURN || x->use == DMD_USE_REDUCE;
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "%s(rt, q%d, ", sum ? "dmd_irecv_sum" :
-		"dmd_irecv", x->id);
+	p = dmd_emit_printf(p, "%s(rt, q%d, ", pl->stmt->u.recv.sum ?
+		"dmd_irecv_sum" : "dmd_irecv", x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.recv.peer));
 	p = isl_printer_print_str(p, ", ");
-	if (home) {
+	if (pl->stmt->u.recv.into == DMD_BUF_HOME) {
 		p = dmd_emit_home_box(ctx, p, x, lo);
 	} else {
 		isl_ast_expr **blo = dmd_spec_exprs(pl, pl->stmt->u.recv.blo);
 
-		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-			pl->stmt->u.recv.par));
+		p = dmd_emit_buf(ctx, p, pl);
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ",");
@@ -780,8 +778,8 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	return isl_printer_indent(p, -4);
 }
 
-/* The post of a send: from the home buffer, or for a return from the
- * step's write buffer (u.send: peer, lo, ext). */
+/* The post of a send: from the home buffer, or the step's write buffer
+ * (u.send.from; u.send: peer, lo, ext). */
 static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -795,7 +793,7 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_printf(p, "dmd_isend(rt, q%d, ", x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.send.peer));
 	p = isl_printer_print_str(p, ", ");
-	if (x->use == DMD_USE_RETURN) {
+	if (pl->stmt->u.send.from == DMD_BUF_WRITE) {
 		p = dmd_emit_use(ctx, p, user, "w");
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_view_arr(ctx, p, "wx", x->tensor);
@@ -815,8 +813,9 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 }
 
 /* The rank's own piece: a copy from its home buffer into the transfer's
- * buffer (added for sums), or for a return the step's write buffer added
- * into the home buffer (u.self: par, lo, ext, blo). */
+ * buffer, or from the step's write buffer into the home buffer
+ * (u.self.from, into), added for sums (u.self.sum; u.self: par, lo, ext,
+ * blo). */
 static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -828,8 +827,9 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 	isl_ast_expr **blo = dmd_spec_exprs(pl, pl->stmt->u.self.blo);
 
 	p = isl_printer_start_line(p);
-	if (x->use == DMD_USE_RETURN) {
-		p = isl_printer_print_str(p, "dmd_copy_sum(rt, ");
+	p = isl_printer_print_str(p, pl->stmt->u.self.sum ?
+		"dmd_copy_sum(rt, " : "dmd_copy(rt, ");
+	if (pl->stmt->u.self.into == DMD_BUF_HOME) {
 		p = dmd_emit_use(ctx, p, user, "buf");
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_home_arr(ctx, p, x->tensor);
@@ -845,10 +845,7 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ", ");
 		p = dmd_emit_arr(ctx, p, lo, nd, user, "wo%d");
 	} else {
-		p = isl_printer_print_str(p, x->use == DMD_USE_REDUCE ?
-			"dmd_copy_sum(rt, " : "dmd_copy(rt, ");
-		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
-			pl->stmt->u.self.par));
+		p = dmd_emit_buf(ctx, p, pl);
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ", ");
@@ -888,14 +885,16 @@ static int dmd_emit_set(const struct dmd_spec_view *v, isl_printer **p,
 	return 1;
 }
 
-/* The view of tensor "t" := its home buffer ("home"), or the buffer of
- * transfer "x" at parity "par" with origin lo[] (and the buffer's
- * extents), in the components the step reads:
+/* The view of the tensor of the transfer "x" of the statement of "pl"
+ * := its home buffer ("home"), or the buffer of "x" the statement uses
+ * at its node with origin lo[] (and the buffer's extents), in the
+ * components the step reads:
  *   v_A = r0b_A; vo0_A = 64 * c_x; vx1_A = 256; */
 static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, const struct dmd_xfer *x, int home,
-	__isl_keep isl_ast_expr *par, isl_ast_expr **lo)
+	__isl_take isl_printer *p, const struct dmd_spec_payload *pl,
+	int home, isl_ast_expr **lo)
 {
+	const struct dmd_xfer *x = pl->stmt->xfer;
 	int t = x->tensor, nd = ctx->m->lay[t]->ndim, d;
 	const char *user = ctx->m->job->tensors[t].name;
 	const struct dmd_spec_view none = { 0 };
@@ -907,7 +906,7 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, "{");
 	if (dmd_emit_set(v, &p, user, "v", -1)) {
 		p = home ? dmd_emit_use(ctx, p, user, "buf") :
-			dmd_emit_buf(ctx, p, x, par);
+			dmd_emit_buf(ctx, p, pl);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
@@ -931,16 +930,16 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 	return isl_printer_end_line(p);
 }
 
-/* The wait of a transfer, then (at a time loop) the view of its time
- * point, as one block (u.wait: par, lo, the broadcast's root). */
+/* The wait of a transfer, then (at a time loop: u.wait.set_view) the
+ * view of its time point, as one block (u.wait: par, lo, the
+ * broadcast's root). */
 static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.wait.par);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.wait.lo);
 
-	if (x->level < 0) {
+	if (!pl->stmt->u.wait.set_view) {
 		p = isl_printer_start_line(p);
 		p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
 		return isl_printer_end_line(p);
@@ -952,8 +951,8 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
 	p = isl_printer_end_line(p);
-	if (x->kind != DMD_XFER_BCAST) {
-		p = dmd_emit_view(ctx, p, x, 0, par, lo);
+	if (!pl->stmt->u.wait.root) {
+		p = dmd_emit_view(ctx, p, pl, 0, lo);
 	} else {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "if (");
@@ -964,13 +963,13 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ")");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
-		p = dmd_emit_view(ctx, p, x, 1, NULL, NULL);
+		p = dmd_emit_view(ctx, p, pl, 1, NULL);
 		p = isl_printer_indent(p, -2);
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "else");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
-		p = dmd_emit_view(ctx, p, x, 0, par, lo);
+		p = dmd_emit_view(ctx, p, pl, 0, lo);
 		p = isl_printer_indent(p, -2);
 	}
 	p = isl_printer_indent(p, -2);
@@ -1017,7 +1016,7 @@ __isl_give isl_printer *dmd_emit_user(__isl_take isl_printer *p,
 	case DMD_SPEC_WAIT:
 		return dmd_emit_wait(ctx, p, pl);
 	case DMD_SPEC_VIEW_HOME:
-		return dmd_emit_view(ctx, p, pl->stmt->xfer, 1, NULL, NULL);
+		return dmd_emit_view(ctx, p, pl, 1, NULL);
 	}
 	return isl_printer_free(p);
 }

@@ -449,6 +449,22 @@ static void dmd_spec_place_comp(struct dmd_spec_build *b,
 		b->err = 1;
 }
 
+/* Push the indices of every access of compute statement "s" of the
+ * step, access by access (named by dmd_spec_name_comp). */
+static void dmd_spec_push_indices(struct dmd_spec_build *b,
+	struct dmd_spec_stmt *s)
+{
+	const struct dmd_poly *p = b->p;
+	int a, d, n;
+
+	for (a = 0; a < p->n_acc; ++a) {
+		n = isl_multi_aff_dim(p->acc[a].idx, isl_dim_out);
+		for (d = 0; d < n; ++d)
+			dmd_spec_push(b, s, isl_pw_aff_from_aff(
+				isl_multi_aff_get_aff(p->acc[a].idx, d)));
+	}
+}
+
 /* The zero marker, the part buffer's clearing and the compute statement
  * (or GEMM leaf) of the step; with sp->late, the iterations that need
  * no ghost cell before the waits of the halo and the others after. */
@@ -491,6 +507,7 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 	s = dmd_spec_add(b, DMD_SPEC_COMP, NULL, 0);
 	if (!s)
 		return;
+	dmd_spec_push_indices(b, s);
 	rs = isl_map_copy(p->rsched);
 	rs = isl_map_intersect_params(rs, isl_set_copy(b->spec->cell));
 	if (isl_map_is_empty(rs) != isl_bool_false) {
@@ -511,6 +528,7 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 			isl_map_free(rs);
 			return;
 		}
+		dmd_spec_push_indices(b, s);
 	}
 	dmd_spec_place_comp(b, s, rs, DMD_SPEC_NEST);
 }
@@ -586,7 +604,7 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 	int n = 0;
 
 	switch (s->kind) {
-	case DMD_SPEC_COMP:
+	case DMD_SPEC_COMP:	/* dmd_spec_name_comp */
 	case DMD_SPEC_VIEW_HOME:
 		break;
 	case DMD_SPEC_GEMM:
@@ -650,7 +668,70 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 	return n == s->n_pa ? 0 : -1;
 }
 
-/* Name the fields of every statement of step "ss" (dmd_spec_name_fields),
+/* The accesses of compute statement "s" (dmd_spec.h), their indices
+ * pointing into its pa[] in the order dmd_spec_push_indices pushed them:
+ * the output, written or added to, then the reads, in the order of the
+ * ACCESS nodes of the step's statement.  Their views are set by
+ * dmd_spec_uses.  -1 if pa[] has another length. */
+static int dmd_spec_name_comp(struct dmd_spec_build *b,
+	struct dmd_spec_stmt *s)
+{
+	const struct dmd_poly *p = b->p;
+	int a, pos = 0;
+
+	s->u.comp.acc = calloc(p->n_acc + 1, sizeof(*s->u.comp.acc));
+	if (!s->u.comp.acc)
+		return -1;
+	s->u.comp.n_acc = p->n_acc;
+	for (a = 0; a < p->n_acc; ++a) {
+		struct dmd_spec_access *acc = &s->u.comp.acc[a];
+
+		acc->expr = p->acc[a].expr;
+		acc->tensor = p->acc[a].tensor;
+		acc->mode = a > 0 ? DMD_SPEC_READ :
+			p->reduce || p->st->accumulate ? DMD_SPEC_ADD :
+			DMD_SPEC_WRITE;
+		acc->view = -1;
+		acc->n_index = isl_multi_aff_dim(p->acc[a].idx, isl_dim_out);
+		acc->index = s->pa + pos;
+		pos += acc->n_index;
+	}
+	return pos == s->n_pa ? 0 : -1;
+}
+
+/* The buffers the statements of a transfer "s" read and write (see
+ * union dmd_spec_fields): a halo lands in the home buffer's ghost
+ * cells; a return's pieces leave the write view and are added into
+ * the home buffers; a reduction's pieces are added into its buffer. */
+static void dmd_spec_name_bufs(struct dmd_spec_stmt *s)
+{
+	const struct dmd_xfer *x = s->xfer;
+	int ret = x && x->use == DMD_USE_RETURN;
+
+	switch (s->kind) {
+	case DMD_SPEC_RECV:
+		s->u.recv.into = x->ghost || ret ? DMD_BUF_HOME :
+			DMD_BUF_XFER;
+		s->u.recv.sum = ret || x->use == DMD_USE_REDUCE;
+		break;
+	case DMD_SPEC_SEND:
+		s->u.send.from = ret ? DMD_BUF_WRITE : DMD_BUF_HOME;
+		break;
+	case DMD_SPEC_SELF:
+		s->u.self.from = ret ? DMD_BUF_WRITE : DMD_BUF_HOME;
+		s->u.self.into = ret ? DMD_BUF_HOME : DMD_BUF_XFER;
+		s->u.self.sum = ret || x->use == DMD_USE_REDUCE;
+		break;
+	case DMD_SPEC_WAIT:
+		s->u.wait.set_view = x->level >= 0;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Name the fields of every statement of step "ss" (dmd_spec_name_fields,
+ * dmd_spec_name_comp) and choose their buffers (dmd_spec_name_bufs),
  * once all their quantities are pushed. */
 static int dmd_spec_name_all(struct dmd_spec_build *b)
 {
@@ -661,10 +742,40 @@ static int dmd_spec_name_all(struct dmd_spec_build *b)
 		struct dmd_spec_stmt *s = &b->ss->stmt[i];
 
 		nd = m->lay[s->xfer ? s->xfer->tensor : b->p->out]->ndim;
+		if (s->kind == DMD_SPEC_COMP) {
+			if (dmd_spec_name_comp(b, s) < 0)
+				return -1;
+			continue;
+		}
 		if (dmd_spec_name_fields(s, m->mesh->n, nd) < 0)
 			return -1;
+		dmd_spec_name_bufs(s);
 	}
 	return 0;
+}
+
+/* The expression at the node of "pl" of its statement's "par". */
+isl_ast_expr *dmd_spec_par(const struct dmd_spec_payload *pl)
+{
+	isl_pw_aff **par;
+	int n;
+
+	par = dmd_spec_field(pl->stmt, DMD_FIELD_PAR, 0, 0, &n);
+	return par ? *dmd_spec_exprs(pl, par) : NULL;
+}
+
+/* The access of compute statement "s" printed at ACCESS node "e". */
+const struct dmd_spec_access *dmd_spec_access_at(
+	const struct dmd_spec_stmt *s, const struct dmd_expr *e)
+{
+	int a;
+
+	if (s->kind != DMD_SPEC_COMP)
+		return NULL;
+	for (a = 0; a < s->u.comp.n_acc; ++a)
+		if (s->u.comp.acc[a].expr == e)
+			return &s->u.comp.acc[a];
+	return NULL;
 }
 
 /* Field "f" of statement "s" (NULL if its kind has none): its quantities
@@ -784,49 +895,10 @@ static struct dmd_spec_stmt *dmd_spec_find(struct dmd_spec_step *ss,
 	return NULL;
 }
 
-/* What at_each_domain needs: the step and its model. */
+/* What at_each_domain needs: the step. */
 struct dmd_spec_domain_data {
 	struct dmd_spec_step *ss;
-	const struct dmd_poly *p;
 };
-
-/* The expressions of the compute statement: every index of every
- * access, in order, as functions of the AST's iterators. */
-static int dmd_spec_comp_exprs(struct dmd_spec_payload *pl,
-	const struct dmd_poly *p, __isl_keep isl_ast_build *build,
-	__isl_keep isl_pw_multi_aff *iter, __isl_keep isl_set *where,
-	const char *name)
-{
-	int a, d, n = 0;
-
-	for (a = 0; a < p->n_acc; ++a)
-		n += isl_multi_aff_dim(p->acc[a].idx, isl_dim_out);
-	pl->expr = calloc(n + 1, sizeof(*pl->expr));
-	if (!pl->expr)
-		return -1;
-	for (a = 0; a < p->n_acc; ++a) {
-		isl_multi_aff *idx;
-		isl_pw_multi_aff *f;
-
-		idx = isl_multi_aff_set_tuple_name(isl_multi_aff_copy(
-			p->acc[a].idx), isl_dim_in, name);
-		f = isl_pw_multi_aff_pullback_pw_multi_aff(
-			isl_pw_multi_aff_from_multi_aff(idx),
-			isl_pw_multi_aff_copy(iter));
-		n = isl_pw_multi_aff_dim(f, isl_dim_out);
-		for (d = 0; d < n; ++d) {
-			isl_pw_aff *pa = isl_pw_multi_aff_get_pw_aff(f, d);
-
-			pl->expr[pl->n_expr] = dmd_spec_expr(build, pa, where);
-			if (!pl->expr[pl->n_expr++]) {
-				isl_pw_multi_aff_free(f);
-				return -1;
-			}
-		}
-		isl_pw_multi_aff_free(f);
-	}
-	return 0;
-}
 
 /* Attach to each user node the expressions its statement prints, in
  * terms of the AST's iterators: each quantity is pulled back by the
@@ -856,23 +928,18 @@ static __isl_give isl_ast_node *dmd_spec_at_each_domain(
 	pl->stmt = st;
 	where = isl_map_range(isl_map_copy(s));
 	iter = isl_pw_multi_aff_from_map(isl_map_reverse(s));
-	if (st->kind == DMD_SPEC_COMP)
-		r = dmd_spec_comp_exprs(pl, data->p, build, iter, where,
-			st->name);
-	else {
-		pl->expr = calloc(st->n_pa + 1, sizeof(*pl->expr));
-		if (!pl->expr)
-			r = -1;
-		for (i = 0; r == 0 && i < st->n_pa; ++i) {
-			isl_pw_aff *pa = isl_pw_aff_pullback_pw_multi_aff(
-				isl_pw_aff_copy(st->pa[i]),
-				isl_pw_multi_aff_copy(iter));
+	pl->expr = calloc(st->n_pa + 1, sizeof(*pl->expr));
+	if (!pl->expr)
+		r = -1;
+	for (i = 0; r == 0 && i < st->n_pa; ++i) {
+		isl_pw_aff *pa = isl_pw_aff_pullback_pw_multi_aff(
+			isl_pw_aff_copy(st->pa[i]),
+			isl_pw_multi_aff_copy(iter));
 
-			pa = isl_pw_aff_coalesce(pa);
-			pl->expr[pl->n_expr] = dmd_spec_expr(build, pa, where);
-			if (!pl->expr[pl->n_expr++])
-				r = -1;
-		}
+		pa = isl_pw_aff_coalesce(pa);
+		pl->expr[pl->n_expr] = dmd_spec_expr(build, pa, where);
+		if (!pl->expr[pl->n_expr++])
+			r = -1;
 	}
 	isl_pw_multi_aff_free(iter);
 	isl_set_free(where);
@@ -1034,7 +1101,6 @@ static int dmd_spec_step(struct dmd_spec *spec, int step)
 	if (!b.slot || !data)
 		goto error;
 	data->ss = ss;
-	data->p = b.p;
 	space = isl_space_set_alloc(m->ctx, 0, b.n_sched);
 	space = isl_space_align_params(space, isl_space_copy(m->mesh->space));
 	b.sched = isl_union_map_empty(isl_space_params(space));
@@ -1170,6 +1236,8 @@ __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 			for (j = 0; j < ss->stmt[i].n_pa; ++j)
 				isl_pw_aff_free(ss->stmt[i].pa[j]);
 			free(ss->stmt[i].pa);
+			if (ss->stmt[i].kind == DMD_SPEC_COMP)
+				free(ss->stmt[i].u.comp.acc);
 			isl_set_free(ss->stmt[i].dom);
 		}
 		free(ss->stmt);

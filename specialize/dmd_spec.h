@@ -40,6 +40,50 @@ enum dmd_spec_kind {
 	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer */
 };
 
+/* The C element type of the job's data (spec 1.3: f32 in float, f64 in
+ * double), carried by the typed program's buffers, views and compute
+ * statements: "name" declares them ("float"); "single": constants are
+ * float constants (2.0f) and functions libm's float ones (expf). */
+struct dmd_spec_ctype {
+	const char *name;
+	int single;
+};
+
+/* The buffer a statement reads or writes: its tensor's home buffer
+ * (buf_A), its transfer's buffer at the time point "par" (r3_A, r3a_A
+ * or r3b_A), the step's view of its tensor (v_A) or the step's write
+ * view (w_C). */
+enum dmd_spec_buf {
+	DMD_BUF_HOME,
+	DMD_BUF_XFER,
+	DMD_BUF_VIEW,
+	DMD_BUF_WRITE,
+};
+
+/* How the compute statement uses the element of an access: read,
+ * written (w_C[..] = ..) or added to (w_C[..] += ..: the step sums into
+ * the element or accumulates). */
+enum dmd_spec_mode {
+	DMD_SPEC_READ,
+	DMD_SPEC_WRITE,
+	DMD_SPEC_ADD,
+};
+
+/* An access of the compute statement (as PPCG's gpu_stmt_access with
+ * ref2expr): "expr", the ACCESS node of the step's statement where it is
+ * printed; its tensor; its mode; "view", the view it goes through (an
+ * index into its step's view[], set by dmd_spec_uses: v_A, or w_C for
+ * the output and for a read of the element the iteration writes);
+ * "index", its n_index index expressions (into the statement's pa[]). */
+struct dmd_spec_access {
+	const struct dmd_expr *expr;
+	int tensor;
+	enum dmd_spec_mode mode;
+	int view;
+	int n_index;
+	isl_pw_aff **index;
+};
+
 /* The quantities a statement prints, by kind, as named fields (as in
  * PPCG's struct ppcg_kernel_stmt): each points to its pw_affs in the
  * statement's pa[] (a scalar to one, an array to np, nd or 3 of them;
@@ -48,19 +92,44 @@ enum dmd_spec_kind {
  * "peer": mesh coordinates; "lo", "ext": a box (origins, extents) in
  * global element indices; "blo": the origin of the transfer's buffer;
  * "plo", "pext": the box a shift sends (its view's, of the previous time
- * point); "root": a broadcast's root along its axis.  The compute
- * statement (COMP) has none: its payload holds the indices of every
- * access in order; VIEW_HOME has none. */
+ * point); "root": a broadcast's root along its axis.  And the buffers
+ * they use, decided here: a receive "into" its transfer's buffer or the
+ * home buffer (ghost cells, a returned sum), adding ("sum") or not; a
+ * send "from" the home buffer or the write view (a return); the copy of
+ * the rank's own piece "from" one "into" another, adding or not; a wait
+ * that sets its view ("set_view", at a time loop; "root": a broadcast's,
+ * whose root's view is its home buffer).  The compute statement (COMP)
+ * has its accesses (n_acc, acc: the output's first) and the type it
+ * computes in; VIEW_HOME has none. */
 union dmd_spec_fields {
+	struct {
+		int n_acc;
+		struct dmd_spec_access *acc;	/* owned */
+		const struct dmd_spec_ctype *type;
+	} comp;
 	struct { isl_pw_aff **lo, **ext; } gemm;	/* i, j, k */
 	struct { isl_pw_aff **e; } zero;		/* the element */
 	struct { isl_pw_aff **par; } clear;
 	struct { isl_pw_aff **par, **root, **lo, **ext; } bcast;
 	struct { isl_pw_aff **par, **lo, **ext, **plo, **pext; } shift;
-	struct { isl_pw_aff **par, **peer, **lo, **ext, **blo; } recv;
-	struct { isl_pw_aff **par, **peer, **lo, **ext; } send;
-	struct { isl_pw_aff **par, **lo, **ext, **blo; } self;
-	struct { isl_pw_aff **par, **lo, **root; } wait; /* root: broadcast */
+	struct {
+		isl_pw_aff **par, **peer, **lo, **ext, **blo;
+		enum dmd_spec_buf into;
+		int sum;
+	} recv;
+	struct {
+		isl_pw_aff **par, **peer, **lo, **ext;
+		enum dmd_spec_buf from;
+	} send;
+	struct {
+		isl_pw_aff **par, **lo, **ext, **blo;
+		enum dmd_spec_buf from, into;
+		int sum;
+	} self;
+	struct {
+		isl_pw_aff **par, **lo, **root;	/* root: broadcast */
+		int set_view;
+	} wait;
 };
 
 /* A statement of a step's program.  "pipe": placed at the previous time
@@ -96,13 +165,26 @@ enum dmd_spec_field {
 isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 	enum dmd_spec_field f, int np, int nd, int *n);
 
+/* Which of the buffers of its transfer a statement uses at an AST node:
+ * the only one (r3_A), the first or the second of two used in turn
+ * (r3a_A, r3b_A: its "par" there is even or odd), or the one of the
+ * parity of "par" at run time. */
+enum dmd_spec_which {
+	DMD_SPEC_ONE,
+	DMD_SPEC_FIRST,
+	DMD_SPEC_SECOND,
+	DMD_SPEC_BY_PARITY,
+};
+
 /* What at_each_domain computed for one AST node: the statement and the
  * expressions of its pw_affs in terms of the AST's iterators (expr[i]
- * of stmt->pa[i]; for COMP, of every access's indices). */
+ * of stmt->pa[i]); "which": the buffer of its transfer it uses there,
+ * if any (set by dmd_spec_uses). */
 struct dmd_spec_payload {
 	struct dmd_spec_stmt *stmt;
 	int n_expr;
 	isl_ast_expr **expr;
+	enum dmd_spec_which which;
 };
 
 /* The expressions at the node of "pl" of the quantities of field
@@ -113,6 +195,15 @@ static inline isl_ast_expr **dmd_spec_exprs(
 	return pl->expr + (field - pl->stmt->pa);
 }
 
+/* The expression at the node of "pl" of its statement's "par" (the time
+ * point whose buffer a transfer uses), or NULL if its kind has none. */
+isl_ast_expr *dmd_spec_par(const struct dmd_spec_payload *pl);
+
+/* The access of compute statement "s" printed at ACCESS node "e" of its
+ * step's statement, or NULL. */
+const struct dmd_spec_access *dmd_spec_access_at(
+	const struct dmd_spec_stmt *s, const struct dmd_expr *e);
+
 /* A view of a step (see doc/design-notes.md, "Views instead of per-case
  * buffers"): the pointer v_A (w_C for the output written) and the
  * components vo<d>_A (origins) and vx<d>_A (extents) that the step's
@@ -122,7 +213,11 @@ static inline isl_ast_expr **dmd_spec_exprs(
  * origins on the cell), or "mut" (set by the waits at a time loop,
  * starting at the home buffer); "root": a broadcast before the loops,
  * whose root (the expression "root") reads its own home buffer.
- * "restrict": no transfer of the step touches the buffer. */
+ * "home": its declaration points to the home buffer (and takes its
+ * origins and extents): no transfer, one into ghost cells, or one at a
+ * time loop before its first wait; else the buffer of "xfer" (r<k>_A).
+ * "restrict": no transfer of the step touches the buffer.  "type": the
+ * element type it points to. */
 struct dmd_spec_view {
 	int tensor;
 	int write;			/* w_C, not v_A */
@@ -130,6 +225,8 @@ struct dmd_spec_view {
 	unsigned o, x;			/* components read */
 	const struct dmd_xfer *xfer;	/* NULL: the home buffer */
 	int mut, root, restrict_ok;
+	int home;
+	const struct dmd_spec_ctype *type;
 };
 
 /* The program of one step in one cell; "zero": the loop nest of the
@@ -153,9 +250,14 @@ struct dmd_spec_step {
  * "ho", "hx" (nd each; in the coordinates of the view the tensor is
  * laid out on, if any: c_a of the view), of "writer" (an output: the
  * ranks that write it, in the mesh coordinates); and which of them the
- * code uses: bit d of "use_lo" for lo<d>_A, ... ("use_buf": buf_A). */
+ * code uses: bit d of "use_lo" for lo<d>_A, ... ("use_buf": buf_A).
+ * "halo": the home buffer holds ghost cells, so its origins and extents
+ * are ho<d>_A, hx<d>_A (else the block's, lo<d>_A, ext<d>_A).  "type":
+ * the element type of the buffer. */
 struct dmd_spec_tensor {
 	long size;
+	int halo;
+	const struct dmd_spec_ctype *type;
 	isl_ast_expr **lo, **ext, **ho, **hx;
 	isl_ast_expr *writer;
 	unsigned use_lo, use_ext, use_ho, use_hx;
@@ -164,7 +266,8 @@ struct dmd_spec_tensor {
 
 /* A transfer in the program of a cell: its buffers (none: it lands in
  * the home buffer; 1; 2, used in turn by the time points of its loop)
- * of extents "ext" (nd), the expressions on the cell of its box's
+ * of extents "ext" (nd), "size" elements each, of element type "type",
+ * the expressions on the cell of its box's
  * origins "lo" (for a view fixed before the loops) and of its root (a
  * broadcast), both in the coordinates of the view its step is
  * distributed over, if any (as the step's statements); which names the
@@ -172,6 +275,8 @@ struct dmd_spec_tensor {
 struct dmd_spec_xbuf {
 	int n_buf;
 	long *ext;
+	long size;
+	const struct dmd_spec_ctype *type;
 	isl_ast_expr **lo;
 	isl_ast_expr *root;
 	int use_r, use_ra, use_rb, use_rx;

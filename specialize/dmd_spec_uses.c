@@ -35,12 +35,19 @@ struct dmd_uses {
 	int err;
 };
 
+/* The C element types of the job's data (spec 1.3). */
+static const struct dmd_spec_ctype dmd_uses_double = { "double", 0 };
+static const struct dmd_spec_ctype dmd_uses_float = { "float", 1 };
+
 /* The extents of the buffers of every transfer on the cell, how many
- * buffers each has, and the size of every home buffer. */
+ * buffers each has and their size, and the size of every home buffer,
+ * whether it holds ghost cells; the element type of every buffer. */
 static int dmd_uses_sizes(struct dmd_spec *spec)
 {
 	const struct dmd_plan *plan = spec->plan;
 	const struct dmd_model *m = plan->m;
+	const struct dmd_spec_ctype *type = m->job->dtype == DMD_F32 ?
+		&dmd_uses_float : &dmd_uses_double;
 	int i, d, t;
 
 	for (i = 0; i < plan->n_xfer; ++i) {
@@ -51,12 +58,15 @@ static int dmd_uses_sizes(struct dmd_spec *spec)
 		xb->ext = calloc(nd + 1, sizeof(long));
 		if (!xb->ext)
 			return -1;
+		xb->size = 1;
 		for (d = 0; d < nd; ++d) {
 			xb->ext[d] = dmd_spec_max(spec, x->box.ext[d]);
 			if (xb->ext[d] < 0)
 				return -1;
+			xb->size *= xb->ext[d];
 		}
 		xb->n_buf = x->ghost ? 0 : x->level >= 0 ? 2 : 1;
+		xb->type = type;
 	}
 	for (t = 0; t < m->job->n_tensors; ++t) {
 		long n = 1;
@@ -71,6 +81,8 @@ static int dmd_uses_sizes(struct dmd_spec *spec)
 			n *= e;
 		}
 		spec->tensor[t].size = n;
+		spec->tensor[t].halo = plan->ghost[t];
+		spec->tensor[t].type = type;
 	}
 	return 0;
 }
@@ -163,9 +175,35 @@ static int dmd_uses_add_view(struct dmd_spec_step *ss,
 	return 0;
 }
 
+/* Set the type of compute statement "st" and the view each of its
+ * accesses goes through: the output and a read of the element the
+ * iteration writes through the write view, any other read through its
+ * tensor's read view. */
+static int dmd_uses_comp_views(struct dmd_spec_step *ss,
+	struct dmd_spec_stmt *st, const struct dmd_step_plan *sp,
+	const struct dmd_spec_ctype *type)
+{
+	int a;
+
+	st->u.comp.type = type;
+	for (a = 0; a < st->u.comp.n_acc; ++a) {
+		struct dmd_spec_access *acc = &st->u.comp.acc[a];
+		int write = a == 0 || sp->provider[a] == -2;
+		const struct dmd_spec_view *v;
+
+		v = dmd_spec_view_of(ss, acc->tensor, write);
+		if (!v)
+			return -1;
+		acc->view = v - ss->view;
+	}
+	return 0;
+}
+
 /* The views of step "s" of "spec", one per tensor it reads (the first
  * access of each, reads in place of the output through the output's) and
- * the output's; their components are found later (dmd_uses_walk). */
+ * the output's, with what their declarations point to; the views of the
+ * accesses of its compute statements; the views' components are found
+ * later (dmd_uses_walk). */
 static int dmd_uses_views(struct dmd_spec *spec, int s)
 {
 	const struct dmd_plan *plan = spec->plan;
@@ -196,9 +234,16 @@ static int dmd_uses_views(struct dmd_spec *spec, int s)
 			v.root = !v.mut && v.xfer->kind == DMD_XFER_BCAST;
 		} else
 			v.restrict_ok = 1;
+		v.home = !v.xfer || (!v.write && (v.xfer->ghost || v.mut));
+		v.type = spec->tensor[v.tensor].type;
 		if (dmd_uses_add_view(ss, &v) < 0)
 			return -1;
 	}
+	for (i = 0; i < ss->n_stmt; ++i)
+		if (ss->stmt[i].kind == DMD_SPEC_COMP &&
+		    dmd_uses_comp_views(ss, &ss->stmt[i], sp,
+			    spec->tensor[p->out].type) < 0)
+			return -1;
 	return 0;
 }
 
@@ -287,7 +332,7 @@ static void dmd_uses_coord(struct dmd_uses *u, int axis)
 static void dmd_uses_home(struct dmd_uses *u, int t, int origin, int d)
 {
 	struct dmd_spec_tensor *st = &u->spec->tensor[t];
-	int ghost = u->plan->ghost[t];
+	int ghost = st->halo;
 
 	if (u->views)
 		return;
@@ -317,31 +362,50 @@ static void dmd_uses_buf(struct dmd_uses *u, int t)
 		u->spec->tensor[t].use_buf = 1;
 }
 
-/* Record the buffer of transfer "x" at the time point of parity "par"
- * (as dmd_emit_buf prints it): r3_A, r3a_A or r3b_A, or both of them
- * and "par" when the parity is not a number. */
-static void dmd_uses_xbuf(struct dmd_uses *u, const struct dmd_xfer *x,
-	__isl_keep isl_ast_expr *par)
+/* Which buffer of its transfer the statement of "pl" uses at its node
+ * (pl->which): the only one, or of two the one of the parity of its
+ * "par" there, a number or not. */
+static void dmd_uses_which(struct dmd_uses *u, struct dmd_spec_payload *pl)
 {
-	struct dmd_spec_xbuf *xb = &u->spec->xbuf[x->id];
+	const struct dmd_xfer *x = pl->stmt->xfer;
+	isl_ast_expr *par = dmd_spec_par(pl);
+	isl_val *v;
+
+	pl->which = DMD_SPEC_ONE;
+	if (!x || !par || u->spec->xbuf[x->id].n_buf < 2)
+		return;
+	pl->which = DMD_SPEC_BY_PARITY;
+	if (isl_ast_expr_get_type(par) != isl_ast_expr_int)
+		return;
+	v = isl_ast_expr_get_val(par);
+	pl->which = isl_val_is_int(v) && isl_val_get_num_si(v) % 2 != 0 ?
+		DMD_SPEC_SECOND : DMD_SPEC_FIRST;
+	isl_val_free(v);
+}
+
+/* Record the buffer of its transfer that the statement of "pl" uses at
+ * its node (pl->which): r3_A, r3a_A or r3b_A, or both of them and its
+ * "par" when the parity is known at run time only. */
+static void dmd_uses_xbuf(struct dmd_uses *u, struct dmd_spec_payload *pl)
+{
+	struct dmd_spec_xbuf *xb = &u->spec->xbuf[pl->stmt->xfer->id];
 
 	if (u->views)
 		return;
-	if (xb->n_buf < 2) {
+	switch (pl->which) {
+	case DMD_SPEC_ONE:
 		xb->use_r = 1;
-	} else if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
-		isl_val *v = isl_ast_expr_get_val(par);
-		int odd = isl_val_is_int(v) &&
-			isl_val_get_num_si(v) % 2 != 0;
-
-		isl_val_free(v);
-		if (odd)
-			xb->use_rb = 1;
-		else
-			xb->use_ra = 1;
-	} else {
+		break;
+	case DMD_SPEC_FIRST:
+		xb->use_ra = 1;
+		break;
+	case DMD_SPEC_SECOND:
+		xb->use_rb = 1;
+		break;
+	case DMD_SPEC_BY_PARITY:
 		xb->use_ra = xb->use_rb = 1;
-		dmd_uses_expr(u, par);
+		dmd_uses_expr(u, dmd_spec_par(pl));
+		break;
 	}
 }
 
@@ -397,14 +461,15 @@ static void dmd_uses_rel(struct dmd_uses *u, isl_ast_expr **lo,
 	}
 }
 
-/* A view update of a wait (dmd_emit_view): the components of the view
- * of the tensor of "x" that the step reads, from its home buffer
- * ("home") or from the buffer of "x" at parity "par" with origins lo[]. */
-static void dmd_uses_set_view(struct dmd_uses *u, const struct dmd_xfer *x,
-	int home, __isl_keep isl_ast_expr *par, isl_ast_expr **lo)
+/* A view update of a wait or VIEW_HOME statement "pl" (dmd_emit_view):
+ * the components of the view of the tensor of its transfer that the
+ * step reads, from its home buffer ("home") or from the transfer's
+ * buffer at the node (pl->which) with origins lo[]. */
+static void dmd_uses_set_view(struct dmd_uses *u, struct dmd_spec_payload *pl,
+	int home, isl_ast_expr **lo)
 {
 	const struct dmd_spec_view *v;
-	int t = x->tensor, d;
+	int t = pl->stmt->xfer->tensor, d;
 
 	if (u->views)
 		return;
@@ -414,7 +479,7 @@ static void dmd_uses_set_view(struct dmd_uses *u, const struct dmd_xfer *x,
 	if (v->ptr && home)
 		dmd_uses_buf(u, t);
 	else if (v->ptr)
-		dmd_uses_xbuf(u, x, par);
+		dmd_uses_xbuf(u, pl);
 	for (d = 0; d < u->m->lay[t]->ndim; ++d) {
 		if ((v->o >> d) & 1) {
 			if (home)
@@ -427,19 +492,19 @@ static void dmd_uses_set_view(struct dmd_uses *u, const struct dmd_xfer *x,
 	}
 }
 
-/* The compute statement: the output element written through w_C, each
- * read through its view, or the output's for a read in place. */
+/* The compute statement: each access through its view (the output's
+ * through w_C). */
 static void dmd_uses_comp(struct dmd_uses *u, struct dmd_spec_payload *pl)
 {
-	const struct dmd_poly *p = u->p;
-	const struct dmd_step_plan *sp = &u->plan->steps[u->ss->step];
-	int a, pos = 0, n;
+	const struct dmd_spec_stmt *st = pl->stmt;
+	int a;
 
-	for (a = 0; a < p->n_acc; ++a) {
-		n = p->acc[a].expr->n_arg;
-		dmd_uses_index(u, p->acc[a].tensor,
-			a == 0 || sp->provider[a] == -2, pl->expr + pos, n);
-		pos += n;
+	for (a = 0; a < st->u.comp.n_acc; ++a) {
+		const struct dmd_spec_access *acc = &st->u.comp.acc[a];
+		const struct dmd_spec_view *v = &u->ss->view[acc->view];
+
+		dmd_uses_index(u, v->tensor, v->write,
+			dmd_spec_exprs(pl, acc->index), acc->n_index);
 	}
 }
 
@@ -477,7 +542,7 @@ static void dmd_uses_bcast(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	dmd_uses_home_all(u, x->tensor, 1);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.bcast.lo), nd);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.bcast.ext), nd);
-	dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.bcast.par));
+	dmd_uses_xbuf(u, pl);
 	dmd_uses_rx(u, x);
 }
 
@@ -496,7 +561,7 @@ static void dmd_uses_shift(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	}
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.plo), nd);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.pext), nd);
-	dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.shift.par));
+	dmd_uses_xbuf(u, pl);
 	dmd_uses_rx(u, x);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.shift.ext), nd);
 }
@@ -531,10 +596,10 @@ static void dmd_uses_recv(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	isl_ast_expr **lo = dmd_spec_exprs(pl, st->u.recv.lo);
 
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.peer), u->m->mesh->n);
-	if (x->ghost || x->use == DMD_USE_RETURN) {
+	if (st->u.recv.into == DMD_BUF_HOME) {
 		dmd_uses_home_box(u, x->tensor, lo);
 	} else {
-		dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.recv.par));
+		dmd_uses_xbuf(u, pl);
 		dmd_uses_rx(u, x);
 		dmd_uses_rel(u, lo, dmd_spec_exprs(pl, st->u.recv.blo), nd);
 	}
@@ -550,7 +615,7 @@ static void dmd_uses_send(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	isl_ast_expr **lo = dmd_spec_exprs(pl, st->u.send.lo);
 
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.peer), u->m->mesh->n);
-	if (x->use == DMD_USE_RETURN) {
+	if (st->u.send.from == DMD_BUF_WRITE) {
 		dmd_uses_write_box(u, x->tensor);
 		dmd_uses_exprs(u, lo, nd);
 	} else
@@ -566,11 +631,11 @@ static void dmd_uses_self(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	int nd = u->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, st->u.self.lo);
 
-	if (x->use == DMD_USE_RETURN) {
+	if (st->u.self.from == DMD_BUF_WRITE) {
 		dmd_uses_home_box(u, x->tensor, lo);
 		dmd_uses_write_box(u, x->tensor);
 	} else {
-		dmd_uses_xbuf(u, x, *dmd_spec_exprs(pl, st->u.self.par));
+		dmd_uses_xbuf(u, pl);
 		dmd_uses_rx(u, x);
 		dmd_uses_rel(u, lo, dmd_spec_exprs(pl, st->u.self.blo), nd);
 		dmd_uses_home_box(u, x->tensor, lo);
@@ -583,17 +648,16 @@ static void dmd_uses_wait(struct dmd_uses *u, struct dmd_spec_payload *pl)
 {
 	const struct dmd_spec_stmt *st = pl->stmt;
 	const struct dmd_xfer *x = st->xfer;
-	isl_ast_expr *par = *dmd_spec_exprs(pl, st->u.wait.par);
 	isl_ast_expr **lo = dmd_spec_exprs(pl, st->u.wait.lo);
 
-	if (x->level < 0)
+	if (!st->u.wait.set_view)
 		return;
-	if (x->kind == DMD_XFER_BCAST) {
+	if (st->u.wait.root) {
 		dmd_uses_coord(u, x->axis);
 		dmd_uses_expr(u, *dmd_spec_exprs(pl, st->u.wait.root));
-		dmd_uses_set_view(u, x, 1, NULL, NULL);
+		dmd_uses_set_view(u, pl, 1, NULL);
 	}
-	dmd_uses_set_view(u, x, 0, par, lo);
+	dmd_uses_set_view(u, pl, 0, lo);
 }
 
 static isl_bool dmd_uses_node(__isl_keep isl_ast_node *node, void *user);
@@ -607,7 +671,8 @@ static void dmd_uses_zero(struct dmd_uses *u)
 }
 
 /* Record what the statement of user node "node" prints (by kind, as
- * dmd_emit_user). */
+ * dmd_emit_user), once the buffer of its transfer it uses there is
+ * chosen (dmd_uses_which). */
 static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 {
 	isl_id *id = isl_ast_node_get_annotation(node);
@@ -621,6 +686,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 		return;
 	}
 	st = pl->stmt;
+	dmd_uses_which(u, pl);
 	switch (st->kind) {
 	case DMD_SPEC_COMP:
 		dmd_uses_comp(u, pl);
@@ -638,8 +704,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 			st->u.zero.e));
 		break;
 	case DMD_SPEC_CLEAR:
-		dmd_uses_xbuf(u, st->xfer, *dmd_spec_exprs(pl,
-			st->u.clear.par));
+		dmd_uses_xbuf(u, pl);
 		break;
 	case DMD_SPEC_BCAST:
 		dmd_uses_bcast(u, pl);
@@ -660,7 +725,7 @@ static void dmd_uses_stmt(struct dmd_uses *u, __isl_keep isl_ast_node *node)
 		dmd_uses_wait(u, pl);
 		break;
 	case DMD_SPEC_VIEW_HOME:
-		dmd_uses_set_view(u, st->xfer, 1, NULL, NULL);
+		dmd_uses_set_view(u, pl, 1, NULL);
 		break;
 	}
 }
@@ -716,7 +781,7 @@ static void dmd_uses_decl_comp(struct dmd_uses *u,
 
 	if (v->root)
 		dmd_uses_home(u, v->tensor, origin, d);
-	if (!x || (!v->write && (x->ghost || v->mut)))
+	if (v->home)
 		dmd_uses_home(u, v->tensor, origin, d);
 	else if (origin)
 		dmd_uses_expr(u, u->spec->xbuf[x->id].lo[d]);
@@ -738,7 +803,7 @@ static void dmd_uses_decls(struct dmd_uses *u, struct dmd_spec_step *ss)
 			dmd_uses_expr(u, u->spec->xbuf[x->id].root);
 			dmd_uses_buf(u, v->tensor);
 		}
-		if (!x || (!v->write && (x->ghost || v->mut)))
+		if (v->home)
 			dmd_uses_buf(u, v->tensor);
 		else
 			u->spec->xbuf[x->id].use_r = 1;

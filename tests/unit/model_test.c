@@ -1287,6 +1287,146 @@ static struct dmd_spec_stmt *spec_stmt(struct sess *s, int c, int step,
 	return NULL;
 }
 
+/* Statement "kind" of transfer "x" in step "step" of the first cell
+ * that runs one. */
+static struct dmd_spec_stmt *spec_stmt_any(struct sess *s, int step,
+	enum dmd_spec_kind kind, const struct dmd_xfer *x)
+{
+	struct dmd_spec_stmt *st = NULL;
+	int c;
+
+	for (c = 0; !st && c < s->specs->n; ++c)
+		st = spec_stmt(s, c, step, kind, x);
+	return st;
+}
+
+/* The named fields of the typed program (specialize/dmd_spec.h) that
+ * say which buffer or view each statement uses: stencil3's compute
+ * statement writes B through w_B and reads A[i - 1], A[i], A[i + 1]
+ * through v_A, the home buffer with the halo's ghost cells (a plain
+ * wait, no view set); stencil_acc_3 adds into B; elem (f32) computes in
+ * float, receives A and B into their transfers' buffers and returns C
+ * from the write view, added into the holders' home buffers;
+ * partial_reduce_2 adds the partials it receives and its own into the
+ * transfer's buffer. */
+static void test_spec_fields(void)
+{
+	const struct dmd_spec_access *acc;
+	const struct dmd_spec_step *ss;
+	struct dmd_spec_stmt *st;
+	const struct dmd_xfer *x;
+	struct sess s;
+	int a;
+
+	if (sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 1)) {
+		ss = &s.specs->spec[0]->steps[0];
+		st = spec_stmt(&s, 0, 0, DMD_SPEC_COMP, NULL);
+		if (check(st && st->u.comp.n_acc == 4,
+				"stencil3: a compute statement, 4 accesses")) {
+			acc = st->u.comp.acc;
+			check(dmd_spec_access_at(st, s.m->poly[0]->st->lhs) ==
+				&acc[0], "stencil3: the output's access at the "
+				"left side's node");
+			int_eq(acc[0].mode, DMD_SPEC_WRITE, "stencil3: B = ..");
+			int_eq(ss->view[acc[0].view].write, 1,
+				"stencil3: B through w_B");
+			int_eq(ss->view[acc[0].view].tensor, 1,
+				"stencil3: w_B is B's");
+			for (a = 1; a < 4; ++a) {
+				check(dmd_spec_access_at(st,
+					s.m->poly[0]->acc[a].expr) == &acc[a],
+					"stencil3: read %d at its node", a);
+				int_eq(acc[a].mode, DMD_SPEC_READ,
+					"stencil3: A read");
+				int_eq(acc[a].n_index, 1, "stencil3: 1 index");
+				int_eq(ss->view[acc[a].view].write, 0,
+					"stencil3: A through v_A");
+				int_eq(ss->view[acc[a].view].home, 1,
+					"stencil3: v_A is A's home buffer");
+			}
+			str_eq(st->u.comp.type->name, "double",
+				"stencil3: computes in double");
+		}
+		int_eq(s.specs->spec[0]->tensor[0].halo, 1,
+			"stencil3: A's home buffer has ghost cells");
+		int_eq(s.specs->spec[0]->tensor[1].halo, 0,
+			"stencil3: B's home buffer is its block");
+		x = s.plan->xfer[0];
+		st = spec_stmt_any(&s, 0, DMD_SPEC_RECV, x);
+		if (check(st != NULL, "stencil3: a receive of the halo")) {
+			int_eq(st->u.recv.into, DMD_BUF_HOME,
+				"stencil3: the halo into the home buffer");
+			int_eq(st->u.recv.sum, 0, "stencil3: stored");
+		}
+		st = spec_stmt_any(&s, 0, DMD_SPEC_WAIT, x);
+		if (check(st != NULL, "stencil3: a wait of the halo"))
+			int_eq(st->u.wait.set_view, 0,
+				"stencil3: the wait sets no view");
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/stencil_acc_3.yaml", 1)) {
+		st = spec_stmt(&s, 0, 0, DMD_SPEC_COMP, NULL);
+		if (check(st != NULL, "stencil_acc_3: a compute statement"))
+			int_eq(st->u.comp.acc[0].mode, DMD_SPEC_ADD,
+				"stencil_acc_3: B += ..");
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/elem.yaml", 1)) {
+		st = spec_stmt_any(&s, 0, DMD_SPEC_COMP, NULL);
+		if (check(st != NULL, "elem: a compute statement")) {
+			str_eq(st->u.comp.type->name, "float",
+				"elem: computes in float");
+			int_eq(st->u.comp.type->single, 1,
+				"elem: float constants and functions");
+		}
+		str_eq(s.specs->spec[0]->tensor[0].type->name, "float",
+			"elem: A's home buffer holds floats");
+		x = s.plan->steps[0].ret;
+		st = spec_stmt_any(&s, 0, DMD_SPEC_SEND, x);
+		if (check(x && st, "elem: C returned, a send"))
+			int_eq(st->u.send.from, DMD_BUF_WRITE,
+				"elem: sent from the write view");
+		st = spec_stmt_any(&s, 0, DMD_SPEC_RECV, x);
+		if (check(x && st, "elem: a receive of the return")) {
+			int_eq(st->u.recv.into, DMD_BUF_HOME,
+				"elem: returned into the home buffer");
+			int_eq(st->u.recv.sum, 1, "elem: added");
+		}
+		st = spec_stmt_any(&s, 0, DMD_SPEC_SELF, x);
+		if (check(x && st, "elem: the own piece of the return")) {
+			int_eq(st->u.self.from, DMD_BUF_WRITE,
+				"elem: own piece from the write view");
+			int_eq(st->u.self.into, DMD_BUF_HOME,
+				"elem: own piece into the home buffer");
+			int_eq(st->u.self.sum, 1, "elem: own piece added");
+		}
+		st = spec_stmt_any(&s, 0, DMD_SPEC_RECV, s.plan->xfer[0]);
+		if (check(s.plan->xfer[0] != x && st,
+				"elem: transfer #0 (a read) received"))
+			int_eq(st->u.recv.into, DMD_BUF_XFER,
+				"elem: a read into its transfer's buffer");
+	}
+	sess_close(&s);
+	if (sess_open(&s, "tests/e2e/jobs/partial_reduce_2.yaml", 1)) {
+		x = s.plan->steps[1].n_xfer ? s.plan->steps[1].xfer[0] : NULL;
+		st = x ? spec_stmt_any(&s, 1, DMD_SPEC_RECV, x) : NULL;
+		if (check(st != NULL, "partial_reduce_2: step 2 receives")) {
+			int_eq(st->u.recv.into, DMD_BUF_XFER,
+				"partial_reduce_2: into the transfer's buffer");
+			int_eq(st->u.recv.sum, 1,
+				"partial_reduce_2: partials added");
+		}
+		st = x ? spec_stmt_any(&s, 1, DMD_SPEC_SELF, x) : NULL;
+		if (check(st != NULL, "partial_reduce_2: its own partial")) {
+			int_eq(st->u.self.from, DMD_BUF_HOME,
+				"partial_reduce_2: own partial from home");
+			int_eq(st->u.self.sum, 1,
+				"partial_reduce_2: own partial added");
+		}
+	}
+	sess_close(&s);
+}
+
 /* The proofs as emitted of steps distributed over views (their
  * quantities are printed in the view's coordinates): they hold, and fail
  * when a broadcast's roots are one further along a view axis, when one
@@ -1646,6 +1786,7 @@ int main(int argc, char **argv)
 	test_classes();
 	test_proofs();
 	test_spec_proofs();
+	test_spec_fields();
 	test_views_model();
 	test_views_plan();
 	test_flops();
