@@ -298,6 +298,16 @@ static __isl_give isl_pw_aff *dmd_cost_constantize(const struct dmd_model *m,
 	return isl_pw_aff_coalesce(r);
 }
 
+/* Forget the error of an isl operation that failed because its result
+ * is not what is asked for (a product that is not a pw_aff), but not
+ * one of the operation quota (a search's limit on the analysis of a
+ * candidate, which must see it). */
+static void dmd_cost_reset_error(isl_ctx *ctx)
+{
+	if (isl_ctx_last_error(ctx) != isl_error_quota)
+		isl_ctx_reset_error(ctx);
+}
+
 /* The product of "a" and "b" (taken), pw_affs over the parameters: isl's,
  * or when on a piece neither is constant (two extents that both vary
  * with the coordinates, as 5 - c_x and 1 + 2 c_x on two ranks), the
@@ -312,6 +322,11 @@ static __isl_give isl_pw_aff *dmd_cost_mul(const struct dmd_model *m,
 		isl_pw_aff_free(a);
 		isl_pw_aff_free(b);
 		return r;
+	}
+	if (isl_ctx_last_error(m->ctx) == isl_error_quota) {
+		isl_pw_aff_free(a);
+		isl_pw_aff_free(b);
+		return NULL;
 	}
 	isl_ctx_reset_error(m->ctx);
 	a = dmd_cost_constantize(m, a);
@@ -344,7 +359,7 @@ static __isl_give isl_pw_aff *dmd_cost_box_bytes(struct dmd_cost_build *b,
 		ext[d] = NULL;
 	}
 	if (!w)
-		isl_ctx_reset_error(m->ctx);
+		dmd_cost_reset_error(m->ctx);
 	return w;
 }
 
@@ -656,7 +671,7 @@ static isl_stat dmd_cost_iter_piece(__isl_take isl_basic_set *bs, void *user)
 		ext[d] = NULL;
 	}
 	if (!cnt) {
-		isl_ctx_reset_error(m->ctx);
+		dmd_cost_reset_error(m->ctx);
 		it->bad = 1;
 		goto done;
 	}

@@ -286,6 +286,34 @@ static __isl_give isl_map *dmd_part_senders(const struct dmd_model *m,
 }
 
 
+/* Does every holder receive each iteration that writes an element it
+ * holds exactly once, from "pieces" ({ [R[h] -> R[r]] -> T[e] }: r sends
+ * h the sum of the iterations of e it ran) with the senders chosen
+ * among "c0" ({ [R[h] -> S[i]] -> R[r] }, r runs i)?  Since the chosen
+ * senders are one per (h, i) of c0, the relation k below contains them
+ * and has c0's domain; it must be single-valued. */
+static isl_bool dmd_part_return_once(__isl_keep isl_map *pieces,
+	__isl_keep isl_map *c0, __isl_keep isl_map *acc)
+{
+	isl_map *k;
+	isl_set *d, *d0;
+	isl_bool ok, ok2;
+
+	/* what h receives, iteration by iteration: every one, once */
+	k = dmd_part_by_holder(isl_map_apply_range(isl_map_copy(pieces),
+		isl_map_reverse(isl_map_copy(acc))));
+	k = isl_map_intersect(k, isl_map_copy(c0));
+	ok = isl_map_is_single_valued(k);
+	d = isl_map_domain(k);
+	d0 = isl_map_domain(isl_map_copy(c0));
+	ok2 = isl_set_is_equal(d, d0);
+	isl_set_free(d);
+	isl_set_free(d0);
+	if (ok < 0 || ok2 < 0)
+		return isl_bool_error;
+	return isl_bool_ok(ok && ok2);
+}
+
 /* The return of step "x->step"'s results: "done" ([c] -> { S[i] } run by
  * rank c) and "acc" ({ S[i] -> T[e] }, the access written).  Holder h
  * receives from r the sums r computed of the elements h holds, with r
@@ -296,39 +324,38 @@ static __isl_give isl_map *dmd_part_senders(const struct dmd_model *m,
  * iteration it ran of an element: so every iteration that writes an
  * element of h must reach h from exactly one chosen r.  When it does not
  * (an element summed over iterations whose copies run on ranks that
- * overlap differently), the job is refused, never summed twice. */
+ * overlap differently), the job is refused, never summed twice.
+ * Where each iteration runs on one rank at most (shown on
+ * { S[i] -> R[r] }, which has neither holders nor elements), there is
+ * nothing to choose: the senders are all the candidates and the
+ * condition holds (the general check, on relations over holders,
+ * iterations and ranks, took minutes on a 3-D view of thousands of
+ * ranks; this one takes milliseconds). */
 __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	const struct dmd_xfer *x, __isl_keep isl_set *done,
 	__isl_keep isl_map *acc)
 {
-	isl_map *run, *c0, *c, *k, *pieces;
-	isl_set *d, *d0;
+	isl_map *run, *c0, *c, *pieces;
 	isl_space *xs;
-	isl_bool ok, ok2;
+	isl_bool ok, once;
 
 	run = isl_set_unbind_params_insert_domain(isl_set_copy(done),
 		isl_multi_id_copy(m->mesh->ids));
 	run = isl_map_intersect_domain(run, isl_set_unbind_params(
 		isl_set_copy(m->mesh->set), isl_multi_id_copy(m->mesh->ids)));
 	c0 = dmd_part_senders(m, m->lay[x->tensor], acc, run);
-	isl_map_free(run);
-	c = dmd_p2p_prefer(m, isl_map_copy(c0));
+	once = isl_map_is_single_valued(isl_map_reverse(run));
+	if (once < 0)
+		c0 = isl_map_free(c0);
+	c = once ? isl_map_copy(c0) : dmd_p2p_prefer(m, isl_map_copy(c0));
 	/* { [R[h] -> R[r]] -> T[e] } */
 	pieces = isl_map_apply_range(dmd_part_by_holder(c),
 		isl_map_copy(acc));
-	/* what h receives, iteration by iteration: every one, once */
-	k = dmd_part_by_holder(isl_map_apply_range(isl_map_copy(pieces),
-		isl_map_reverse(isl_map_copy(acc))));
-	k = isl_map_intersect(k, isl_map_copy(c0));
-	ok = isl_map_is_single_valued(k);
-	d = isl_map_domain(k);
-	d0 = isl_map_domain(c0);
-	ok2 = isl_set_is_equal(d, d0);
-	isl_set_free(d);
-	isl_set_free(d0);
-	if (ok < 0 || ok2 < 0)
+	ok = once ? isl_bool_true : dmd_part_return_once(pieces, c0, acc);
+	isl_map_free(c0);
+	if (ok < 0)
 		goto error;
-	if (!ok || !ok2) {
+	if (!ok) {
 		dmd_job_error(m->job, m->poly[x->step]->st->compute_loc,
 			"tensor '%s' is computed away from its holders, "
 			"and copies of one iteration run on several ranks "

@@ -243,5 +243,26 @@ else
     ko "help plan, plan --help"
 fi
 
+# a candidate beyond the isl operation quota is "too costly to analyse",
+# not refused for another reason: the cost's retry of a product that is
+# not a pw_aff (dmd_cost_mul) kept the quota error from the search, which
+# then reported "a box whose size is not a piecewise affine function"
+# (DMD_SEARCH_QUOTA=300000: two candidates of auto_square_8 reach it)
+if DMD_SEARCH_QUOTA=300000 "$DMD" plan tests/e2e/jobs/auto_square_8.yaml \
+        --json --top 20 > "$tmp/out" 2> "$tmp/err" &&
+   /usr/bin/python3 - "$tmp/out" <<'PYEOF'; then
+import json, sys
+p = json.load(open(sys.argv[1]))
+why = [c["rejected"] for c in p["steps"][0]["candidates"] if c["rejected"]]
+assert why, "no candidate reached the quota"
+assert all(w == "too costly to analyse (isl operation quota)"
+           for w in why), why
+PYEOF
+    ok "plan: a candidate beyond the operation quota is too costly"
+else
+    cat "$tmp/err"
+    ko "plan: a candidate beyond the operation quota is too costly"
+fi
+
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
