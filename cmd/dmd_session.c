@@ -163,13 +163,27 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* Is step "p" searched: a step whose schedule is the compiler's to
- * choose (no schedule key, or schedule: auto) that is a matrix product
- * or has index variables to distribute (spec 1.6).  The empty schedule
- * (owner computes) is one of the candidates and wins ties. */
-static int session_searched(const struct dmd_poly *p)
+/* The most ranks on which a step that is not a matrix product and has
+ * no schedule key is searched: its candidates have no closed-form
+ * estimate, each is analysed exactly (seconds each on 16 ranks, minutes
+ * on 64), so beyond this it keeps the empty schedule unless it says
+ * "schedule: auto". */
+#define SESSION_LOOPS_RANKS	16
+
+/* Is step "p" of a job of "nranks" ranks searched: a step whose
+ * schedule is the compiler's to choose (no schedule key, or schedule:
+ * auto) that is a matrix product, or has index variables to distribute
+ * and says "schedule: auto" or runs on at most SESSION_LOOPS_RANKS
+ * ranks (spec 1.6).  The empty schedule (owner computes) is one of the
+ * candidates and wins ties. */
+static int session_searched(const struct dmd_poly *p, long nranks)
 {
-	return dmd_step_is_auto(p->st) && dmd_search_handles(p);
+	if (!dmd_step_is_auto(p->st))
+		return 0;
+	if (dmd_search_is_product(p))
+		return 1;
+	return dmd_search_handles(p) &&
+		(p->st->schedule_auto || nranks <= SESSION_LOOPS_RANKS);
 }
 
 /* Search the matrix-product steps of the analysed job of "s" whose
@@ -184,7 +198,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
-		if (session_searched(s->m->poly[i]))
+		if (session_searched(s->m->poly[i], s->job->nranks))
 			break;
 	if (i == n)
 		return DMD_OK;
@@ -195,7 +209,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
-		if (!session_searched(p))
+		if (!session_searched(p, s->job->nranks))
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])
