@@ -584,6 +584,23 @@ class Report:
             self.w(f"- {f['what']}: {f['msg']}")
         self.w("")
 
+    def auto_sched(self):
+        """The automatic schedules against the hand ones (bench/auto.py)."""
+        recs = self.of("auto")
+        if not recs:
+            return
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import auto
+        lines, ok = auto.table(recs)
+        self.w()
+        for line in lines:
+            self.w(line)
+        worst = max((r["auto_bytes"] / r["hand_bytes"] if r.get("hand_bytes")
+                     else float("inf")) for r in recs)
+        self.goals.append(("automatic plan's busiest receiver <= 1.02x the "
+                           "best hand schedule's (every case)",
+                           f"worst {worst:.3f}x", "met" if ok else "**not met**"))
+
     def build(self):
         self.header()
         head = len(self.lines)
@@ -593,6 +610,7 @@ class Report:
         self.classes()
         self.bytes_goal()
         self.checks()
+        self.auto_sched()
         self.problems()
         self.lines[head:head] = self.goals_table()
         return "\n".join(self.lines) + "\n"

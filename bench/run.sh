@@ -14,6 +14,9 @@
 #            64) vs OpenBLAS DGEMM (1 process, 1 and 2 threads)
 #   gemm22   the same on a 2x2 grid (4 ranks: oversubscribed on 2 cores),
 #            n in BENCH_SIZES
+#   auto     bench/auto.py: the automatic schedule's bytes at the busiest
+#            receiver against every hand schedule's and the lower bound
+#            (plan only; BENCH_AUTO_QUICK=1 for the small cases)
 # Every method is launched once per round, BENCH_REPS rounds, the methods
 # interleaved (and the order rotated each round); medians are reported.
 # Every launch runs under `timeout`.  The report goes to stdout and to
@@ -25,7 +28,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 dmd=${DISTMPMD:-$top/bin/distmpmd}
 py=/usr/bin/python3
-parts=${BENCH_PARTS:-checks classes stencil gemm12 gemm22}
+parts=${BENCH_PARTS:-checks classes stencil gemm12 gemm22 auto}
 reps=${BENCH_REPS:-5}
 sizes12=${BENCH_SIZES_1X2:-2048 4096}
 sizes22=${BENCH_SIZES:-1024 2048}
@@ -568,6 +571,15 @@ if has_part gemm22; then
 	mark "gemm 2x2: start"
 	gemm_part 2 2 "$sizes22"
 	mark "gemm 2x2: end"
+fi
+
+if has_part auto; then
+	say "part auto (automatic schedules vs hand schedules, plan only)"
+	mark "auto: start"
+	# BENCH_AUTO_QUICK=1: the small cases
+	$py "$here/auto.py" ${BENCH_AUTO_QUICK:+--quick} --jsonl "$results" \
+		> /dev/null || say "auto: a case failed or missed 1.02x"
+	mark "auto: end"
 fi
 
 # --------------------------------------------------------------------------

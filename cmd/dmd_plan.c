@@ -176,7 +176,49 @@ static int dmd_plan_json_layout(FILE *f, const struct dmd_job *job,
 		dmd_plan_json_str(f, dmd_job_axis_name(job,
 			t->partial_axis[d]));
 	}
-	fputs("]}", f);
+	fprintf(f, "], \"auto\": %s}", t->dist_auto ? "true" : "false");
+	return 0;
+}
+
+/* The choices of layouts of "l" as JSON (at most "top"): per choice the
+ * dist of every automatic tensor, the figures of the whole program,
+ * whether it was chosen and why it was rejected. */
+static int dmd_plan_json_layouts(FILE *f, const struct dmd_job *job,
+	const struct dmd_layouts *l, int top)
+{
+	int k, g, m;
+
+	fputs(", \"layout_candidates\": [", f);
+	for (k = 0; l && k < l->n && k < top; ++k) {
+		const struct dmd_layout_choice *c = &l->c[k];
+
+		fputs(k ? ", {\"dist\": {" : "{\"dist\": {", f);
+		for (g = 0; g < l->n_groups; ++g)
+			for (m = 0; m < l->g[g].n_members; ++m) {
+				char *d = dmd_layouts_str(l, job, g,
+					c->pick[g]);
+
+				if (!d)
+					return -1;
+				fputs(g || m ? ", " : "", f);
+				dmd_plan_json_str(f, job->tensors[
+					l->g[g].members[m]].name);
+				fputs(": ", f);
+				dmd_plan_json_str(f, d);
+				free(d);
+			}
+		fputs("}, ", f);
+		if (!c->why)
+			dmd_plan_json_figs(f, &c->fig, 0);
+		fprintf(f, "%s\"chosen\": %s, \"rejected\": ",
+			c->why ? "" : ", ", k == l->best ? "true" : "false");
+		if (c->why || c->rejected)
+			dmd_plan_json_str(f, c->why ? c->why : c->rejected);
+		else
+			fputs("null", f);
+		fputs("}", f);
+	}
+	fputs("]", f);
 	return 0;
 }
 
@@ -235,7 +277,10 @@ static int dmd_plan_json(struct dmd_session *s, const struct dmd_cost *c,
 		if (dmd_plan_json_layout(f, job, &job->tensors[i]) < 0)
 			return -1;
 	}
-	fputs("}, \"steps\": [", f);
+	fputs("}", f);
+	if (dmd_plan_json_layouts(f, job, s->layouts, top) < 0)
+		return -1;
+	fputs(", \"steps\": [", f);
 	for (i = 0; i < m->n_poly; ++i) {
 		const struct dmd_poly *p = m->poly[i];
 		const char *v = dmd_plan_view(job, p->view);
@@ -324,6 +369,53 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 	}
 }
 
+/* The choices of layouts of "l" as text (at most "top"), best first:
+ * the dist of each group of automatic tensors, the figures of the
+ * whole program with it. */
+static int dmd_plan_text_layouts(const struct dmd_job *job,
+	const struct dmd_layouts *l, int top)
+{
+	int k, g, m;
+
+	if (!l)
+		return 0;
+	printf("\nlayout candidates (%d analysed, the steps' schedules "
+		"chosen for each; figures for the program):\n", l->n);
+	for (k = 0; k < l->n && k < top; ++k) {
+		const struct dmd_layout_choice *c = &l->c[k];
+		char *line = NULL;
+		size_t size = 0;
+		FILE *f = open_memstream(&line, &size);
+
+		if (!f)
+			return -1;
+		for (g = 0; g < l->n_groups; ++g) {
+			char *d = dmd_layouts_str(l, job, g, c->pick[g]);
+
+			for (m = 0; d && m < l->g[g].n_members; ++m)
+				fprintf(f, "%s%s", g || m ? ", " : "",
+					job->tensors[l->g[g].members[m]].name);
+			fprintf(f, " %s", d ? d : "?");
+			free(d);
+		}
+		if (fclose(f) != 0) {
+			free(line);
+			return -1;
+		}
+		printf("   %c %-60s", k == l->best ? '*' : ' ', line);
+		free(line);
+		if (!c->why)
+			printf(" %10.4g s %12lld B max %12lld B mem",
+				c->fig.time_s, c->fig.bytes_recv_max,
+				c->fig.mem_max);
+		if (c->why || c->rejected)
+			printf("  rejected: %s", c->why ? c->why :
+				c->rejected);
+		printf("\n");
+	}
+	return 0;
+}
+
 /* The plan as text on stdout. */
 static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c,
 	int top, struct dmd_search **found)
@@ -406,8 +498,14 @@ static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c,
 		for (d = 0; d < t->n_partial; ++d)
 			printf("%s%s", d ? ", " : ", partial along ",
 				dmd_job_axis_name(job, t->partial_axis[d]));
-		printf("\n");
+		for (d = 0; d < t->n_place; ++d)
+			printf("%s%s = %ld", d ? ", " : ", placed at ",
+				dmd_job_axis_name(job, t->place_axis[d]),
+				t->place_coord[d]);
+		printf("%s\n", t->dist_auto ? " (chosen by the search)" : "");
 	}
+	if (dmd_plan_text_layouts(job, s->layouts, top) < 0)
+		return -1;
 	return fflush(stdout) == 0 ? 0 : -1;
 }
 
@@ -489,6 +587,41 @@ static void dmd_plan_yaml_steps(yaml_document_t *doc, int seq, int *nodes,
 	}
 }
 
+/* Write the dist of every automatic tensor of the job of "s" into the
+ * tensors of "doc" (whose root is "root"). */
+static int dmd_plan_yaml_dists(struct dmd_session *s, yaml_document_t *doc,
+	int root)
+{
+	const struct dmd_job *job = s->job;
+	int tensors = dmd_plan_yaml_get(doc, root, "tensors", NULL);
+	int i, d, r = 0;
+
+	for (i = 0; tensors && i < job->n_tensors; ++i) {
+		const struct dmd_tensor *t = &job->tensors[i];
+		int node, seq;
+
+		if (!t->dist_auto)
+			continue;
+		node = dmd_plan_yaml_get(doc, tensors, t->name, NULL);
+		seq = yaml_document_add_sequence(doc, NULL,
+			YAML_FLOW_SEQUENCE_STYLE);
+		if (!node || !seq)
+			return -1;
+		for (d = 0; d < t->ndim; ++d) {
+			char *e = t->dist[d] ? dmd_expr_to_str(t->dist[d]) :
+				strdup("-");
+
+			r |= !e || !yaml_document_append_sequence_item(doc,
+				seq, yaml_document_add_scalar(doc, NULL,
+				(yaml_char_t *) e, -1,
+				YAML_DOUBLE_QUOTED_SCALAR_STYLE));
+			free(e);
+		}
+		r |= dmd_plan_yaml_set(doc, node, "dist", seq) < 0;
+	}
+	return r ? -1 : 0;
+}
+
 /* Make the choices of the search explicit in "doc": every view the job
  * has that the file does not (the search's) under mesh.views, and the
  * schedule of every searched step. */
@@ -530,6 +663,7 @@ static int dmd_plan_yaml_choices(struct dmd_session *s, yaml_document_t *doc,
 		r |= dmd_plan_yaml_set(doc, vm, "shape", sh) < 0;
 		r |= dmd_plan_yaml_set(doc, views, v->name, vm) < 0;
 	}
+	r |= dmd_plan_yaml_dists(s, doc, root) < 0;
 	steps = calloc(s->m->n_poly + 1, sizeof(int));
 	if (!steps)
 		return -1;

@@ -21,6 +21,7 @@ void dmd_session_free(struct dmd_session *s)
 	for (i = 0; s->found && i < s->n_found; ++i)
 		dmd_search_free(s->found[i]);
 	free(s->found);
+	dmd_layouts_free(s->layouts);
 	free(s->cls);
 	free(s->files);
 	dmd_emit_classes_free(s->classes);
@@ -162,17 +163,27 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* Is step "p" searched: a matrix product whose schedule is the
- * compiler's to choose (no schedule key, or schedule: auto), or another
- * step with index variables and "schedule: auto" (without a schedule key
- * such a step keeps the empty schedule, for now). */
-static int session_searched(const struct dmd_poly *p)
+/* The most ranks on which a step that is not a matrix product and has
+ * no schedule key is searched: its candidates have no closed-form
+ * estimate, each is analysed exactly (seconds each on 16 ranks, minutes
+ * on 64), so beyond this it keeps the empty schedule unless it says
+ * "schedule: auto". */
+#define SESSION_LOOPS_RANKS	16
+
+/* Is step "p" of a job of "nranks" ranks searched: a step whose
+ * schedule is the compiler's to choose (no schedule key, or schedule:
+ * auto) that is a matrix product, or has index variables to distribute
+ * and says "schedule: auto" or runs on at most SESSION_LOOPS_RANKS
+ * ranks (spec 1.6).  The empty schedule (owner computes) is one of the
+ * candidates and wins ties. */
+static int session_searched(const struct dmd_poly *p, long nranks)
 {
 	if (!dmd_step_is_auto(p->st))
 		return 0;
 	if (dmd_search_is_product(p))
 		return 1;
-	return p->st->schedule_auto && dmd_search_handles(p);
+	return dmd_search_handles(p) &&
+		(p->st->schedule_auto || nranks <= SESSION_LOOPS_RANKS);
 }
 
 /* Search the matrix-product steps of the analysed job of "s" whose
@@ -187,7 +198,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
-		if (session_searched(s->m->poly[i]))
+		if (session_searched(s->m->poly[i], s->job->nranks))
 			break;
 	if (i == n)
 		return DMD_OK;
@@ -198,7 +209,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
-		if (!session_searched(p))
+		if (!session_searched(p, s->job->nranks))
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])
@@ -216,6 +227,125 @@ static enum dmd_status session_search(struct dmd_session *s)
 	if (st == DMD_OK)
 		st = dmd_part_plan(s->m, &s->plan);
 	return st;
+}
+
+/* Undo what session_search did to the job of "s" (whose first "nv"
+ * views are its own): the steps it gave a schedule have none again, the
+ * views it added are gone; the searches, plan and model are freed. */
+static void session_undo_search(struct dmd_session *s, int nv)
+{
+	struct dmd_job *job = s->job;
+	int i, j;
+
+	for (i = 0; s->found && i < s->n_found; ++i) {
+		struct dmd_step *st;
+
+		if (!s->found[i] || s->found[i]->best < 0 || !s->m)
+			continue;
+		st = (struct dmd_step *) s->m->poly[i]->st;
+		for (j = 0; j < st->n_cmds; ++j)
+			dmd_sched_cmd_clear(&st->cmds[j]);
+		free(st->cmds);
+		st->cmds = NULL;
+		st->n_cmds = 0;
+	}
+	for (i = 0; s->found && i < s->n_found; ++i)
+		dmd_search_free(s->found[i]);
+	free(s->found);
+	s->found = NULL;
+	s->n_found = 0;
+	for (i = nv; i < job->n_views; ++i) {
+		free(job->views[i].name);
+		for (j = 0; j < job->views[i].n_axes; ++j)
+			free(job->views[i].axes[j]);
+		memset(&job->views[i], 0, sizeof(job->views[i]));
+	}
+	job->n_views = nv;
+	s->plan = dmd_part_plan_free(s->plan);
+	s->m = dmd_model_free(s->m);
+}
+
+/* Where the analysis of a choice of layouts sends its messages: the
+ * first is kept (why the choice is refused). */
+static void session_layout_diag(const char *line, void *user)
+{
+	char **why = user;
+
+	if (!*why)
+		*why = strdup(line);
+}
+
+/* Evaluate the job of "s" with its layouts as they are now (a
+ * dmd_layouts_eval_fn): model, plan, the steps without a schedule
+ * searched, proofs, the cost of the whole program with the memory of
+ * the busiest rank; then the job as it was.  A choice the analysis
+ * cannot handle is refused with its first message. */
+static enum dmd_status session_layout_eval(void *user,
+	struct dmd_cost_figs *fig, char **why)
+{
+	struct dmd_session *s = user;
+	struct dmd_job *job = s->job;
+	struct dmd_diag diag, *saved = job->diag;
+	struct dmd_proofs proofs = { 0 };
+	struct dmd_cost *cost = NULL;
+	int nv = job->n_views;
+	enum dmd_status st;
+
+	dmd_diag_init(&diag, &session_layout_diag, why);
+	job->diag = &diag;
+	st = dmd_model_build(s->ctx, job, &s->m);
+	if (st == DMD_OK)
+		st = dmd_part_plan(s->m, &s->plan);
+	if (st == DMD_OK)
+		st = session_search(s);
+	if (st == DMD_OK)
+		st = dmd_part_verify(s->plan, &proofs);
+	if (st == DMD_OK)
+		cost = dmd_part_cost(s->plan, NULL);
+	if (cost) {
+		struct dmd_cell cell = { s->m->mesh->set };
+		struct dmd_cells one = { 1, &cell };
+
+		if (dmd_part_cost_memory(s->plan, &one, cost) < 0)
+			cost = dmd_part_cost_free(cost);
+	}
+	if (cost)
+		*fig = cost->total;
+	job->diag = saved;
+	dmd_part_proofs_clear(&proofs);
+	dmd_part_cost_free(cost);
+	session_undo_search(s, nv);
+	isl_ctx_reset_error(s->ctx);
+	if (!cost && !*why)
+		*why = strdup("the analysis failed");
+	return cost ? DMD_OK : DMD_REFUSED;
+}
+
+/* Choose the layouts of the automatic tensors of the job of "s"
+ * (search/dmd_search_layout.c), left set in the job; refused if no
+ * choice can be analysed. */
+static enum dmd_status session_layouts(struct dmd_session *s)
+{
+	const struct dmd_tensor *t = NULL;
+	int i;
+
+	if (!dmd_search_has_auto(s->job))
+		return DMD_OK;
+	s->layouts = dmd_search_layouts(s->job, &session_layout_eval, s);
+	if (!s->layouts)
+		return DMD_INTERNAL;
+	if (s->layouts->best >= 0)
+		return DMD_OK;
+	for (i = 0; !t && i < s->job->n_tensors; ++i)
+		if (s->job->tensors[i].dist_auto)
+			t = &s->job->tensors[i];
+	dmd_job_error(s->job, t->dist_auto_loc, "no layout of the "
+		"automatic tensor '%s'%s can be used: %s", t->name,
+		s->layouts->n_groups > 1 || s->layouts->g[0].n_members > 1 ?
+		" (chosen with the other automatic tensors)" : "",
+		!s->layouts->n ? "none to try" : s->layouts->c[0].why ?
+		s->layouts->c[0].why : s->layouts->c[0].rejected);
+	return DMD_REFUSED;
 }
 
 /* Start session "s": nothing analysed yet, the messages about its job
@@ -241,7 +371,10 @@ static enum dmd_status session_plan(struct dmd_session *s)
 {
 	enum dmd_status st;
 
-	st = dmd_model_build(s->ctx, s->job, &s->m);
+	st = session_layouts(s);
+	stage_time("layouts");
+	if (st == DMD_OK)
+		st = dmd_model_build(s->ctx, s->job, &s->m);
 	stage_time("model");
 	if (st == DMD_OK)
 		st = dmd_part_plan(s->m, &s->plan);

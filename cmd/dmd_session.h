@@ -13,6 +13,7 @@
 #include "emit/dmd_emit.h"
 #include "cmd/dmd_build.h"
 #include "search/dmd_search.h"
+#include "search/dmd_search_layout.h"
 
 /* The analysed job: every stage of the compiler, each made and freed by
  * its room: job (ir) -> model (ir) -> transfer plan (partition) -> the
@@ -37,6 +38,8 @@ struct dmd_session {
 	struct dmd_build_file *files;	/* in.files, owned */
 	int n_found;			/* steps searched for a schedule: */
 	struct dmd_search **found;	/* per step, or NULL (owned) */
+	struct dmd_layouts *layouts;	/* of the automatic tensors, or
+					 * NULL (owned) */
 };
 
 /* How far dmd_session_analyse goes: the plan, the cells and their

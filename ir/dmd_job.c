@@ -314,3 +314,67 @@ int dmd_job_find_view(const struct dmd_job *job, const char *name)
 			return v;
 	return -1;
 }
+
+/* A new expression of type "type" with "n_arg" arguments (all NULL). */
+static struct dmd_expr *dmd_job_expr(enum dmd_expr_type type, int n_arg)
+{
+	struct dmd_expr *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->type = type;
+	if (n_arg) {
+		e->args = calloc(n_arg, sizeof(*e->args));
+		if (!e->args) {
+			free(e);
+			return NULL;
+		}
+		e->n_arg = n_arg;
+	}
+	return e;
+}
+
+/* Set dimension "d" of "t" to the split over mesh axes axes[0..n) of
+ * "job" (see the header): built left to right as
+ * ((a0 * e1 + a1) * e2 + a2). */
+int dmd_tensor_set_dist_axes(const struct dmd_job *job, struct dmd_tensor *t,
+	int d, int n, const int *axes)
+{
+	struct dmd_expr *e = NULL;
+	int i;
+
+	t->dist[d] = dmd_expr_free(t->dist[d]);
+	for (i = 0; i < n; ++i) {
+		struct dmd_expr *v = dmd_job_expr(DMD_EXPR_VAR, 0);
+
+		if (!v || !(v->name = strdup(job->axes[axes[i]]))) {
+			dmd_expr_free(v);
+			goto error;
+		}
+		if (e) {
+			struct dmd_expr *mul = dmd_job_expr(DMD_EXPR_MUL, 2);
+			struct dmd_expr *c = dmd_job_expr(DMD_EXPR_INT, 0);
+			struct dmd_expr *add = dmd_job_expr(DMD_EXPR_ADD, 2);
+
+			if (!mul || !c || !add) {
+				dmd_expr_free(mul);
+				dmd_expr_free(c);
+				dmd_expr_free(add);
+				dmd_expr_free(v);
+				goto error;
+			}
+			c->ival = job->mesh_shape[axes[i]];
+			mul->args[0] = e;
+			mul->args[1] = c;
+			add->args[0] = mul;
+			add->args[1] = v;
+			e = add;
+		} else
+			e = v;
+	}
+	t->dist[d] = e;
+	return 0;
+error:
+	dmd_expr_free(e);
+	return -1;
+}

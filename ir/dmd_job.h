@@ -142,6 +142,11 @@ struct dmd_tensor {
 	/* The frame of its layout: -1 the mesh, else the view whose axes
 	 * its dist, place and partial name (one frame per tensor). */
 	int view;
+	/* dist_auto: the layout is the compiler's to choose (spec 1.2:
+	 * 'dist: auto', or an intermediate without 'dist'), located at
+	 * dist_auto_loc; search/dmd_search_layout.c sets dist. */
+	int dist_auto;
+	struct dmd_loc dist_auto_loc;
 	char *file;			/* as written, relative to the job file */
 	struct dmd_loc file_loc;
 	enum dmd_init init;
@@ -327,6 +332,14 @@ void dmd_job_error(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap);
+
+/* Make dimension "d" of tensor "t" of "job" split over the mesh axes
+ * axes[0..n) (indices of mesh axes, in mesh order), row-major: "x" for
+ * one axis, "x * 4 + y" for two axes of extents [., 4]; not split if
+ * n == 0.  The dimension's previous entry is released.  Returns 0, or
+ * -1 if out of memory (the entry is then "-"). */
+int dmd_tensor_set_dist_axes(const struct dmd_job *job, struct dmd_tensor *t,
+	int d, int n, const int *axes);
 
 /* Print an expression in a syntax that isl reads ("floor((x)/4)" for
  * "x // 4", "(a) mod 8" for "a % 8") to a malloc'ed string. */

@@ -1445,6 +1445,47 @@ static int dmd_parse_enum(struct dmd_parse *parse, yaml_node_t *node,
 	return -1;
 }
 
+/* Check the automatic layout of tensor "t" (its keys in "keys"), and
+ * make the layout of an intermediate without 'dist' automatic (spec 1.2:
+ * 'dist: auto', or no 'dist', lets the compiler choose the layout of a
+ * tensor with neither 'file' nor 'init'; the layout of data that comes
+ * in and goes out is the user's).  An input or output without 'dist'
+ * stays replicated, as in v1. */
+static int dmd_parse_dist_auto(struct dmd_parse *parse, struct dmd_tensor *t,
+	const struct dmd_parse_key *keys)
+{
+	static const int other[] = { DMD_TK_SPLIT, DMD_TK_OFFSETS,
+		DMD_TK_PLACE, DMD_TK_PARTIAL };
+	int i;
+
+	if (!t->dist_auto) {
+		if (keys[DMD_TK_DIST].key || t->file || t->init ||
+		    keys[DMD_TK_SPLIT].key || keys[DMD_TK_OFFSETS].key ||
+		    keys[DMD_TK_PLACE].key || keys[DMD_TK_PARTIAL].key)
+			return 0;
+		t->dist_auto = 1;
+		t->dist_auto_loc = t->loc;
+		return 0;
+	}
+	if (t->file || t->init) {
+		dmd_parse_error(parse, t->dist_auto_loc, "'dist: auto' is "
+			"allowed only on intermediates: tensor '%s' has '%s' "
+			"(the layout of data that comes in or goes out is "
+			"the user's)", t->name, t->file ? "file" : "init");
+		return -1;
+	}
+	for (i = 0; i < (int) (sizeof(other) / sizeof(other[0])); ++i) {
+		if (!keys[other[i]].key)
+			continue;
+		dmd_parse_error(parse, dmd_parse_loc(keys[other[i]].key),
+			"tensor '%s': '%s' cannot be used with 'dist: auto' "
+			"(the compiler chooses the whole layout)", t->name,
+			keys[other[i]].name);
+		return -1;
+	}
+	return 0;
+}
+
 /* Read tensor "t" from mapping "map" (its name and location are set);
  * set *dtype_loc to the location of its dtype, if it has one. */
 static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
@@ -1505,7 +1546,11 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		*dtype_loc = dmd_parse_loc(v);
 	}
 	t->view = -2;
-	if ((v = keys[DMD_TK_DIST].value) && dmd_parse_dist(parse, t, v) < 0)
+	if ((v = keys[DMD_TK_DIST].value) && v->type == YAML_SCALAR_NODE &&
+	    dmd_parse_is(v, "auto")) {
+		t->dist_auto = 1;
+		t->dist_auto_loc = dmd_parse_loc(v);
+	} else if (v && dmd_parse_dist(parse, t, v) < 0)
 		return -1;
 	for (i = 0; i < t->ndim; ++i)
 		if (dmd_parse_frame_expr(parse, t, t->dist[i]) < 0)
@@ -1564,6 +1609,8 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		return -1;
 	if ((v = keys[DMD_TK_PARTIAL].value) &&
 	    dmd_parse_partial(parse, t, v) < 0)
+		return -1;
+	if (dmd_parse_dist_auto(parse, t, keys) < 0)
 		return -1;
 	if (t->view == -2)
 		t->view = -1;

@@ -33,7 +33,8 @@ tests/e2e/jobs/jacobi_4.yaml tests/e2e/jobs/views_program_2x3.yaml
 tests/e2e/jobs/partial_view_4.yaml tests/e2e/jobs/stencil3.yaml
 tests/plan/links_2x4.yaml tests/plan/memory_small.yaml
 tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
-tests/plan/auto_prime_11.yaml tests/e2e/jobs/auto_elem_4.yaml"
+tests/plan/auto_prime_11.yaml tests/e2e/jobs/auto_elem_4.yaml
+tests/e2e/jobs/auto_layout_tp_4.yaml"
 
 for job in $JOBS; do
     name=$(basename "$job" .yaml)
@@ -62,7 +63,20 @@ step = ("compute", "schedule", "view", "bytes_moved_total",
         "model_time_s", "candidates")
 assert all(k in p for k in top), p.keys()
 for t in p["layouts"].values():
-    assert set(t) == {"dist", "view", "partial"}, t
+    assert set(t) == {"dist", "view", "partial", "auto"}, t
+# automatic layouts: the chosen choice first, its dists the layouts',
+# its figures the program's; the others in order of modeled time
+lc = p["layout_candidates"]
+assert bool(lc) == any(t["auto"] for t in p["layouts"].values()), lc
+if lc:
+    assert lc[0]["chosen"] and not any(c["chosen"] for c in lc[1:]), lc
+    for name, d in lc[0]["dist"].items():
+        assert p["layouts"][name]["auto"], name
+        assert d == "[" + ", ".join(p["layouts"][name]["dist"]) + "]", d
+    for k in ("bytes_moved_total", "bytes_recv_max", "messages"):
+        assert lc[0][k] == p[k], (k, lc[0], p)
+    ok = [c["model_time_s"] for c in lc if c["rejected"] is None]
+    assert ok == sorted(ok), lc
 for s in p["steps"]:
     assert all(k in s for k in step), s.keys()
     assert all(isinstance(x, str) for x in s["schedule"]), s
@@ -140,7 +154,8 @@ fi
 # its view and schedule)
 for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
         tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml \
-        tests/e2e/jobs/auto_elem_4.yaml; do
+        tests/e2e/jobs/auto_elem_4.yaml \
+        tests/e2e/jobs/auto_layout_tp_4.yaml; do
     name=$(basename "$job" .yaml)
     mkdir -p "$tmp/f"
     good=1

@@ -1438,6 +1438,9 @@ PROGRAMS = {
     # schedules chosen by the search
     "auto_mlp_4": lambda v: {
         "Y": np.maximum(v["X"] @ v["W1"], 0) @ v["W2"]},
+    # layouts chosen by the search
+    "auto_layout_tp_4": lambda v: {"Y": gelu(v["X"] @ v["W1"]) @ v["W2"]},
+    "auto_layout_dp_4": lambda v: {"Y": gelu(v["X"] @ v["W1"]) @ v["W2"]},
     # views of the mesh
     "partial_view_4": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
     "views_program_2x3": lambda v: {"O": v["X"] @ v["W"]},
