@@ -1,6 +1,6 @@
 /* distmpmd: the command line (spec section 2).
  *
- *   distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...
+ *   distmpmd build JOB [--lib] [-o DIR] [-j N] [--cflag FLAG]...
  *   distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
  *	[-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
  *   distmpmd classes JOB [--svg FILE]
@@ -84,6 +84,8 @@ static const char *usage_main =
 "                                emit, compile, write DIR/manifest.yaml,\n"
 "                                DIR/appfile and DIR/multiprog.conf\n"
 "                                (default DIR: build/<name>)\n"
+"  build JOB --lib [-o DIR]      a library an MPI program calls instead:\n"
+"                                DIR/lib<name>.a, DIR/<name>.h\n"
 "  run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-- MPIEXEC_ARGS]\n"
 "                                build if given a job, check its input\n"
 "                                files, then run it with mpiexec.mpich\n"
@@ -134,7 +136,8 @@ static const char *usage_help =
 "or, without COMMAND, the list of commands.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
+"usage: distmpmd build JOB [--lib] [-o DIR] [-j N] [--mpicc CC]\n"
+"                      [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
@@ -148,7 +151,11 @@ static const char *usage_build =
 "                     defaults -O3 -Wall -Wextra and after the words of\n"
 "                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n"
 "  --mpicc CC         the MPI compiler wrapper (default: $DISTMPMD_MPICC,\n"
-"                     else mpicc.mpich), e.g. mpicc.openmpi\n";
+"                     else mpicc.mpich), e.g. mpicc.openmpi\n"
+"  --lib              a library instead of programs: DIR/lib<name>.a (every\n"
+"                     class, <name>_run dispatching on the rank), its header\n"
+"                     DIR/<name>.h, and DIR/<name>.pc and DIR/<name>.mk with\n"
+"                     the flags and libraries of a program that calls it\n";
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
@@ -268,7 +275,7 @@ enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
 	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC, OPT_JSON,
-	OPT_TOP,
+	OPT_TOP, OPT_LIB,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -354,6 +361,7 @@ struct build_args {
 	struct dmd_build_opts opts;
 	char **cflags;			/* owned array, strings not owned */
 	int given;		/* any of -o, -j, --mpicc, --cflag given */
+	int lib;		/* build --lib */
 };
 
 /* Handle option "c" if it is a build option (-j N, --mpicc CC, --cflag
@@ -472,11 +480,20 @@ static int build_job(const char *job, const char *out,
 	}
 	if (!r)
 		r = dmd_plan_check_memory(&s);
+	if (!r && b->lib)
+		r = dmd_session_lib(&s);
 	if (!r) {
 		b->opts.progress = isatty(2);
 		r = dmd_build_dir(&s.in, *dir, &b->opts);
 	}
-	if (!r && verbose)
+	if (!r && verbose && b->lib)
+		printf("distmpmd: built the library of %s (%d class%s for %ld "
+			"ranks): %s/lib%s.a, %s/%s.h, %s/%s.pc, %s/%s.mk\n",
+			s.in.job_name, s.in.n_class,
+			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir,
+			s.in.job_name, *dir, s.in.job_name, *dir,
+			s.in.job_name, *dir, s.in.job_name);
+	else if (!r && verbose)
 		printf("distmpmd: built %s: %d class%s for %ld ranks in %s\n",
 			s.in.job_name, s.in.n_class,
 			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir);
@@ -490,11 +507,12 @@ static const struct option build_opts[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "mpicc", required_argument, NULL, OPT_MPICC },
 	{ "cflag", required_argument, NULL, OPT_CFLAG },
+	{ "lib", no_argument, NULL, OPT_LIB },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]... */
+/* distmpmd build JOB [--lib] [-o DIR] [-j N] [--cflag FLAG]... */
 static int cmd_build(int argc, char **argv)
 {
 	struct dmd_args a = { .cmd = "build", .usage = usage_build,
@@ -513,6 +531,8 @@ static int cmd_build(int argc, char **argv)
 		}
 		if (c == 'o')
 			out = a.value;
+		else if (c == OPT_LIB)
+			b.lib = 1;
 		else if (c == 1)
 			r = arg_positional(&a, &job);
 		else
