@@ -4,7 +4,7 @@
  *   distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
  *	[-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
  *   distmpmd classes JOB [--svg FILE]
- *   distmpmd emit JOB --rank R | --class K | --common
+ *   distmpmd emit JOB --rank R | --class K | --common | --lib | --lib-header
  *   distmpmd check JOB
  *   distmpmd plan JOB [--json] [--top N] [-o FILE]
  *   distmpmd diff JOB RANK_A RANK_B
@@ -205,9 +205,12 @@ static const char *usage_emit =
 "usage: distmpmd emit JOB --rank R\n"
 "       distmpmd emit JOB --class K\n"
 "       distmpmd emit JOB --common\n"
+"       distmpmd emit JOB --lib | --lib-header\n"
 "\n"
 "Print the C that rank R runs (common.h, then its class's file), the\n"
-"file of class K, or common.h (what every class program includes).\n";
+"file of class K, or common.h (what every class program includes); or\n"
+"the C source of the library that build --lib compiles (lib<name>.c,\n"
+"which includes common.h) or its header <name>.h.\n";
 
 static const char *usage_diff =
 "usage: distmpmd diff JOB RANK_A RANK_B\n"
@@ -275,7 +278,7 @@ enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
 	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC, OPT_JSON,
-	OPT_TOP, OPT_LIB,
+	OPT_TOP, OPT_LIB, OPT_LIB_HEADER,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -1065,6 +1068,8 @@ static int cmd_emit(int argc, char **argv)
 		{ "rank", required_argument, NULL, OPT_RANK },
 		{ "class", required_argument, NULL, OPT_CLASS },
 		{ "common", no_argument, NULL, OPT_COMMON },
+		{ "lib", no_argument, NULL, OPT_LIB },
+		{ "lib-header", no_argument, NULL, OPT_LIB_HEADER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1074,7 +1079,7 @@ static int cmd_emit(int argc, char **argv)
 	struct dmd_session s;
 	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
-	int i, j, r = 0, common = 0, c;
+	int i, j, r = 0, common = 0, lib = 0, c;
 
 	while (!r && (c = dmd_args_next(&a)) > 0) {
 		switch (c) {
@@ -1084,6 +1089,12 @@ static int cmd_emit(int argc, char **argv)
 			return 0;
 		case OPT_COMMON:
 			common = 1;
+			break;
+		case OPT_LIB:
+			lib |= 1;
+			break;
+		case OPT_LIB_HEADER:
+			lib |= 2;
 			break;
 		case OPT_RANK:
 			/* the range is known after the analysis */
@@ -1104,17 +1115,21 @@ static int cmd_emit(int argc, char **argv)
 		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
-	if (!r && !!rank_s + !!cls_s + common > 1)
-		r = arg_error(&a, "give one of --rank, --class and --common",
-			NULL);
-	if (!r && !rank_s && !cls_s && !common)
-		r = arg_error(&a, "--rank R, --class K or --common is needed",
-			NULL);
+	if (!r && !!rank_s + !!cls_s + common + (lib & 1) + (lib >> 1) > 1)
+		r = arg_error(&a, "give one of --rank, --class, --common, --lib "
+			"and --lib-header", NULL);
+	if (!r && !rank_s && !cls_s && !common && !lib)
+		r = arg_error(&a, "--rank R, --class K, --common, --lib or "
+			"--lib-header is needed", NULL);
 	dmd_args_clear(&a);
 	if (r)
 		return r;
 	r = dmd_session_analyse(&s, job, 1);
-	if (!r && common) {
+	if (!r && lib)
+		r = dmd_session_lib(&s);
+	if (!r && lib) {
+		fputs(lib == 1 ? s.in.lib_source : s.in.lib_header, stdout);
+	} else if (!r && common) {
 		fputs(s.in.common, stdout);
 	} else if (!r && cls_s) {
 		r = arg_integer("emit", NULL, "--class", cls_s, 0,
