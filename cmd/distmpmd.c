@@ -778,6 +778,7 @@ static int cmd_run(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-input-check", no_argument, NULL, OPT_NO_INPUT_CHECK },
+		{ "lib", no_argument, NULL, OPT_LIB },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "mpicc", required_argument, NULL, OPT_MPICC },
@@ -825,6 +826,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			trace = a.value;
+			break;
+		case OPT_LIB:
+			r = arg_error(&a, "--lib is an option of build: a "
+				"library is called from your own MPI program, "
+				"not run by distmpmd (distmpmd build JOB --lib)",
+				NULL);
 			break;
 		case 'o':
 			out = a.value;

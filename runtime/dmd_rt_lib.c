@@ -180,7 +180,8 @@ static int dmd_rt_lib_class(const dmd_lib_desc *lib, int rank)
 }
 
 /* NAME_run: check the arguments (the size of "comm" here, the blocks by
- * an allreduce on its dup), then run the class of this rank on the dup
+ * an allreduce on its dup, which also tells every rank if one has no
+ * class, so that none goes on alone), then run the class of this rank on the dup
  * with the caller's blocks "tensors", and free the dup. */
 int dmd_lib_run(const dmd_lib_desc *lib, MPI_Comm comm,
 	void *const tensors[])
@@ -208,8 +209,13 @@ int dmd_lib_run(const dmd_lib_desc *lib, MPI_Comm comm,
 	MPI_Comm_rank(comm, &rank);
 	k = dmd_rt_lib_class(lib, rank);
 	MPI_Comm_dup(comm, &call.comm);
-	bad = dmd_rt_lib_null(lib, rank, tensors);
+	bad = k < 0 ? -1 : dmd_rt_lib_null(lib, rank, tensors);
 	MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, call.comm);
+	if (first < 0) {
+		MPI_Comm_free(&call.comm);
+		return dmd_rt_lib_err(lib, "%s_run: a rank is in no class "
+			"(internal error)", lib->job->job);
+	}
 	if (first != INT_MAX) {
 		int t = first % lib->n_files;
 
@@ -218,11 +224,6 @@ int dmd_lib_run(const dmd_lib_desc *lib, MPI_Comm comm,
 			"passed NULL for its block", lib->job->job,
 			lib->job->tensors[lib->file_tensor[t]].name,
 			first / lib->n_files);
-	}
-	if (k < 0) {
-		MPI_Comm_free(&call.comm);
-		return dmd_rt_lib_err(lib, "%s_run: rank %d is in no class "
-			"(internal error)", lib->job->job, rank);
 	}
 	call.lib = lib;
 	call.tensors = tensors;

@@ -24,7 +24,8 @@
 #                 if it is built: no report, results right
 #   checker       check.py catches one wrong value
 #   errors        build --lib of a bad job: the located error of build;
-#                 a tensor named 'run' refused at its key
+#                 a tensor named 'run' refused at its key; run --lib
+#                 refused
 #
 #	bash tests/lib/run.sh
 set -uo pipefail
@@ -228,13 +229,15 @@ printf 'name: bad\nmesh: {axes: [x], shape: [2]}\ntensors:\n  A: {shape: [4], dt
 printf 'name: clash\nmesh: {axes: [x], shape: [2]}\ntensors:\n  A: {shape: [4], dtype: f64, dist: [x], file: A.npy}\n  run: {shape: [4], dtype: f64, dist: [x], file: R.npy}\ncompute: run[i] = A[i]\n' > clash.yaml
 "$DMD" build clash.yaml --lib -o b3 > e3 2>&1; s3=$?
 want3="clash.yaml:5:3: error: tensor 'run': build --lib names it clash_run in the library's header, which is one of the header's own names; rename the tensor"
+"$DMD" run clash.yaml --lib > e4 2>&1; s4=$?
+want4="distmpmd: run: --lib is an option of build: a library is called from your own MPI program, not run by distmpmd (distmpmd build JOB --lib)"
 if [ $s1 = 2 ] && [ $s2 = 2 ] && cmp -s e1 e2 && grep -q "^bad.yaml:5:" e2 &&
    [ $s3 = 2 ] && [ "$(cat e3)" = "$want3" ] && [ ! -e b2/libbad.a ] &&
-   [ ! -e b3 ]; then
+   [ ! -e b3 ] && [ $s4 = 2 ] && [ "$(head -n 1 e4)" = "$want4" ]; then
     ok "errors (build's located errors; $want3)"
 else
     echo "    build: $s1 $(cat e1)"; echo "    build --lib: $s2 $(cat e2)"
-    echo "    clash: $s3 $(cat e3)"
+    echo "    clash: $s3 $(cat e3)"; echo "    run --lib: $s4 $(head -n 1 e4)"
     fail "errors"
 fi
 
