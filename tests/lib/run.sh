@@ -22,6 +22,8 @@
 #   asan          the libraries (DISTMPMD_CFLAGS) and the program built
 #                 with ASan/UBSan (LeakSanitizer on), by bin-san/distmpmd
 #                 if it is built: no report, results right
+#   e2e jobs      dot (a replicated 0-D output), conv, partial_view_4,
+#                 hostile_names, cannon_2x2 of tests/e2e/jobs as libraries
 #   checker       check.py catches one wrong value
 #   errors        build --lib of a bad job: the located error of build;
 #                 a tensor named 'run' refused at its key; run --lib
@@ -204,6 +206,30 @@ else
     cat cc6.err out6 out6.err chk6 2>/dev/null | head -30 | sed 's/^/    /'
     fail "asan"
 fi
+
+# --- jobs of tests/e2e as libraries: a 0-D replicated output (dot), a
+# convolution, sums of partials on a view, hostile names, a ring shift
+for j in dot conv partial_view_4 hostile_names cannon_2x2; do
+    y=$ROOT/tests/e2e/jobs/$j.yaml
+    jn=$(sed -n 's/^name: *//p' "$y")
+    real=$(grep -q 'dtype: f32' "$y" && echo float || echo double)
+    nr=$($PY -c "import math, sys, yaml
+print(math.prod(yaml.safe_load(open(sys.argv[1]))['mesh']['shape']))" "$y")
+    mkdir -p "e2e_$j/d"
+    if "$DMD" build "$y" --lib -o "e2e_$j/lib" > "e2e_$j/log" 2>&1 &&
+       mpicc.mpich -O1 -Werror -DLIB="$jn" -DREAL=$real \
+            -include "e2e_$j/lib/$jn.h" -o "e2e_$j/drv" "$HERE/driver.c" \
+            "e2e_$j/lib/lib$jn.a" $RT >> "e2e_$j/log" 2>&1 &&
+       mpirun "$nr" "e2e_$j/out" "e2e_$j/drv" "e2e_$j/d" &&
+       [ ! -s "e2e_$j/out" ] && [ ! -s "e2e_$j/out.err" ] &&
+       $PY "$HERE/check.py" "$y" "e2e_$j/d" 2 > "e2e_$j/chk"; then
+        ok "e2e job $j ($(tail -n 1 "e2e_$j/chk" | sed 's/^ok //'))"
+    else
+        cat "e2e_$j/log" "e2e_$j/out" "e2e_$j/out.err" "e2e_$j/chk" \
+            2>/dev/null | head -20 | sed 's/^/    /'
+        fail "e2e job $j"
+    fi
+done
 
 # --- the checker fails on a wrong value
 if [ -d d2 ] && f=$(ls d2/$E.t1.run1.out.r0.bin 2>/dev/null) &&
