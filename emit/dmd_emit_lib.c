@@ -9,8 +9,10 @@
  * so that the body is the class file's to the byte, then the tables the
  * runtime's library mode needs (runtime/dmd_rt_lib.h): the classes with
  * their ranks, the job tensor of each library tensor (a tensor with a
- * file, in job order) and every rank's block of each, computed here from
- * the layouts ([c] -> { [origin] } at the rank's coordinates).  The only
+ * file, in job order), the order of the home buffers' allocations (where
+ * a home buffer is the caller's block, the runtime passes the block) and
+ * every rank's block of each, computed here from the layouts ([c] -> {
+ * [origin] } at the rank's coordinates).  The only
  * external symbols are NAME_run, NAME_block and NAME_error; everything
  * else is static (dmd_* names of common.h and of this file).
  */
@@ -252,10 +254,12 @@ static __isl_give isl_printer *dmd_lib_block_entry(const struct dmd_model *m,
 	return isl_printer_end_line(p);
 }
 
-/* The tables of the library: the job tensor of each library tensor,
- * every rank's blocks. */
+/* The tables of the library: the job tensor of each library tensor and
+ * whether the program reads it, the tensors of the home buffers in the
+ * order the programs allocate them (emit/dmd_emit.c: one per used
+ * tensor, in job order, before any other), every rank's blocks. */
 static __isl_give isl_printer *dmd_lib_tables(const struct dmd_model *m,
-	__isl_take isl_printer *p, int *n_files, int *maxd)
+	__isl_take isl_printer *p, int *n_files, int *maxd, int *n_home)
 {
 	const struct dmd_job *job = m->job;
 	long r;
@@ -273,6 +277,25 @@ static __isl_give isl_printer *dmd_lib_tables(const struct dmd_model *m,
 		++*n_files;
 	}
 	p = isl_printer_print_str(p, *n_files ? "};" : "-1 };");
+	p = isl_printer_end_line(p);
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "static const int dmd_lib_inputs[] = { ");
+	for (t = 0; t < job->n_tensors; ++t)
+		if (job->tensors[t].file)
+			p = dmd_emit_printf(p, "%d, ", m->use[t].input);
+	p = isl_printer_print_str(p, *n_files ? "};" : "0 };");
+	p = isl_printer_end_line(p);
+	p = dmd_lib_line(p, "/* the tensors of the home buffers, in the order "
+		"the programs allocate them */");
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "static const int dmd_lib_home[] = { ");
+	*n_home = 0;
+	for (t = 0; t < job->n_tensors; ++t)
+		if (m->use[t].used) {
+			p = dmd_emit_printf(p, "%d, ", t);
+			++*n_home;
+		}
+	p = isl_printer_print_str(p, *n_home ? "};" : "-1 };");
 	p = isl_printer_end_line(p);
 	p = dmd_lib_line(p, "/* per rank and tensor: ndims or -1 (none), "
 		"offsets, extents */");
@@ -325,7 +348,7 @@ char *dmd_emit_lib_source(const struct dmd_plan *plan,
 	const struct dmd_model *m = plan->m;
 	const char *name = m->job->name;
 	isl_printer *p;
-	int k, n_files, maxd;
+	int k, n_files, maxd, n_home;
 
 	p = isl_printer_to_str(m->ctx);
 	p = dmd_emit_printf(p, "/* distmpmd: job '%s', its library "
@@ -348,13 +371,14 @@ char *dmd_emit_lib_source(const struct dmd_plan *plan,
 		p = dmd_emit_printf(p, "  { dmd_class%d, %d, dmd_class%d_ranks "
 			"},\n", k, classes->cls[k].n_ranges, k);
 	p = dmd_lib_line(p, "};");
-	p = dmd_lib_tables(m, p, &n_files, &maxd);
+	p = dmd_lib_tables(m, p, &n_files, &maxd, &n_home);
 	p = dmd_lib_line(p, "static char dmd_lib_err[1024];");
 	p = dmd_lib_line(p, "static const dmd_lib_desc dmd_lib = {");
 	p = dmd_emit_printf(p, "  &dmd_job, %d, dmd_lib_classes, %d, "
-		"dmd_lib_files, %d, dmd_lib_blocks,\n", classes->n, n_files,
+		"dmd_lib_files, dmd_lib_inputs, %d,\n", classes->n, n_files,
 		maxd);
-	p = dmd_lib_line(p, "  dmd_lib_err, sizeof(dmd_lib_err),");
+	p = dmd_emit_printf(p, "  dmd_lib_blocks, %d, dmd_lib_home, "
+		"dmd_lib_err, sizeof(dmd_lib_err),\n", n_home);
 	p = dmd_lib_line(p, "};");
 	p = dmd_lib_line(p, "");
 	p = dmd_emit_printf(p, "int %s_block(int rank, int t, int64_t "

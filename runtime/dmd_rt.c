@@ -510,6 +510,9 @@ void *dmd_alloc(dmd_rt *rt, int64_t n)
 
 	if (n < 0 || (uint64_t) n > (SIZE_MAX - 64) / rt->esize)
 		dmd_fail(rt, "cannot allocate %" PRId64 " elements", n);
+	p = dmd_rt_lib_alloc(rt, n);
+	if (p)
+		return p;
 	size = ((size_t) n * rt->esize + 63) / 64 * 64;
 	p = aligned_alloc(64, size ? size : 64);
 	if (!p)

@@ -1,7 +1,8 @@
 /* dmd_rt_lib.c: the runtime's library mode (dmd_rt_lib.h): the checks of
  * NAME_run's arguments, the run of the caller's class on a dup of the
  * caller's communicator, the blocks (NAME_block) and the copies between
- * the caller's blocks and the program's buffers.
+ * the caller's blocks and the program's buffers (none where the buffer
+ * is the block).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -12,10 +13,10 @@
 #include "dmd_rt_private.h"
 
 /* The run in progress (NULL: none, or a class program's main). */
-static const struct dmd_rt_lib_call *dmd_rt_lib_cur;
+static struct dmd_rt_lib_call *dmd_rt_lib_cur;
 
 /* The library call in progress, or NULL. */
-const struct dmd_rt_lib_call *dmd_rt_lib_call(void)
+struct dmd_rt_lib_call *dmd_rt_lib_call(void)
 {
 	return dmd_rt_lib_cur;
 }
@@ -119,9 +120,59 @@ static void *dmd_rt_lib_user(dmd_rt *rt, int tensor, const int64_t *lo,
 	return c->tensors[t];
 }
 
-/* dmd_read in a library run: copy the caller's block of job tensor
- * "tensor" (lo, ext) to rel[] of "buf" (extents bx).  Returns 1 if it
- * did (the tensor is the library's), else 0. */
+/* dmd_alloc in a library run: if this call allocates the home buffer of
+ * a library tensor (the first n_home calls do, in the order of
+ * lib->home) whose size is that of the caller's block on this rank,
+ * return the caller's block, zeroed unless the program reads it (as
+ * dmd_alloc zeroes); else NULL (allocate).  dmd_read and dmd_write then
+ * find the block in place (dmd_rt_lib_in_place). */
+void *dmd_rt_lib_alloc(dmd_rt *rt, int64_t n)
+{
+	struct dmd_rt_lib_call *c = dmd_rt_lib_cur;
+	const int64_t *e;
+	int64_t k, nelem = 1;
+	int t, d;
+
+	if (!c)
+		return NULL;
+	k = c->n_alloc++;
+	if (k >= c->lib->n_home)
+		return NULL;
+	t = dmd_rt_lib_index(c->lib, c->lib->home[k]);
+	if (t < 0 || !c->tensors[t])
+		return NULL;
+	e = dmd_rt_lib_entry(c->lib, rt->rank, t);
+	for (d = 0; d < e[0]; ++d)
+		nelem *= e[1 + c->lib->max_dims + d];
+	if (e[0] < 0 || nelem != n || n == 0)
+		return NULL;
+	if (!c->lib->file_input[t])
+		memset(c->tensors[t], 0, (size_t) n * rt->esize);
+	return c->tensors[t];
+}
+
+/* Is "buf" the caller's block "user" (the program's buffer of the
+ * tensor)?  Then the buffer's box (rel, bx) must be the whole block
+ * (ext): else the program and the library disagree, and it stops. */
+static int dmd_rt_lib_in_place(dmd_rt *rt, int tensor, const void *buf,
+	const void *user, const int64_t *ext, const int64_t *rel,
+	const int64_t *bx)
+{
+	int d;
+
+	if (buf != user)
+		return 0;
+	for (d = 0; d < rt->job->tensors[tensor].ndim; ++d)
+		if (rel[d] != 0 || bx[d] != ext[d])
+			dmd_fail(rt, "tensor '%s': the program's buffer is "
+				"not the caller's block (internal error)",
+				rt->job->tensors[tensor].name);
+	return 1;
+}
+
+/* dmd_read in a library run: the caller's block of job tensor "tensor"
+ * (lo, ext) at rel[] of "buf" (extents bx): there already, or copied.
+ * Returns 1 if the tensor is the library's, else 0. */
 int dmd_rt_lib_read(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, void *buf, const int64_t *rel, const int64_t *bx)
 {
@@ -129,14 +180,15 @@ int dmd_rt_lib_read(dmd_rt *rt, int tensor, const int64_t *lo,
 	int mine, ndim = rt->job->tensors[tensor].ndim;
 	void *user = dmd_rt_lib_user(rt, tensor, lo, ext, &mine);
 
-	if (user)
+	if (user && !dmd_rt_lib_in_place(rt, tensor, buf, user, ext, rel, bx))
 		dmd_copy(rt, buf, ndim, bx, rel, user, ext, zero, ext);
 	return mine;
 }
 
-/* dmd_write in a library run: copy rel[] of "buf" (extents bx) into the
+/* dmd_write in a library run: rel[] of "buf" (extents bx) into the
  * caller's block of job tensor "tensor" (lo, ext), on every rank that
- * holds it (replicas too).  Returns 1 if it did, else 0. */
+ * holds it (replicas too): there already, or copied.  Returns 1 if the
+ * tensor is the library's, else 0. */
 int dmd_rt_lib_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, const void *buf, const int64_t *rel,
 	const int64_t *bx)
@@ -145,7 +197,7 @@ int dmd_rt_lib_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	int mine, ndim = rt->job->tensors[tensor].ndim;
 	void *user = dmd_rt_lib_user(rt, tensor, lo, ext, &mine);
 
-	if (user)
+	if (user && !dmd_rt_lib_in_place(rt, tensor, buf, user, ext, rel, bx))
 		dmd_copy(rt, user, ndim, ext, zero, buf, bx, rel, ext);
 	return mine;
 }
@@ -227,6 +279,7 @@ int dmd_lib_run(const dmd_lib_desc *lib, MPI_Comm comm,
 	}
 	call.lib = lib;
 	call.tensors = tensors;
+	call.n_alloc = 0;
 	dmd_rt_lib_cur = &call;
 	rc = lib->classes[k].fn(0, NULL, k, lib->classes[k].n_ranges,
 		lib->classes[k].ranges);

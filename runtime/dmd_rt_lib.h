@@ -7,9 +7,10 @@
  * blocks with one allreduce, so that every rank returns the same), dups
  * the caller's communicator, and runs the class of the caller's rank with
  * the runtime in library mode: no MPI_Init/MPI_Finalize, the dup instead
- * of MPI_COMM_WORLD, the caller's blocks instead of .npy files (dmd_read
- * copies the block of an input into the program's buffer, dmd_write the
- * program's buffer into the block of an output), no environment
+ * of MPI_COMM_WORLD, the caller's blocks instead of .npy files (the
+ * program's buffer of a tensor is the caller's block where the two have
+ * the same shape; else dmd_read copies the block of an input into the
+ * buffer, dmd_write the buffer into the block of an output), no environment
  * (DMD_STATS, DMD_TRACE, DMD_DUMP_BLOCKS ignored), nothing printed.  A
  * failure once the program runs prints its message and aborts the dup
  * (MPI_Abort), as a class program does.
@@ -42,18 +43,27 @@ typedef struct dmd_lib_class {
 
 /* What a library tells the runtime.  The library's tensors are the job's
  * tensors with a file, in job order: library tensor i is job tensor
- * file_tensor[i].  blocks[] holds, per rank r and library tensor i, at
- * (r * n_files + i) * (1 + 2 * max_dims): the number of dimensions or -1
- * (the rank holds none of it), then max_dims offsets and max_dims
- * extents.  Messages go to err (err_size bytes). */
+ * file_tensor[i], read by the program if file_input[i].  blocks[] holds,
+ * per rank r and library tensor i, at (r * n_files + i) * (1 + 2 *
+ * max_dims): the number of dimensions or -1 (the rank holds none of it),
+ * then max_dims offsets and max_dims extents.  The first n_home
+ * dmd_alloc calls of every class program allocate the home buffers of
+ * job tensors home[0 .. n_home) in this order (the programs' set-up):
+ * where such a buffer is exactly the caller's block (same number of
+ * elements; dmd_read and dmd_write check the box), dmd_alloc returns the
+ * caller's block instead (zeroed unless it is an input) and nothing is
+ * copied.  Messages go to err (err_size bytes). */
 typedef struct dmd_lib_desc {
 	const dmd_job_desc *job;
 	int n_classes;
 	const dmd_lib_class *classes;
 	int n_files;
 	const int *file_tensor;
+	const int *file_input;
 	int max_dims;
 	const int64_t *blocks;
+	int n_home;
+	const int *home;
 	char *err;
 	size_t err_size;
 } dmd_lib_desc;

@@ -188,9 +188,11 @@ struct dmd_rt_lib_call {
 	const dmd_lib_desc *lib;
 	void *const *tensors;
 	MPI_Comm comm;
+	int64_t n_alloc;		/* dmd_alloc calls so far */
 };
-const struct dmd_rt_lib_call *dmd_rt_lib_call(void);
+struct dmd_rt_lib_call *dmd_rt_lib_call(void);
 MPI_Comm dmd_rt_world(void);
+void *dmd_rt_lib_alloc(dmd_rt *rt, int64_t n);
 int dmd_rt_lib_read(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, void *buf, const int64_t *rel, const int64_t *bx);
 int dmd_rt_lib_write(dmd_rt *rt, int tensor, const int64_t *lo,

@@ -291,6 +291,9 @@ static const dmd_lib_class dmd_lib_classes[] = {
   { dmd_class2, 1, dmd_class2_ranks },
 };
 static const int dmd_lib_files[] = { 1, 2, };
+static const int dmd_lib_inputs[] = { 1, 0, };
+/* the tensors of the home buffers, in the order the programs allocate them */
+static const int dmd_lib_home[] = { 0, 1, 2, };
 /* per rank and tensor: ndims or -1 (none), offsets, extents */
 static const int64_t dmd_lib_blocks[] = {
   2, 0, 0, 2, 7,
@@ -304,8 +307,8 @@ static const int64_t dmd_lib_blocks[] = {
 };
 static char dmd_lib_err[1024];
 static const dmd_lib_desc dmd_lib = {
-  &dmd_job, 3, dmd_lib_classes, 2, dmd_lib_files, 2, dmd_lib_blocks,
-  dmd_lib_err, sizeof(dmd_lib_err),
+  &dmd_job, 3, dmd_lib_classes, 2, dmd_lib_files, dmd_lib_inputs, 2,
+  dmd_lib_blocks, 3, dmd_lib_home, dmd_lib_err, sizeof(dmd_lib_err),
 };
 
 int empty_blocks_4_block(int rank, int t, int64_t offset[], int64_t extent[])
