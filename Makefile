@@ -148,7 +148,7 @@ MAN5DIR = $(PREFIX)/share/man/man5
 # the sequential reference, run by "distmpmd ref" and "sweep --ref"
 DATADIR = $(PREFIX)/share/distmpmd
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
-RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h
+RT_HEADERS := runtime/dmd_rt.h runtime/dmd_emit_ops.h runtime/dmd_rt_lib.h
 
 obj/distmpmd.pc: Makefile
 	@mkdir -p $(@D)

@@ -1,10 +1,10 @@
 /* distmpmd: the command line (spec section 2).
  *
- *   distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]...
+ *   distmpmd build JOB [--lib] [-o DIR] [-j N] [--cflag FLAG]...
  *   distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-o DIR]
  *	[-j N] [--cflag FLAG]... [-- MPIEXEC_ARGS]
  *   distmpmd classes JOB [--svg FILE]
- *   distmpmd emit JOB --rank R | --class K | --common
+ *   distmpmd emit JOB --rank R | --class K | --common | --lib | --lib-header
  *   distmpmd check JOB
  *   distmpmd plan JOB [--json] [--top N] [-o FILE]
  *   distmpmd diff JOB RANK_A RANK_B
@@ -84,6 +84,8 @@ static const char *usage_main =
 "                                emit, compile, write DIR/manifest.yaml,\n"
 "                                DIR/appfile and DIR/multiprog.conf\n"
 "                                (default DIR: build/<name>)\n"
+"  build JOB --lib [-o DIR]      a library an MPI program calls instead:\n"
+"                                DIR/lib<name>.a, DIR/<name>.h\n"
 "  run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-- MPIEXEC_ARGS]\n"
 "                                build if given a job, check its input\n"
 "                                files, then run it with mpiexec.mpich\n"
@@ -134,7 +136,8 @@ static const char *usage_help =
 "or, without COMMAND, the list of commands.\n";
 
 static const char *usage_build =
-"usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]...\n"
+"usage: distmpmd build JOB [--lib] [-o DIR] [-j N] [--mpicc CC]\n"
+"                      [--cflag FLAG]...\n"
 "\n"
 "Analyse JOB, emit one C file per rank class (DIR/classK.c), compile each\n"
 "with mpicc.mpich against the distmpmd runtime and OpenBLAS, and write\n"
@@ -148,7 +151,11 @@ static const char *usage_build =
 "                     defaults -O3 -Wall -Wextra and after the words of\n"
 "                     $DISTMPMD_CFLAGS, e.g. --cflag -march=native\n"
 "  --mpicc CC         the MPI compiler wrapper (default: $DISTMPMD_MPICC,\n"
-"                     else mpicc.mpich), e.g. mpicc.openmpi\n";
+"                     else mpicc.mpich), e.g. mpicc.openmpi\n"
+"  --lib              a library instead of programs: DIR/lib<name>.a (every\n"
+"                     class, <name>_run dispatching on the rank), its header\n"
+"                     DIR/<name>.h, and DIR/<name>.pc and DIR/<name>.mk with\n"
+"                     the flags and libraries of a program that calls it\n";
 
 static const char *usage_run =
 "usage: distmpmd run JOB_OR_DIR [--stats] [--trace FILE] [--dry-run] [-q]\n"
@@ -198,9 +205,12 @@ static const char *usage_emit =
 "usage: distmpmd emit JOB --rank R\n"
 "       distmpmd emit JOB --class K\n"
 "       distmpmd emit JOB --common\n"
+"       distmpmd emit JOB --lib | --lib-header\n"
 "\n"
 "Print the C that rank R runs (common.h, then its class's file), the\n"
-"file of class K, or common.h (what every class program includes).\n";
+"file of class K, or common.h (what every class program includes); or\n"
+"the C source of the library that build --lib compiles (lib<name>.c,\n"
+"which includes common.h) or its header <name>.h.\n";
 
 static const char *usage_diff =
 "usage: distmpmd diff JOB RANK_A RANK_B\n"
@@ -268,7 +278,7 @@ enum {
 	OPT_CFLAG = 256, OPT_STATS, OPT_TRACE, OPT_DRY_RUN, OPT_SVG,
 	OPT_RANK, OPT_CLASS, OPT_COMMON, OPT_SET, OPT_REF, OPT_NO_RUN,
 	OPT_WORK, OPT_NO_INPUT_CHECK, OPT_MPICC, OPT_MPIEXEC, OPT_JSON,
-	OPT_TOP,
+	OPT_TOP, OPT_LIB, OPT_LIB_HEADER,
 };
 
 /* Report the argument "arg" of "a": "fmt" holds one "%s", "arg" as
@@ -354,6 +364,7 @@ struct build_args {
 	struct dmd_build_opts opts;
 	char **cflags;			/* owned array, strings not owned */
 	int given;		/* any of -o, -j, --mpicc, --cflag given */
+	int lib;		/* build --lib */
 };
 
 /* Handle option "c" if it is a build option (-j N, --mpicc CC, --cflag
@@ -472,11 +483,20 @@ static int build_job(const char *job, const char *out,
 	}
 	if (!r)
 		r = dmd_plan_check_memory(&s);
+	if (!r && b->lib)
+		r = dmd_session_lib(&s);
 	if (!r) {
 		b->opts.progress = isatty(2);
 		r = dmd_build_dir(&s.in, *dir, &b->opts);
 	}
-	if (!r && verbose)
+	if (!r && verbose && b->lib)
+		printf("distmpmd: built the library of %s (%d class%s for %ld "
+			"ranks): %s/lib%s.a, %s/%s.h, %s/%s.pc, %s/%s.mk\n",
+			s.in.job_name, s.in.n_class,
+			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir,
+			s.in.job_name, *dir, s.in.job_name, *dir,
+			s.in.job_name, *dir, s.in.job_name);
+	else if (!r && verbose)
 		printf("distmpmd: built %s: %d class%s for %ld ranks in %s\n",
 			s.in.job_name, s.in.n_class,
 			s.in.n_class == 1 ? "" : "es", s.in.nranks, *dir);
@@ -490,11 +510,12 @@ static const struct option build_opts[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "mpicc", required_argument, NULL, OPT_MPICC },
 	{ "cflag", required_argument, NULL, OPT_CFLAG },
+	{ "lib", no_argument, NULL, OPT_LIB },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* distmpmd build JOB [-o DIR] [-j N] [--cflag FLAG]... */
+/* distmpmd build JOB [--lib] [-o DIR] [-j N] [--cflag FLAG]... */
 static int cmd_build(int argc, char **argv)
 {
 	struct dmd_args a = { .cmd = "build", .usage = usage_build,
@@ -513,6 +534,8 @@ static int cmd_build(int argc, char **argv)
 		}
 		if (c == 'o')
 			out = a.value;
+		else if (c == OPT_LIB)
+			b.lib = 1;
 		else if (c == 1)
 			r = arg_positional(&a, &job);
 		else
@@ -755,6 +778,7 @@ static int cmd_run(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-input-check", no_argument, NULL, OPT_NO_INPUT_CHECK },
+		{ "lib", no_argument, NULL, OPT_LIB },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "mpicc", required_argument, NULL, OPT_MPICC },
@@ -802,6 +826,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			trace = a.value;
+			break;
+		case OPT_LIB:
+			r = arg_error(&a, "--lib is an option of build: a "
+				"library is called from your own MPI program, "
+				"not run by distmpmd (distmpmd build JOB --lib)",
+				NULL);
 			break;
 		case 'o':
 			out = a.value;
@@ -1045,6 +1075,8 @@ static int cmd_emit(int argc, char **argv)
 		{ "rank", required_argument, NULL, OPT_RANK },
 		{ "class", required_argument, NULL, OPT_CLASS },
 		{ "common", no_argument, NULL, OPT_COMMON },
+		{ "lib", no_argument, NULL, OPT_LIB },
+		{ "lib-header", no_argument, NULL, OPT_LIB_HEADER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1054,7 +1086,7 @@ static int cmd_emit(int argc, char **argv)
 	struct dmd_session s;
 	const char *job = NULL, *rank_s = NULL, *cls_s = NULL;
 	long rank = -1, cls = -1;
-	int i, j, r = 0, common = 0, c;
+	int i, j, r = 0, common = 0, lib = 0, c;
 
 	while (!r && (c = dmd_args_next(&a)) > 0) {
 		switch (c) {
@@ -1064,6 +1096,12 @@ static int cmd_emit(int argc, char **argv)
 			return 0;
 		case OPT_COMMON:
 			common = 1;
+			break;
+		case OPT_LIB:
+			lib |= 1;
+			break;
+		case OPT_LIB_HEADER:
+			lib |= 2;
 			break;
 		case OPT_RANK:
 			/* the range is known after the analysis */
@@ -1084,17 +1122,21 @@ static int cmd_emit(int argc, char **argv)
 		r = arg_rest(&a, &job);
 	if (!r && !job)
 		r = arg_error(&a, "no job file given", NULL);
-	if (!r && !!rank_s + !!cls_s + common > 1)
-		r = arg_error(&a, "give one of --rank, --class and --common",
-			NULL);
-	if (!r && !rank_s && !cls_s && !common)
-		r = arg_error(&a, "--rank R, --class K or --common is needed",
-			NULL);
+	if (!r && !!rank_s + !!cls_s + common + (lib & 1) + (lib >> 1) > 1)
+		r = arg_error(&a, "give one of --rank, --class, --common, --lib "
+			"and --lib-header", NULL);
+	if (!r && !rank_s && !cls_s && !common && !lib)
+		r = arg_error(&a, "--rank R, --class K, --common, --lib or "
+			"--lib-header is needed", NULL);
 	dmd_args_clear(&a);
 	if (r)
 		return r;
 	r = dmd_session_analyse(&s, job, 1);
-	if (!r && common) {
+	if (!r && lib)
+		r = dmd_session_lib(&s);
+	if (!r && lib) {
+		fputs(lib == 1 ? s.in.lib_source : s.in.lib_header, stdout);
+	} else if (!r && common) {
 		fputs(s.in.common, stdout);
 	} else if (!r && cls_s) {
 		r = arg_integer("emit", NULL, "--class", cls_s, 0,

@@ -823,6 +823,228 @@ static void dmd_build_clear(struct dmd_build *b)
 	free(b->absdir);
 }
 
+/* Run "a" (no shell) in the build directory and wait for it; 0 if it
+ * exited with 0, else -1 after a message naming "what". */
+static int dmd_build_run(struct dmd_build *b, struct dmd_build_args *a,
+	const char *what)
+{
+	pid_t pid = dmd_launch_start(a->v, NULL, b->absdir), got;
+	int status = 0;
+
+	if (pid < 0)
+		return -1;
+	do
+		got = dmd_launch_wait(&status);
+	while (got >= 0 && got != pid);
+	if (got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (dmd_launch_cancelled())
+		return -1;
+	if (got == pid && WIFEXITED(status))
+		fprintf(stderr, "distmpmd: %s failed (%s exit status %d)\n",
+			what, a->v[0], WEXITSTATUS(status));
+	else
+		fprintf(stderr, "distmpmd: %s failed (%s)\n", what, a->v[0]);
+	return -1;
+}
+
+/* "s" for a pkg-config file or a makefile: every byte that is not
+ * [A-Za-z0-9/._+-] escaped with a backslash (NULL: out of memory). */
+static char *dmd_build_lib_word(const char *s)
+{
+	char *w = malloc(2 * strlen(s) + 1), *p = w;
+
+	if (!w)
+		return NULL;
+	for (; *s; ++s) {
+		if (!isalnum((unsigned char) *s) && !strchr("/._+-", *s))
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	*p = '\0';
+	return w;
+}
+
+/* Write NAME.pc and NAME.mk beside the library: the flags a program
+ * that calls it is compiled with and the libraries it is linked with
+ * (the library, the runtime, OpenBLAS, m; the MPI wrapper b->cc). */
+static int dmd_build_lib_flags(struct dmd_build *b)
+{
+	const char *name = b->in->job_name;
+	char *rt = dmd_build_lib_word(b->rt.lib), *pc = NULL, *mk = NULL;
+	char *file = NULL;
+	int r = -1;
+
+	if (!rt ||
+	    asprintf(&pc, "# distmpmd: the library of job '%s' (distmpmd "
+		"build --lib); compile a program\n# that calls it with "
+		"%s and $(pkg-config --cflags --libs %s),\n# "
+		"PKG_CONFIG_PATH naming this directory.\n"
+		"Name: %s\nDescription: distmpmd library of job %s\n"
+		"Version: 1\nCflags: -I${pcfiledir}\n"
+		"Libs: ${pcfiledir}/lib%s.a %s %s -lm\n", name, b->cc, name,
+		name, name, name, rt, DMD_BLAS_LIBS) < 0 ||
+	    asprintf(&mk, "# distmpmd: the library of job '%s' (distmpmd "
+		"build --lib).  In a makefile:\n#   include %s.mk\n#   app: "
+		"app.c\n#   \t$(%s_MPICC) $(%s_CFLAGS) -o $@ app.c "
+		"$(%s_LIBS)\n%s_DIR := $(patsubst %%/,%%,$(dir $(lastword "
+		"$(MAKEFILE_LIST))))\n%s_MPICC := %s\n%s_CFLAGS := "
+		"-I$(%s_DIR)\n%s_LIBS := $(%s_DIR)/lib%s.a %s %s -lm\n",
+		name, name, name, name, name, name, name, b->cc, name, name,
+		name, name, name, rt, DMD_BLAS_LIBS) < 0) {
+		pc = mk = NULL;
+		dmd_build_nomem();
+		goto error;
+	}
+	if (asprintf(&file, "%s.pc", name) < 0) {
+		file = NULL;
+		dmd_build_nomem();
+		goto error;
+	}
+	if (dmd_build_put(b, file, pc) < 0)
+		goto error;
+	free(file);
+	if (asprintf(&file, "%s.mk", name) < 0) {
+		file = NULL;
+		dmd_build_nomem();
+		goto error;
+	}
+	if (dmd_build_put(b, file, mk) < 0)
+		goto error;
+	r = 0;
+error:
+	free(file);
+	free(mk);
+	free(pc);
+	free(rt);
+	return r;
+}
+
+/* Compile libNAME.c (written in the build directory) into an object
+ * "obj" and archive it as "lib" (temporary names, in the directory):
+ *   MPICC -O3 -Wall -Wextra -fPIC -I<runtime> <BLAS cflags> -c
+ *	-o OBJ libNAME.c <DISTMPMD_CFLAGS> <--cflag...>
+ *   ar rcs LIB OBJ */
+static int dmd_build_lib_compile(struct dmd_build *b, const char *src,
+	const char *obj, const char *lib, const struct dmd_build_opts *opts)
+{
+	struct dmd_build_args a = { 0, 0, NULL };
+	char *inc = NULL;
+	size_t i;
+	int r = -1;
+
+	if (asprintf(&inc, "-I%s", b->rt.include) < 0) {
+		inc = NULL;
+		dmd_build_nomem();
+		goto error;
+	}
+	if (dmd_build_arg(&a, b->cc) < 0)
+		goto error;
+	for (i = 0; i < sizeof(dmd_build_default_flags) /
+			sizeof(dmd_build_default_flags[0]); ++i)
+		if (dmd_build_arg(&a, dmd_build_default_flags[i]) < 0)
+			goto error;
+	if (dmd_build_arg(&a, "-fPIC") < 0 || dmd_build_arg(&a, inc) < 0 ||
+	    dmd_build_words(&a, DMD_BLAS_CFLAGS) < 0 ||
+	    dmd_build_arg(&a, "-c") < 0 || dmd_build_arg(&a, "-o") < 0 ||
+	    dmd_build_arg(&a, obj) < 0 || dmd_build_arg(&a, src) < 0 ||
+	    dmd_build_words(&a, getenv("DISTMPMD_CFLAGS")) < 0)
+		goto error;
+	for (i = 0; i < (size_t) opts->n_cflags; ++i)
+		if (dmd_build_arg(&a, opts->cflags[i]) < 0)
+			goto error;
+	if (dmd_build_run(b, &a, "compiling the library") < 0)
+		goto error;
+	dmd_build_args_free(&a);
+	unlink(lib);
+	if (dmd_build_arg(&a, "ar") < 0 || dmd_build_arg(&a, "rcs") < 0 ||
+	    dmd_build_arg(&a, lib) < 0 || dmd_build_arg(&a, obj) < 0 ||
+	    dmd_build_run(b, &a, "archiving the library") < 0)
+		goto error;
+	r = 0;
+error:
+	dmd_build_args_free(&a);
+	free(inc);
+	return r;
+}
+
+/* build --lib: write common.h, libNAME.c and NAME.h into the prepared
+ * build directory of "b", compile and archive libNAME.a, write NAME.pc
+ * and NAME.mk.  Returns 0, or -1 after a message. */
+static int dmd_build_lib(struct dmd_build *b,
+	const struct dmd_build_opts *opts)
+{
+	const char *name = b->in->job_name;
+	char *src = NULL, *hdr = NULL, *lib = NULL, *obj = NULL;
+	char *obj_tmp = NULL, *lib_tmp = NULL, *lib_path = NULL;
+	char *obj_dir = NULL;
+	int r = -1;
+
+	if (asprintf(&src, "lib%s.c", name) < 0 ||
+	    asprintf(&hdr, "%s.h", name) < 0 ||
+	    asprintf(&lib, "lib%s.a", name) < 0 ||
+	    asprintf(&obj, "lib%s.o", name) < 0) {
+		src = hdr = lib = obj = NULL;
+		dmd_build_nomem();
+		goto error;
+	}
+	/* the object in a directory of its own, so that the archive's
+	 * member is libNAME.o */
+	obj_dir = dmd_path_join(b->absdir, ".lib.tmp.XXXXXX");
+	lib_tmp = dmd_build_tmp_path(b->absdir, lib);
+	lib_path = dmd_path_join(b->absdir, lib);
+	if (!obj_dir || !lib_tmp || !lib_path)
+		goto error;
+	if (!mkdtemp(obj_dir)) {
+		fprintf(stderr, "distmpmd: cannot create a directory in %s: "
+			"%s\n", b->dir, strerror(errno));
+		free(obj_dir);
+		obj_dir = NULL;
+		goto error;
+	}
+	obj_tmp = dmd_path_join(obj_dir, obj);
+	if (!obj_tmp)
+		goto error;
+	if (dmd_build_put(b, "common.h", b->in->common) < 0 ||
+	    dmd_build_put(b, hdr, b->in->lib_header) < 0 ||
+	    dmd_build_put(b, src, b->in->lib_source) < 0)
+		goto error;
+	dmd_launch_catch();
+	r = dmd_build_lib_compile(b, src, obj_tmp, lib_tmp, opts);
+	dmd_launch_kill_all();
+	if (dmd_launch_cancelled()) {
+		int sig = dmd_launch_cancelled();
+
+		fprintf(stderr, "distmpmd: build cancelled by signal %d "
+			"(%s)\n", sig, strsignal(sig));
+		r = -1;
+	}
+	dmd_launch_release();
+	if (r == 0 && rename(lib_tmp, lib_path) < 0) {
+		fprintf(stderr, "distmpmd: cannot write %s/%s: %s\n", b->dir,
+			lib, strerror(errno));
+		r = -1;
+	}
+	if (r == 0)
+		r = dmd_build_lib_flags(b);
+error:
+	if (obj_tmp)
+		unlink(obj_tmp);
+	if (obj_dir)
+		rmdir(obj_dir);
+	free(obj_dir);
+	if (lib_tmp)
+		unlink(lib_tmp);
+	free(lib_path);
+	free(lib_tmp);
+	free(obj_tmp);
+	free(obj);
+	free(lib);
+	free(hdr);
+	free(src);
+	return r;
+}
+
 /* Write "in" into the build directory "dir" (see the header). */
 int dmd_build_dir(const struct dmd_build_input *in, const char *dir,
 	const struct dmd_build_opts *opts)
@@ -838,6 +1060,10 @@ int dmd_build_dir(const struct dmd_build_input *in, const char *dir,
 	}
 	if (dmd_build_prepare(&b, in, dir, opts) < 0)
 		goto error;
+	if (in->lib_source) {
+		r = dmd_build_lib(&b, opts) < 0;
+		goto error;
+	}
 	if (in->common && dmd_build_put(&b, "common.h", in->common) < 0)
 		goto error;
 	for (k = 0; k < in->n_class; ++k) {

@@ -50,6 +50,10 @@ struct dmd_build_input {
 	const char *common;
 	int n_class;
 	const struct dmd_build_class *cls;
+	/* build --lib: the library's C source (libNAME.c, including
+	 * common.h) and header (NAME.h); NULL for programs. */
+	const char *lib_source;
+	const char *lib_header;
 };
 
 /* Options of a build. */
@@ -67,7 +71,10 @@ struct dmd_build_opts {
  * name and renamed, so that concurrent builds of one job into one
  * directory both succeed and no reader sees a partial file.  The
  * compiler is run with fork/execvp and an argument vector (no shell).
- * Returns 0, or 1 after a message on stderr. */
+ * With in->lib_source (build --lib): common.h, libNAME.c and NAME.h,
+ * compiled and archived into libNAME.a, and NAME.pc and NAME.mk (the
+ * flags and libraries of a program that calls it); no classes, no
+ * manifest.  Returns 0, or 1 after a message on stderr. */
 int dmd_build_dir(const struct dmd_build_input *in, const char *dir,
 	const struct dmd_build_opts *opts);
 

@@ -24,6 +24,8 @@ void dmd_session_free(struct dmd_session *s)
 	dmd_layouts_free(s->layouts);
 	free(s->cls);
 	free(s->files);
+	free(s->lib_source);
+	free(s->lib_header);
 	dmd_emit_classes_free(s->classes);
 	dmd_specs_free(s->specs);
 	dmd_part_cells_free(s->cells);
@@ -554,4 +556,32 @@ void dmd_session_summary(struct dmd_session *s)
 		dmd_part_proof_print(stdout, &s->proofs.proof[i]);
 		printf("\n");
 	}
+}
+
+/* The library of the analysed job of "s" (analysed with its classes):
+ * its C source and header into s->in.lib_source, s->in.lib_header.
+ * Returns 0, 2 after a located message (a tensor whose name in the
+ * header would clash with another of its names), or 1. */
+int dmd_session_lib(struct dmd_session *s)
+{
+	int t = dmd_emit_lib_clash(s->m);
+
+	if (t >= 0) {
+		const struct dmd_tensor *tn = &s->job->tensors[t];
+
+		dmd_diag_error(&s->diag, s->job->path, tn->loc, "tensor '%s': "
+			"build --lib names it %s_%s in the library's header, "
+			"which is one of the header's own names; rename the "
+			"tensor", tn->name, s->job->name, tn->name);
+		return 2;
+	}
+	s->lib_source = dmd_emit_lib_source(s->plan, s->classes);
+	s->lib_header = dmd_emit_lib_header(s->m);
+	if (!s->lib_source || !s->lib_header) {
+		fprintf(stderr, "distmpmd: out of memory\n");
+		return 1;
+	}
+	s->in.lib_source = s->lib_source;
+	s->in.lib_header = s->lib_header;
+	return 0;
 }

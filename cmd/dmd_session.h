@@ -36,6 +36,8 @@ struct dmd_session {
 	struct dmd_build_input in;
 	struct dmd_build_class *cls;	/* in.cls, owned */
 	struct dmd_build_file *files;	/* in.files, owned */
+	char *lib_source;		/* in.lib_source, owned (--lib) */
+	char *lib_header;		/* in.lib_header, owned (--lib) */
 	int n_found;			/* steps searched for a schedule: */
 	struct dmd_search **found;	/* per step, or NULL (owned) */
 	struct dmd_layouts *layouts;	/* of the automatic tensors, or
@@ -61,6 +63,9 @@ enum dmd_status dmd_session_run(struct dmd_session *s, int classes);
 int dmd_session_analyse(struct dmd_session *s, const char *path,
 	int classes);
 void dmd_session_summary(struct dmd_session *s);
+/* The library of the job (build --lib) into s->in: 0, 2 (refused, with
+ * a located message) or 1. */
+int dmd_session_lib(struct dmd_session *s);
 void dmd_session_free(struct dmd_session *s);
 
 #endif

@@ -1,8 +1,8 @@
 /* dmd_emit.c: the C program of a cell, the header shared by the class
  * programs (common.h) and the file of a class.
  *
- * The program of a cell, for PUMMA:
- *   int main(int argc, char **argv)
+ * The program of a cell, for PUMMA (the block of main(), or of a class's
+ * function in a library):
  *   {
  *     dmd_rt *const rt = dmd_init(...);
  *     const int64_t c_x = dmd_coord(rt, 0), c_y = dmd_coord(rt, 1);
@@ -495,7 +495,9 @@ static __isl_give isl_printer *dmd_emit_setup(struct dmd_emit_ctx *ctx,
 	return p;
 }
 
-/* The body of the program of a cell: main(), in one pass. */
+/* The body of the program of a cell, in one pass: the block of main()
+ * (of a class file) or of a class's function (of a library), which
+ * dmd_emit_file and dmd_emit_lib print after its signature. */
 char *dmd_emit_body(const struct dmd_spec *spec)
 {
 	struct dmd_emit_ctx ctx = { 0 };
@@ -507,7 +509,6 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	ctx.plan = spec->plan;
 	ctx.m = m;
 	p = dmd_emit_printer(m->ctx);
-	p = dmd_emit_line(p, "int main(int argc, char **argv)");
 	p = dmd_emit_line(p, "{");
 	p = isl_printer_indent(p, 2);
 	p = dmd_emit_line(p, "dmd_rt *const rt = dmd_init(&argc, &argv, "

@@ -24,6 +24,7 @@ struct dmd_class {
 	struct dmd_why why;		/* the facts that make it a class */
 	char *why_line;			/* the same on one line */
 	char *code;			/* the whole classK.c */
+	char *body;			/* its program's block (of main) */
 	long count;
 	int n_ranges;
 	long (*ranges)[2];
@@ -36,8 +37,9 @@ struct dmd_classes {
 };
 
 /* emit/dmd_emit.c */
-/* The body of the program of a cell: main(); the text compared when
- * cells are merged. */
+/* The body of the program of a cell: the block of main() (or of a
+ * class's function in a library); the text compared when cells are
+ * merged. */
 char *dmd_emit_body(const struct dmd_spec *spec);
 /* emit/dmd_emit_file.c */
 /* The whole file of class "c" (number "id" of "n") around "body". */
@@ -60,6 +62,18 @@ enum dmd_status dmd_emit_classes(const struct dmd_plan *plan,
 	const struct dmd_specs *specs, __isl_give struct dmd_classes **classes);
 __isl_null struct dmd_classes *dmd_emit_classes_free(
 	__isl_take struct dmd_classes *c);
+
+/* emit/dmd_emit_lib.c: the library of "classes" (distmpmd build
+ * --lib): its C source (every class's body as a static function, the
+ * rank's blocks, NAME_run, NAME_block, NAME_error) and its header
+ * NAME.h (spec section 2, "Library mode").  NULL if memory runs out. */
+char *dmd_emit_lib_source(const struct dmd_plan *plan,
+	const struct dmd_classes *classes);
+char *dmd_emit_lib_header(const struct dmd_model *m);
+/* The first tensor with a file whose enumerator NAME_T in the header
+ * would clash with another name of the header (T is NTENSORS, run,
+ * block or error), or -1. */
+int dmd_emit_lib_clash(const struct dmd_model *m);
 
 /* emit/dmd_emit_name.c */
 /* Print "kind" "_" "user" (a name of the emitted C). */

@@ -2,7 +2,8 @@
  * classes: common.h (what every class program shares: the job
  * descriptor, the tensor table, the step labels) and each classK.c (a
  * header saying which ranks run it and why they form a class, the
- * class's ranks, then its main()).
+ * class's ranks, then its main()).  The library of a build --lib is
+ * emit/dmd_emit_lib.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,7 @@ char *dmd_emit_file(const struct dmd_model *m, const struct dmd_class *c,
 	p = isl_printer_end_line(p);
 	p = dmd_file_line(p, "};");
 	p = dmd_file_line(p, "");
+	p = dmd_file_line(p, "int main(int argc, char **argv)");
 	p = isl_printer_print_str(p, body);
 	s = isl_printer_get_str(p);
 	isl_printer_free(p);
@@ -414,7 +416,7 @@ __isl_give struct dmd_classes *dmd_emit_merge(const struct dmd_plan *plan,
 
 		if (!file)
 			goto error;
-		free(c->code);
+		c->body = c->code;
 		c->code = file;
 	}
 	res->common = dmd_file_common(plan, res->n);
@@ -451,6 +453,7 @@ __isl_null struct dmd_classes *dmd_emit_classes_free(
 		dmd_part_why_clear(&c->cls[i].why);
 		free(c->cls[i].why_line);
 		free(c->cls[i].code);
+		free(c->cls[i].body);
 		free(c->cls[i].ranges);
 	}
 	free(c->cls);

@@ -34,7 +34,7 @@ static void dmd_rt_abort(void) __attribute__((noreturn));
 static void dmd_rt_abort(void)
 {
 	usleep(100000);
-	MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Abort(dmd_rt_world(), 1);
 	exit(1);
 }
 
@@ -46,7 +46,7 @@ static int dmd_rt_world_rank(void)
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
 	if (init && !fin)
-		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		MPI_Comm_rank(dmd_rt_world(), &rank);
 	return rank;
 }
 
@@ -84,7 +84,7 @@ void dmd_rt_fail_all(dmd_rt *rt, const char *fmt, ...)
 		fprintf(stderr, "distmpmd: %s\n", msg);
 		fflush(stderr);
 	}
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(dmd_rt_world());
 	dmd_rt_abort();
 }
 
@@ -279,7 +279,7 @@ static void dmd_rt_check_class(int rank, int class_id, int n_ranges,
 			rank, class_id);
 		fflush(stderr);
 	}
-	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, dmd_rt_world());
 	if (any)
 		dmd_rt_abort();
 }
@@ -293,12 +293,12 @@ static void dmd_rt_make_mesh(dmd_rt *rt)
 	int i;
 
 	if (rt->n_axes == 0) {
-		MPI_Comm_dup(MPI_COMM_WORLD, &rt->cart);
+		MPI_Comm_dup(dmd_rt_world(), &rt->cart);
 		return;
 	}
 	for (i = 0; i < rt->n_axes; ++i)
 		periods[i] = 1;
-	MPI_Cart_create(MPI_COMM_WORLD, rt->n_axes, rt->shape, periods, 0,
+	MPI_Cart_create(dmd_rt_world(), rt->n_axes, rt->shape, periods, 0,
 		&rt->cart);
 	if (rt->cart == MPI_COMM_NULL)
 		dmd_fail(rt, "not part of the Cartesian mesh");
@@ -342,7 +342,7 @@ static void dmd_rt_make_views(dmd_rt *rt)
 				key = rt->coords[a];
 				color = (int) (r - key * stride);
 			}
-			MPI_Comm_split(MPI_COMM_WORLD, color, key, &rt->axis[a]);
+			MPI_Comm_split(dmd_rt_world(), color, key, &rt->axis[a]);
 		}
 	}
 	rt->n_all = a;
@@ -390,22 +390,46 @@ static void dmd_rt_set_job_dir(dmd_rt *rt)
 	rt->job_dir = p;
 }
 
+/* What a class program takes from its environment: the job directory,
+ * DMD_STATS, DMD_TRACE, DMD_DUMP_BLOCKS (not in a library run). */
+static void dmd_rt_read_env(dmd_rt *rt)
+{
+	const char *env;
+
+	dmd_rt_set_job_dir(rt);
+
+	env = getenv("DMD_STATS");
+	rt->stats = env && *env && strcmp(env, "0") != 0;
+	env = getenv("DMD_TRACE");
+	if (env && *env) {
+		rt->trace_path = dmd_rt_strdup(rt, env);
+		rt->tracing = 1;
+	}
+	env = getenv("DMD_DUMP_BLOCKS");
+	if (env && *env)
+		rt->dump_dir = dmd_rt_strdup(rt, env);
+}
+
 /* MPI_Init, check the world against the job and this rank against its
  * class, build the mesh, read the environment, check the output
- * destinations and the BLAS kernels.
+ * destinations and the BLAS kernels.  In a library run (dmd_rt_lib.h):
+ * no MPI_Init, the dup of the caller's communicator as the world, no
+ * environment, no output destinations, no BLAS advice.
  */
 dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	int class_id, int n_ranges, const int64_t (*ranges)[2])
 {
 	const union { uint32_t u; unsigned char c[4]; } endian = { 1 };
-	const char *env;
+	const struct dmd_rt_lib_call *lib = dmd_rt_lib_call();
 	dmd_rt *rt;
 	int rank, size, i, n;
 
-	dmd_rt_mpi_before_init();
-	MPI_Init(argc, argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (!lib) {
+		dmd_rt_mpi_before_init();
+		MPI_Init(argc, argv);
+	}
+	MPI_Comm_rank(dmd_rt_world(), &rank);
+	MPI_Comm_size(dmd_rt_world(), &size);
 	if (!endian.c[0])
 		dmd_rt_fail_all(NULL, ".npy I/O needs a little-endian host");
 	dmd_rt_check_job(size, job);
@@ -420,8 +444,9 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	rt->size = size;
 	rt->step_open = -1;
 	MPI_Comm_create_errhandler(&dmd_rt_mpi_error, &rt->errh);
-	MPI_Comm_set_errhandler(MPI_COMM_WORLD, rt->errh);
-	MPI_Comm_set_errhandler(MPI_COMM_SELF, rt->errh);
+	MPI_Comm_set_errhandler(dmd_rt_world(), rt->errh);
+	if (!lib)
+		MPI_Comm_set_errhandler(MPI_COMM_SELF, rt->errh);
 	rt->n_axes = job->n_axes;
 	for (i = 0; i < rt->n_axes; ++i)
 		rt->shape[i] = job->mesh_shape[i];
@@ -436,19 +461,8 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	for (i = 0; rt->host[i]; ++i)
 		if (rt->host[i] == '/')
 			rt->host[i] = '_';
-	dmd_rt_set_job_dir(rt);
-
-	env = getenv("DMD_STATS");
-	rt->stats = env && *env && strcmp(env, "0") != 0;
-	env = getenv("DMD_TRACE");
-	if (env && *env) {
-		rt->trace_path = dmd_rt_strdup(rt, env);
-		rt->tracing = 1;
-	}
-	env = getenv("DMD_DUMP_BLOCKS");
-	if (env && *env)
-		rt->dump_dir = dmd_rt_strdup(rt, env);
-
+	if (!lib)
+		dmd_rt_read_env(rt);
 	n = job->n_steps;
 	rt->step_time = calloc(n ? n : 1, sizeof(*rt->step_time));
 	rt->step_bytes = calloc(n ? n : 1, sizeof(*rt->step_bytes));
@@ -456,8 +470,9 @@ dmd_rt *dmd_init(int *argc, char ***argv, const dmd_job_desc *job,
 	if (!rt->step_time || !rt->step_bytes || !rt->step_msgs)
 		dmd_fail(rt, "out of memory");
 
-	dmd_rt_check_outputs(rt);
-	if (rank == 0)
+	if (!lib)
+		dmd_rt_check_outputs(rt);
+	if (rank == 0 && !lib)
 		dmd_rt_blas_check(rt);
 	MPI_Barrier(rt->cart);
 	rt->t0 = MPI_Wtime();
@@ -495,6 +510,9 @@ void *dmd_alloc(dmd_rt *rt, int64_t n)
 
 	if (n < 0 || (uint64_t) n > (SIZE_MAX - 64) / rt->esize)
 		dmd_fail(rt, "cannot allocate %" PRId64 " elements", n);
+	p = dmd_rt_lib_alloc(rt, n);
+	if (p)
+		return p;
 	size = ((size_t) n * rt->esize + 63) / 64 * 64;
 	p = aligned_alloc(64, size ? size : 64);
 	if (!p)
@@ -695,6 +713,12 @@ int dmd_finish(dmd_rt *rt)
 		if (rt->axis[i] != MPI_COMM_NULL)
 			MPI_Comm_free(&rt->axis[i]);
 	MPI_Comm_free(&rt->cart);
+	if (dmd_rt_lib_call()) {
+		MPI_Comm_set_errhandler(dmd_rt_world(), MPI_ERRORS_ARE_FATAL);
+		MPI_Errhandler_free(&rt->errh);
+		free(rt);
+		return 0;
+	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 	MPI_Errhandler_free(&rt->errh);

@@ -117,7 +117,8 @@ int dmd_rank(const dmd_rt *rt);
 
 /* Allocate a zero-filled buffer of n elements of the job's dtype, aligned
  * to 64 bytes (n may be 0: a valid non-NULL pointer is returned).  Freed
- * by dmd_finish. */
+ * by dmd_finish.  In a library run (dmd_rt_lib.h) the home buffer of a
+ * tensor may be the caller's block instead. */
 void *dmd_alloc(dmd_rt *rt, int64_t n);
 
 /* Fill the block (lo[], ext[]: global origin and extents) of tensor

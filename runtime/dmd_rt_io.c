@@ -292,6 +292,8 @@ void dmd_read(dmd_rt *rt, int tensor, const int64_t *lo,
 	int64_t rel[DMD_RT_MAX_DIMS];
 
 	dmd_rt_check_block(rt, t, lo, ext, bo, bx, rel);
+	if (t->file && dmd_rt_lib_read(rt, tensor, lo, ext, buf, rel, bx))
+		return;
 	if (t->file) {
 		dmd_rt_read_npy(rt, t, lo, ext, buf, rel, bx);
 		return;
@@ -498,6 +500,8 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	if (!t->file)
 		dmd_fail(rt, "dmd_write: tensor '%s' has no file", t->name);
 	dmd_rt_check_block(rt, t, lo, ext, bo, bx, rel);
+	if (dmd_rt_lib_write(rt, tensor, lo, ext, buf, rel, bx))
+		return;
 	dmd_rt_dump_block(rt, t, lo, ext, buf, rel, bx);
 	path = dmd_rt_path(rt, t->file);
 	memset(&v, 0, sizeof(v));

@@ -11,6 +11,8 @@
  *	dmd_rt_trace.c	trace events, their gathering and the JSON file
  *	dmd_rt_mpi.c	the calls whose counts may pass INT_MAX (MPI 4's
  *			large-count calls, or MPI 3 with derived types)
+ *	dmd_rt_lib.c	library mode: NAME_run's checks and call, the
+ *			caller's blocks (dmd_rt_lib.h)
  *	dmd_npy.c	the .npy header (no MPI)
  */
 #ifndef DMD_RT_PRIVATE_H
@@ -22,6 +24,7 @@
 #include <mpi.h>
 
 #include "dmd_rt.h"
+#include "dmd_rt_lib.h"
 
 /* Size of a message or a path that ranks exchange (fixed, for MPI_Bcast). */
 #define DMD_RT_TEXT 4096
@@ -177,6 +180,24 @@ char *dmd_rt_path(dmd_rt *rt, const char *file);
 int64_t dmd_rt_nelem(int ndim, const int64_t *cnt);
 void dmd_rt_check_box(dmd_rt *rt, const char *what, int ndim,
 	const int64_t *bx, const int64_t *lo, const int64_t *cnt);
+
+/* dmd_rt_lib.c: a library run in progress (dmd_rt_lib_call() != NULL):
+ * the library, the caller's blocks, the dup of its communicator, which
+ * stands for MPI_COMM_WORLD (dmd_rt_world()). */
+struct dmd_rt_lib_call {
+	const dmd_lib_desc *lib;
+	void *const *tensors;
+	MPI_Comm comm;
+	int64_t n_alloc;		/* dmd_alloc calls so far */
+};
+struct dmd_rt_lib_call *dmd_rt_lib_call(void);
+MPI_Comm dmd_rt_world(void);
+void *dmd_rt_lib_alloc(dmd_rt *rt, int64_t n);
+int dmd_rt_lib_read(dmd_rt *rt, int tensor, const int64_t *lo,
+	const int64_t *ext, void *buf, const int64_t *rel, const int64_t *bx);
+int dmd_rt_lib_write(dmd_rt *rt, int tensor, const int64_t *lo,
+	const int64_t *ext, const void *buf, const int64_t *rel,
+	const int64_t *bx);
 
 /* dmd_rt_io.c */
 void dmd_rt_check_outputs(dmd_rt *rt);

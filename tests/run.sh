@@ -39,6 +39,11 @@
 #              names, concurrent builds, run DIR's checks (SHA-256,
 #              launcher files), cancelling, messages, -j, launchers,
 #              make install (also under ASan/UBSan/LeakSanitizer)
+#   lib        build --lib: two libraries called from one MPI program of
+#              our own (tests/lib/driver.c), each run twice, checked
+#              against the reference; NULL blocks and a wrong communicator
+#              size refused on every rank; only NAME_* symbols; linked by
+#              pkg-config and by make; ASan/UBSan/LeakSanitizer clean
 #   doc        the job format's reference (doc/job-format.md and the man
 #              page distmpmd-job(5)) names every key of the reader's
 #              tables; its example jobs run and match the reference
@@ -47,7 +52,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 export OPENBLAS_NUM_THREADS=1
-PARTS=${TESTS:-unit ref errors fuzzreplay codegen plan scale e2e fuzz cli doc}
+PARTS=${TESTS:-unit ref errors fuzzreplay codegen plan scale e2e fuzz cli lib doc}
 total_pass=0 total_fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -158,6 +163,9 @@ for part in $PARTS; do
         if [ -x bin-san/distmpmd ]; then
             run cli/sanitizers san_env bash tests/cli/run.sh
         fi
+        ;;
+    lib)
+        run lib bash tests/lib/run.sh
         ;;
     doc)
         run doc bash tests/doc/run.sh

@@ -118,7 +118,7 @@ same "a missing value, the option named in full" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml --ran=1 --com
 same "emit --ran=1 --com: both options recognised (one of them too many)" \
-    "2: distmpmd: emit: give one of --rank, --class and --common" \
+    "2: distmpmd: emit: give one of --rank, --class, --common, --lib and --lib-header" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build tail.yaml -x
 same "an unknown short option" "2: distmpmd: build: unknown option '-x'" \

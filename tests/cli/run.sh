@@ -490,7 +490,7 @@ same "... only the sources are in the directory" "class0.c class1.c common.h" \
 cd "$J"
 run_dmd build --frob tail.yaml
 same "an unknown option is named, then the usage; exit 2" \
-    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
+    "2: distmpmd: build: unknown option '--frob'||usage: distmpmd build JOB [--lib] [-o DIR] [-j N] [--mpicc CC]" \
     "$rc: $(printf '%s\n' "$err" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
 run_dmd run tail.yaml --frob
 same "... for run too" "2: distmpmd: run: unknown option '--frob'" \
@@ -548,14 +548,14 @@ same "no job file" "2: distmpmd: build: no job file given" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd emit tail.yaml
 same "emit without --rank, --class or --common" \
-    "2: distmpmd: emit: --rank R, --class K or --common is needed" \
+    "2: distmpmd: emit: --rank R, --class K, --common, --lib or --lib-header is needed" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd frob
 same "an unknown command" "2: distmpmd: unknown command 'frob'" \
     "$rc: $(printf '%s\n' "$err" | head -n 1)"
 run_dmd build --help
 same "build --help: the usage on stdout, exit 0" \
-    "0: usage: distmpmd build JOB [-o DIR] [-j N] [--mpicc CC] [--cflag FLAG]..." \
+    "0: usage: distmpmd build JOB [--lib] [-o DIR] [-j N] [--mpicc CC]" \
     "$rc: $(printf '%s\n' "$out" | head -n 1)"
 run_dmd run build/tail -j 2
 same "-j with a build directory is refused" \
@@ -723,7 +723,7 @@ same "a relative DMD_JOB_DIR is taken from where distmpmd runs" \
 inst=$base/inst
 if make -s -C "$ROOT" install PREFIX="$inst" >"$base/inst.log" 2>&1; then
     same "make install PREFIX=... installs these files" \
-        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
+        "bin/distmpmd include/distmpmd/dmd_emit_ops.h include/distmpmd/dmd_rt.h include/distmpmd/dmd_rt_lib.h lib/distmpmd/openmpi/libdmdrt.a lib/libdmdrt.a lib/pkgconfig/distmpmd.pc share/distmpmd/dmd_ref.py share/man/man1/distmpmd.1 share/man/man5/distmpmd-job.5" \
         "$(cd "$inst" && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ' | sed 's/ $//')"
 else
     fail "make install PREFIX=..." "$(cat "$base/inst.log")"
@@ -731,7 +731,7 @@ fi
 if make -s -C "$ROOT" install DESTDIR="$base/dest" PREFIX=/opt/dmd \
         >"$base/inst.log" 2>&1; then
     same "make install DESTDIR=... PREFIX=/opt/dmd stages under DESTDIR" \
-        "9 /opt/dmd/bin/distmpmd" \
+        "10 /opt/dmd/bin/distmpmd" \
         "$(find "$base/dest" -type f | wc -l) $(cd "$base/dest" && ls opt/dmd/bin/distmpmd | sed 's|^|/|')"
 else
     fail "make install DESTDIR=..." "$(cat "$base/inst.log")"

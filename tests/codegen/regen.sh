@@ -2,7 +2,9 @@
 # Regenerate the golden files of tests/codegen/: for each JOB.yaml here,
 # JOB.classes (the output of `distmpmd classes`), JOB.check (of `distmpmd
 # check`), JOB.common.h (what the
-# class programs share) and JOB.classK.c (the emitted C of class K).
+# class programs share) and JOB.classK.c (the emitted C of class K); for
+# a job with JOB.lib.c, its library's source and header (JOB.lib.c,
+# JOB.lib.h: distmpmd emit --lib, --lib-header).
 # Review the diff (git diff tests/codegen) before committing: every change
 # to emitted code must be on purpose.
 set -euo pipefail
@@ -19,5 +21,9 @@ for job in *.yaml; do
     for ((k = 0; k < n; k++)); do
         "$DMD" emit "$job" --class "$k" > "$name.class$k.c"
     done
+    if [ -f "$name.lib.c" ]; then
+        "$DMD" emit "$job" --lib > "$name.lib.c"
+        "$DMD" emit "$job" --lib-header > "$name.lib.h"
+    fi
     echo "regenerated $name ($n classes)"
 done

@@ -2,7 +2,9 @@
 # Golden tests: for every job in tests/codegen/, the class listing
 # (JOB.classes), what check says (JOB.check: loops, index ranges,
 # transfers, proofs), the header every class program shares (JOB.common.h) and
-# the emitted C of every class (JOB.classK.c) must equal the committed
+# the emitted C of every class (JOB.classK.c), and where JOB.lib.c is
+# there the source and header of its library (JOB.lib.c, JOB.lib.h:
+# distmpmd emit --lib, --lib-header) must equal the committed
 # files byte for byte (regenerate with `make golden`, then review the
 # diff), and every class program must compile without a warning
 # (-Wall -Wextra -Wconversion -Wshadow -Werror) against the runtime's
@@ -77,6 +79,19 @@ for job in "${jobs[@]}"; do
         cp "$tmp/$name.class$k.c" "$tmp/$name/class$k.c"
         compiles "$name" "$tmp/$name/class$k.c" || ok=0
     done
+    # the library of build --lib, for the jobs with a golden JOB.lib.c:
+    # its source and header (emit --lib, --lib-header), compiled
+    if [ -f "$name.lib.c" ]; then
+        jn=$(sed -n 's/^name: *//p' "$job")
+        "$DMD" emit "$job" --lib > "$tmp/$name.lib.c" || ok=0
+        if ! diff -u "$name.lib.c" "$tmp/$name.lib.c"; then ok=0; fi
+        "$DMD" emit "$job" --lib-header > "$tmp/$name.lib.h" || ok=0
+        if ! diff -u "$name.lib.h" "$tmp/$name.lib.h"; then ok=0; fi
+        cp "$tmp/$name.lib.h" "$tmp/$name/$jn.h"
+        cp "$tmp/$name.lib.c" "$tmp/$name/lib$jn.c"
+        compiles "$name" "$tmp/$name/lib$jn.c" || ok=0
+        compiles "$name" "$tmp/$name/$jn.h" || ok=0
+    fi
     # plan's memory is what the emitted code allocates: the largest sum
     # of the dmd_alloc sizes of a class, in bytes
     if ! "$DMD" plan "$job" --json > "$tmp/$name.plan" 2> "$tmp/err" ||
