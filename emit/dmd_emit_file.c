@@ -89,6 +89,54 @@ static __isl_give isl_printer *dmd_file_tensors(const struct dmd_model *m,
 	return dmd_file_line(p, "};");
 }
 
+/* Does some tensor of "m" have a cyclic dimension? */
+static int dmd_file_has_cyclic(const struct dmd_model *m)
+{
+	int t;
+
+	for (t = 0; t < m->job->n_tensors; ++t)
+		if (m->lay[t] && m->lay[t]->local)
+			return 1;
+	return 0;
+}
+
+/* The cyclic dimensions of the tensors (dmd_job_desc.cyclic): per cyclic
+ * tensor "static const int64_t dmd_cyclic<t>[] = { S, B, L, ... };"
+ * (0, 0, 0 for a dimension that is not cyclic), then the table. */
+static __isl_give isl_printer *dmd_file_cyclic(const struct dmd_model *m,
+	__isl_take isl_printer *p)
+{
+	int t, d;
+
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		const struct dmd_layout *lay = m->lay[t];
+
+		if (!lay || !lay->local)
+			continue;
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "static const int64_t dmd_cyclic%d[] = "
+			"{ ", t);
+		for (d = 0; d < lay->ndim; ++d)
+			p = dmd_emit_printf(p, "%s%ld, %ld, %ld", d ? ", " : "",
+				lay->cyc[d], lay->cyc[d] ? lay->cyc_B[d] : 0,
+				lay->cyc[d] ? lay->cyc_L[d] : 0);
+		p = isl_printer_print_str(p, " };");
+		p = isl_printer_end_line(p);
+	}
+	p = isl_printer_start_line(p);
+	p = isl_printer_print_str(p, "static const int64_t *const dmd_cyclic[] "
+		"= { ");
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		p = isl_printer_print_str(p, t ? ", " : "");
+		if (m->lay[t] && m->lay[t]->local)
+			p = dmd_emit_printf(p, "dmd_cyclic%d", t);
+		else
+			p = isl_printer_print_str(p, "NULL");
+	}
+	p = isl_printer_print_str(p, " };");
+	return isl_printer_end_line(p);
+}
+
 /* The text of common.h for a build of "n" classes. */
 static char *dmd_file_common(const struct dmd_plan *plan, int n)
 {
@@ -138,6 +186,8 @@ static char *dmd_file_common(const struct dmd_plan *plan, int n)
 	p = isl_printer_print_str(p, " };");
 	p = isl_printer_end_line(p);
 	p = dmd_file_tensors(m, p);
+	if (dmd_file_has_cyclic(m))
+		p = dmd_file_cyclic(m, p);
 	p = dmd_file_line(p, "static const char *const dmd_step_labels[] = {");
 	p = isl_printer_indent(p, 2);
 	for (i = 0; i < m->n_poly; ++i) {
@@ -182,6 +232,8 @@ static char *dmd_file_common(const struct dmd_plan *plan, int n)
 		".n_steps = %d,", job->n_tensors, m->n_poly);
 	p = isl_printer_end_line(p);
 	p = dmd_file_line(p, ".step_labels = dmd_step_labels,");
+	if (dmd_file_has_cyclic(m))
+		p = dmd_file_line(p, ".cyclic = dmd_cyclic,");
 	p = isl_printer_indent(p, -2);
 	p = dmd_file_line(p, "};");
 	p = dmd_file_line(p, "");

@@ -1308,6 +1308,42 @@ static char *dmd_poly_label(const struct dmd_step *st)
 	return s;
 }
 
+/* The accesses of cyclic tensors in their local coordinates (see
+ * dmd_model.h): idx := local o idx, e.g. for A[i] with block size 2 over
+ * 2 holders (Lmax 6) { S[i] -> T[6 (floor(i/2) mod 2) + 2 floor(i/4) +
+ * (i mod 2)] }, after everything that needs the global index (the
+ * domain, the ranges of "check").  A tensorized step must not access a
+ * cyclic tensor: its leaf takes boxes of global indices (not supported
+ * yet, refused at the tensorize command). */
+static int dmd_poly_local(struct dmd_poly_build *b, int gemm_cmd)
+{
+	struct dmd_poly *p = b->p;
+	int a;
+
+	for (a = 0; a < p->n_acc; ++a) {
+		const struct dmd_layout *lay = b->lay[p->acc[a].tensor];
+
+		if (!lay->local)
+			continue;
+		if (gemm_cmd >= 0) {
+			dmd_job_error(b->job, p->st->cmds[gemm_cmd].loc,
+				"tensorize: tensor '%s' is cyclic (not "
+				"supported yet)",
+				b->job->tensors[p->acc[a].tensor].name);
+			return -1;
+		}
+		p->acc[a].idx = isl_multi_aff_pullback_multi_aff(
+			isl_multi_aff_copy(lay->local), p->acc[a].idx);
+		isl_map_free(p->acc[a].map);
+		p->acc[a].map = isl_map_intersect_domain(isl_map_from_multi_aff(
+			isl_multi_aff_copy(p->acc[a].idx)),
+			isl_set_copy(p->domain));
+		if (!p->acc[a].idx || !p->acc[a].map)
+			return -1;
+	}
+	return 0;
+}
+
 /* Build the model of compute step "st" (number "index" in program text
  * order) of "job" over "mesh", with the tensors laid out as "lay".
  * Errors are reported against the job file; NULL is returned. */
@@ -1353,6 +1389,7 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 		goto error;
 	p->reduce = !inj;
 	if (dmd_poly_commands(&b, &gemm_cmd) < 0 ||
+	    dmd_poly_local(&b, gemm_cmd) < 0 ||
 	    dmd_poly_rsched(&b) < 0 || dmd_poly_executors(&b) < 0 ||
 	    dmd_poly_resolve(&b, gemm_cmd) < 0 ||
 	    dmd_poly_gemm(&b, gemm_cmd) < 0)
