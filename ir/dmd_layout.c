@@ -11,6 +11,9 @@
  * tail block, an empty one) and nothing else.  For "tail" (X [127, 64],
  * dist [x, "-"] over 2 ranks): lo = [c_x] -> { [(64 c_x)] },
  * ext = [c_x] -> { [(64)] : c_x = 0; [(63)] : c_x = 1 }.
+ * A cyclic dimension (spec 1.2, v3) is laid out in local coordinates
+ * (dmd_layout_cyclic, dmd_layout_local_map; see dmd_model.h), where a
+ * holder's blocks are one box as well.
  */
 #include <stdio.h>
 #include <stdlib.h>

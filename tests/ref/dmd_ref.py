@@ -73,7 +73,9 @@ partial; a partial B is not handled: '-').  From the layouts (spec 1.2,
 computed here independently of the compiler):
   * rank r holds element e of a tensor when it lies on the tensor's 'place'
     slice and, in every dimension, e lies in the block that the dist entry
-    evaluated on r's coordinates selects ('-': one block, the whole extent);
+    evaluated on r's coordinates selects ('-': one block, the whole extent;
+    a 'cyclic' dimension with block size S and B values of its entry: the
+    elements whose block e // S has (e // S) % B equal to the entry);
   * A not partial: every element goes to every rank that holds it in B's
     layout and not in A's, once: bytes = sum over ranks r of the elements
     r holds in B but not in A, times the element size;
