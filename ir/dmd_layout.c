@@ -206,10 +206,36 @@ static int dmd_layout_cyclic(const struct dmd_mesh *mesh,
 	return *lo && *ext ? 0 : -1;
 }
 
-/* The map of "lay" from global to local coordinates (see dmd_model.h):
- * { T[e] -> T[v] } with, on each cyclic dimension d,
+/* The local coordinate (see dmd_model.h) of index "e" along cyclic
+ * dimension "d" of "lay" (block size S, B holders, Lmax elements per
+ * holder at most):
  *   v = b Lmax + (j // B) S + o,  j = e // S, b = j % B, o = e % S
- * e.g. for S = 2, B = 2, Lmax = 6:
+ * e.g. for S = 2, B = 2, Lmax = 6: 6 (floor(e/2) mod 2) + 2 floor(e/4) +
+ * (e mod 2).  "e" itself when the dimension is not cyclic. */
+__isl_give isl_aff *dmd_layout_local_aff(const struct dmd_layout *lay, int d,
+	__isl_take isl_aff *e)
+{
+	isl_ctx *ctx;
+	isl_aff *j, *b, *q, *o, *v;
+	long S, B;
+
+	if (!e || !lay->cyc[d])
+		return e;
+	ctx = isl_aff_get_ctx(e);
+	S = lay->cyc[d];
+	B = lay->cyc_B[d];
+	j = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_copy(e), S));
+	b = isl_aff_mod_val(isl_aff_copy(j), isl_val_int_from_si(ctx, B));
+	q = isl_aff_floor(isl_aff_scale_down_ui(j, B));
+	o = isl_aff_mod_val(e, isl_val_int_from_si(ctx, S));
+	v = isl_aff_scale_val(b, isl_val_int_from_si(ctx, lay->cyc_L[d]));
+	v = isl_aff_add(v, isl_aff_scale_val(q, isl_val_int_from_si(ctx, S)));
+	return isl_aff_add(v, o);
+}
+
+/* The map of "lay" from global to local coordinates (see dmd_model.h):
+ * { T[e] -> T[v] } with v from dmd_layout_local_aff on each cyclic
+ * dimension, e.g. for S = 2, B = 2, Lmax = 6:
  *   { T[e] -> T[6 (floor(e/2) mod 2) + 2 floor(e/4) + (e mod 2)] }. */
 static __isl_give isl_multi_aff *dmd_layout_local_map(
 	const struct dmd_layout *lay)
@@ -223,28 +249,10 @@ static __isl_give isl_multi_aff *dmd_layout_local_map(
 	space = isl_space_map_from_set(isl_space_copy(lay->space));
 	ls = isl_local_space_from_space(isl_space_copy(lay->space));
 	list = isl_aff_list_alloc(ctx, lay->ndim);
-	for (d = 0; d < lay->ndim; ++d) {
-		isl_aff *e, *j, *b, *q, *o, *v;
-		long S = lay->cyc[d], B = lay->cyc_B[d];
-
-		e = isl_aff_var_on_domain(isl_local_space_copy(ls),
-			isl_dim_set, d);
-		if (!S) {
-			list = isl_aff_list_add(list, e);
-			continue;
-		}
-		j = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_copy(e), S));
-		b = isl_aff_mod_val(isl_aff_copy(j),
-			isl_val_int_from_si(ctx, B));
-		q = isl_aff_floor(isl_aff_scale_down_ui(j, B));
-		o = isl_aff_mod_val(e, isl_val_int_from_si(ctx, S));
-		v = isl_aff_scale_val(b, isl_val_int_from_si(ctx,
-			lay->cyc_L[d]));
-		v = isl_aff_add(v, isl_aff_scale_val(q,
-			isl_val_int_from_si(ctx, S)));
-		v = isl_aff_add(v, o);
-		list = isl_aff_list_add(list, v);
-	}
+	for (d = 0; d < lay->ndim; ++d)
+		list = isl_aff_list_add(list, dmd_layout_local_aff(lay, d,
+			isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, d)));
 	isl_local_space_free(ls);
 	return isl_multi_aff_from_aff_list(space, list);
 }

@@ -58,11 +58,9 @@ int main(int argc, char **argv)
     const int64_t vo0_B = lo0_B;
     const int64_t vo1_B = lo1_B;
     const int64_t vx1_B = ext1_B;
-    for (int64_t i_i = 2; i_i <= 6; i_i += 1)
-      if (i_i % 4 >= 2)
-        for (int64_t i_j = 0; i_j <= 8; i_j += 1)
-          if (i_j % 6 <= 2)
-            w_C[(i_i - i_i / 2 + 3 - wo0_C) * wx1_C + ((((i_j % 3) - i_j) / 2) + i_j - wo1_C)] = dmd_relu(v_A[(i_i - i_i / 2 + 3 - vo0_A) * vx1_A + ((((i_j % 3) - i_j) / 2) + i_j - vo1_A)]) * v_B[(i_i - i_i / 2 + 3 - vo0_B) * vx1_B + ((((i_j % 3) - i_j) / 2) + i_j - vo1_B)] - exp(v_B[(i_i - i_i / 2 + 3 - vo0_B) * vx1_B + ((((i_j % 3) - i_j) / 2) + i_j - vo1_B)]) / 4.0;
+    for (int64_t i_i = 4; i_i <= 6; i_i += 1)
+      for (int64_t i_j = 0; i_j <= 5; i_j += 1)
+        w_C[(i_i - wo0_C) * wx1_C + (i_j - wo1_C)] = dmd_relu(v_A[(i_i - vo0_A) * vx1_A + (i_j - vo1_A)]) * v_B[(i_i - vo0_B) * vx1_B + (i_j - vo1_B)] - exp(v_B[(i_i - vo0_B) * vx1_B + (i_j - vo1_B)]) / 4.0;
   }
   dmd_step_end(rt, 0);
   dmd_compute_end(rt);
