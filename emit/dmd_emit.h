@@ -22,6 +22,8 @@ struct dmd_class {
 	isl_set *set;			/* [c] -> { : ... } (mesh params) */
 	char *set_text;			/* as the job names the axes */
 	char *why;			/* one line */
+	char *blocks;			/* cyclic tensors' blocks: lines
+					 * ("" if no tensor is cyclic) */
 	char *code;			/* the whole classK.c */
 	long count;
 	int n_ranges;

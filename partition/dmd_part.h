@@ -222,6 +222,9 @@ __isl_null struct dmd_facts *dmd_part_facts_free(
  * tells classes apart, or whether they play each role (malloc'ed). */
 char *dmd_part_explain(const struct dmd_model *m,
 	const struct dmd_facts *facts, __isl_keep isl_set *set);
+/* The blocks each tensor with a cyclic dimension holds on the ranks of
+ * "set", one line per tensor ("" if no tensor is cyclic). */
+char *dmd_part_blocks(const struct dmd_model *m, __isl_keep isl_set *set);
 
 /* partition/dmd_part_class.c */
 __isl_give struct dmd_cells *dmd_part_cells(const struct dmd_model *m,
