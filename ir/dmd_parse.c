@@ -963,7 +963,7 @@ static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
 enum {
 	DMD_TK_SHAPE, DMD_TK_DTYPE, DMD_TK_DIST, DMD_TK_SPLIT, DMD_TK_OFFSETS,
 	DMD_TK_PLACE, DMD_TK_FILE, DMD_TK_INIT, DMD_TK_SEED, DMD_TK_PARTIAL,
-	DMD_TK_N
+	DMD_TK_CYCLIC, DMD_TK_N
 };
 
 /* Print the shape of "t" as "[E0, E1]" into "buf" of "size" bytes. */
@@ -1200,6 +1200,70 @@ static int dmd_parse_offsets(struct dmd_parse *parse, struct dmd_tensor *t,
 			}
 			t->offsets[dim][i] = prev = v;
 		}
+	}
+	return 0;
+}
+
+/* Read the "cyclic" of tensor "t" (after its shape, dist and offsets):
+ * a map from dimension index to a block size of at least 1 (spec 1.2,
+ * v3).  A dimension with offsets cannot be cyclic. */
+static int dmd_parse_cyclic(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *cyclic)
+{
+	yaml_node_pair_t *pair;
+	char buf[DMD_PARSE_SHOW_SIZE];
+	char what[64 + 64];
+
+	if (dmd_parse_expect(parse, cyclic, YAML_MAPPING_NODE,
+			"for 'cyclic' of tensor '%s'", t->name) < 0)
+		return -1;
+	for (pair = cyclic->data.mapping.pairs.start;
+	     pair < cyclic->data.mapping.pairs.top; ++pair) {
+		yaml_node_t *key = dmd_parse_node(parse, pair->key);
+		yaml_node_t *value = dmd_parse_node(parse, pair->value);
+		long dim, size;
+
+		if (!key || !value)
+			return -1;
+		if (dmd_parse_expect(parse, key, YAML_SCALAR_NODE, "as a key "
+				"of 'cyclic' of tensor '%s'", t->name) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "'cyclic' of tensor '%.64s'",
+			t->name);
+		if (dmd_parse_long(parse, key, &dim, what) < 0)
+			return -1;
+		if (dim < 0 || dim >= t->ndim) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "'cyclic' "
+				"of tensor '%s': no dimension %s (the tensor "
+				"has %d)", t->name,
+				dmd_parse_show_node(key, buf), t->ndim);
+			return -1;
+		}
+		if (t->cyclic[dim]) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
+				"key '%ld' in 'cyclic' of tensor '%s'", dim,
+				t->name);
+			return -1;
+		}
+		if (t->offsets[dim]) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "'cyclic' "
+				"of tensor '%s': dimension %ld has 'offsets' "
+				"(a dimension is cut by one or the other)",
+				t->name, dim);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "the block size of dimension %ld "
+			"in 'cyclic' of tensor '%.64s'", dim, t->name);
+		if (dmd_parse_long(parse, value, &size, what) < 0)
+			return -1;
+		if (size < 1) {
+			dmd_parse_error(parse, dmd_parse_loc(value), "%s must "
+				"be at least 1, got %ld", what, size);
+			return -1;
+		}
+		t->cyclic[dim] = size;
+		t->cyclic_loc[dim] = dmd_parse_loc(key);
+		t->n_cyclic++;
 	}
 	return 0;
 }
@@ -1457,7 +1521,7 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		{ .name = "shape" }, { .name = "dtype" }, { .name = "dist" },
 		{ .name = "split" }, { .name = "offsets" }, { .name = "place" },
 		{ .name = "file" }, { .name = "init" }, { .name = "seed" },
-		{ .name = "partial" },
+		{ .name = "partial" }, { .name = "cyclic" },
 	};
 	char *where = NULL;
 	yaml_node_t *v;
@@ -1528,6 +1592,20 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 			"with offsets, and every split dimension has them)",
 			t->name);
 		return -1;
+	}
+	if ((v = keys[DMD_TK_CYCLIC].value) &&
+	    dmd_parse_cyclic(parse, t, v) < 0)
+		return -1;
+	if (v && t->split == DMD_SPLIT_BALANCED) {
+		for (i = 0; i < t->ndim && !(t->cyclic[i] && t->dist[i]); ++i)
+			;
+		if (i < t->ndim) {
+			dmd_parse_error(parse, t->cyclic_loc[i], "tensor '%s': "
+				"'split: balanced' and 'cyclic' cannot be used "
+				"together on dimension %d (a dimension is cut "
+				"by one or the other)", t->name, i);
+			return -1;
+		}
 	}
 	if ((v = keys[DMD_TK_PLACE].value) && dmd_parse_place(parse, t, v) < 0)
 		return -1;

@@ -131,8 +131,14 @@ for name, ws in sorted(words.items()):
 m = re.search(r'^## Not yet implemented\n(.*?)(?=^## )', md, re.S | re.M)
 rows = re.findall(r'^\| `([a-z_]+)`[^|]*\|[^|]*\| not yet', m.group(1),
                   re.M) if m else []
-check(len(rows) >= 2, 'job-format.md lists %d features as not yet' %
+# (views, memory, links and axe while this was written; the table's rows
+# go as features land: the count guards against a table this regex no
+# longer reads, the keys below against rows left behind)
+check(len(rows) >= 1, 'job-format.md lists %d features as not yet' %
       len(rows))
+check('`cyclic`' not in ''.join(
+      re.findall(r'^\| `cyclic`.*\| not yet \|$', m.group(1), re.M)
+      if m else ''), 'cyclic is implemented: not listed as not yet')
 for k in rows:
     check(k not in accepted, 'not yet: `%s` is not a key the reader '
           'accepts' % k, 'the reader accepts it now: update the table')

@@ -8,12 +8,13 @@
     fuzz.py --inputs FILE [REF]              write its inputs, poisoned
 
 For each seed, generate a small job (mesh of at most 8 ranks, uneven
-extents, random distributions, a random but valid schedule; for about a
-third of the seeds a view of the ranks, spec 1.1, that the schedule and
-most tensors use, over all the ranks or fewer), run it with `distmpmd run
---stats`, check that `distmpmd plan --json` predicted its bytes moved,
-busiest receiver and messages (per step too), and compare every output
-with the independent reference (tests/ref/dmd_ref.py).  The families: matrix products,
+extents, random distributions, some with cyclic blocks, a random but
+valid schedule; for about a third of the seeds a view of the ranks, spec
+1.1, that the schedule and most tensors use, over all the ranks or fewer),
+run it with `distmpmd run --stats`, check that `distmpmd plan --json`
+predicted its bytes moved, busiest receiver and messages (per step too),
+and compare every output with the independent reference
+(tests/ref/dmd_ref.py).  The families: matrix products,
 stencils, random element-wise expressions (unary minus chains, every
 function and operator, numbers in every notation, self reads), and
 accesses whose in-bounds ranges cut each other (A[2 * i, i] into a
@@ -129,6 +130,17 @@ def tensor(rng, name, dims, axes, shape, dtype, role, seed, layout=None):
                 len(offs) == len([e for e in d if e != "-"]):
             # balanced would apply to no dimension: the reader refuses that
             split = "block"
+        # sometimes cyclic blocks (spec 1.2, v3) on a split dimension
+        # without offsets, drawn from a generator of their own so that
+        # every seed's job is otherwise the one it always was
+        crng = random.Random("%s:%s" % (name, rng.getstate()[1][:8]))
+        cyc = ["%d: %d" % (i, crng.choice([1, 2, 3, 5]))
+               for i, e in enumerate(d)
+               if e != "-" and not any(o.startswith("%d:" % i)
+                                       for o in offs)
+               and crng.random() < 0.25]
+        if cyc:
+            split = "block"     # balanced and cyclic do not combine
         place = {}
         unused = [a for a in axes if not any(
             re.search(r"\b%s\b" % a, e) for e in d)]
@@ -142,11 +154,14 @@ def tensor(rng, name, dims, axes, shape, dtype, role, seed, layout=None):
              for i, e in enumerate(d)]
     else:
         (d, place), split, offs = layout, "block", []
+        cyc = []
     s = "  %s: {shape: [%s], dtype: %s, dist: [%s], split: %s" % (
         name, ", ".join(str(e) for e in dims), dtype,
         ", ".join(quote(e) for e in d), split)
     if offs:
         s += ", offsets: {%s}" % ", ".join(offs)
+    if cyc:
+        s += ", cyclic: {%s}" % ", ".join(cyc)
     if place:
         s += ", place: {%s}" % ", ".join("%s: %d" % kv
                                           for kv in sorted(place.items()))
