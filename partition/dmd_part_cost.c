@@ -707,7 +707,7 @@ static int dmd_cost_is_local(const struct dmd_layout *lay, int d, int k,
  * { i : 0 <= i < 10 and floor(i/2) mod 2 = 1 } of a holder become
  * { v : 6 <= v < 10 }.  "dom" itself when no layout is cyclic. */
 static __isl_give isl_set *dmd_cost_local_dom(const struct dmd_model *m,
-	const struct dmd_poly *p, __isl_take isl_set *dom)
+	const struct dmd_poly *p, int n_acc, __isl_take isl_set *dom)
 {
 	isl_local_space *ls;
 	isl_multi_aff *ma;
@@ -721,7 +721,7 @@ static __isl_give isl_set *dmd_cost_local_dom(const struct dmd_model *m,
 		isl_set_get_space(dom)));
 	for (k = 0; ma && k < n; ++k) {
 		done = 0;
-		for (a = 0; ma && !done && a < p->n_acc; ++a) {
+		for (a = 0; ma && !done && a < n_acc; ++a) {
 			const struct dmd_layout *lay =
 				m->lay[p->acc[a].tensor];
 
@@ -759,31 +759,54 @@ static __isl_give isl_set *dmd_cost_local_dom(const struct dmd_model *m,
 	return isl_set_coalesce(dom);
 }
 
-/* The flops of step "s" on every rank. */
+/* The number of iterations of "dom" ([c] -> { S[i] }) on each rank
+ * (dmd_cost_iter_piece), NULL if a piece is not a box. */
+static __isl_give isl_pw_aff *dmd_cost_iters(const struct dmd_model *m,
+	__isl_take isl_set *dom)
+{
+	struct dmd_cost_iter it = { m, NULL, 0 };
+
+	it.n = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	dom = isl_set_make_disjoint(dom);
+	if (!dom || isl_set_foreach_basic_set(dom, &dmd_cost_iter_piece,
+			&it) < 0 || it.bad)
+		it.n = isl_pw_aff_free(it.n);
+	isl_set_free(dom);
+	return it.n;
+}
+
+/* The flops of step "s" on every rank: its iterations counted as they
+ * are, else with the index variables of the output's cyclic dimensions
+ * in local coordinates, else with those of every access's
+ * (dmd_cost_local_dom): a rank's iterations over a block output that
+ * reads a cyclic tensor are already boxes, those over a cyclic output
+ * are boxes in its local coordinates. */
 static int dmd_cost_flops(struct dmd_cost_build *b, int s)
 {
 	const struct dmd_model *m = b->m;
 	const struct dmd_poly *p = m->poly[s];
-	struct dmd_cost_iter it = { m, NULL, 0 };
+	isl_pw_aff *n = NULL;
 	isl_set *dom;
 	long ops;
+	int k;
 
-	it.n = dmd_cost_cst(m, isl_val_zero(m->ctx));
 	dom = isl_map_domain(isl_map_copy(p->rsched));
 	dom = isl_set_intersect_params(dom, isl_set_copy(m->mesh->set));
-	dom = dmd_cost_local_dom(m, p, dom);
-	dom = isl_set_make_disjoint(dom);
-	if (isl_set_foreach_basic_set(dom, &dmd_cost_iter_piece, &it) < 0 ||
-	    it.bad || !it.n) {
-		isl_set_free(dom);
-		isl_pw_aff_free(it.n);
+	for (k = 0; dom && !n && k < 3; ++k) {
+		isl_set *d = isl_set_copy(dom);
+
+		if (k > 0)
+			d = dmd_cost_local_dom(m, p, k == 1 ? 1 : p->n_acc, d);
+		n = dmd_cost_iters(m, d);
+	}
+	isl_set_free(dom);
+	if (!n) {
 		dmd_cost_fail(b, "the iterations of a rank are not a union "
 			"of boxes", s, -1);
 		return -1;
 	}
-	isl_set_free(dom);
 	ops = dmd_poly_ops(p);
-	b->acc[s].flops = isl_pw_aff_scale_val(it.n,
+	b->acc[s].flops = isl_pw_aff_scale_val(n,
 		isl_val_int_from_si(m->ctx, ops));
 	dmd_cost_add(&b->acc[s].time, isl_pw_aff_scale_val(
 		isl_pw_aff_copy(b->acc[s].flops), dmd_cost_int(m->ctx,
