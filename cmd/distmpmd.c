@@ -1028,17 +1028,10 @@ static int cmd_classes(int argc, char **argv)
 						c->ranges[j][0],
 						c->ranges[j][1]);
 			printf("\n  set: %s\n  why: %s\n", c->set, c->why);
-			if (c->blocks && *c->blocks) {
-				const char *l = c->blocks, *e;
-
+			if (c->n_blocks)
 				printf("  blocks (cyclic):\n");
-				do {
-					e = strchr(l, '\n');
-					printf("    %.*s\n", e ? (int) (e - l) :
-						(int) strlen(l), l);
-					l = e + 1;
-				} while (e);
-			}
+			for (j = 0; j < c->n_blocks; ++j)
+				printf("    %s\n", c->blocks[j]);
 		}
 		printf("\n");
 		draw_mesh(in);

@@ -139,7 +139,8 @@ static int session_build_input(struct dmd_session *s, int classes)
 		s->cls[i].code = cl->cls[i].code;
 		s->cls[i].set = cl->cls[i].set_text;
 		s->cls[i].why = cl->cls[i].why_line;
-		s->cls[i].blocks = cl->cls[i].blocks;
+		s->cls[i].n_blocks = cl->cls[i].blocks.n;
+		s->cls[i].blocks = cl->cls[i].blocks.fact;
 		s->cls[i].count = cl->cls[i].count;
 		s->cls[i].n_ranges = cl->cls[i].n_ranges;
 		s->cls[i].ranges = cl->cls[i].ranges;

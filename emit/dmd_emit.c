@@ -13,10 +13,11 @@
  *     (output writes)
  *     return dmd_finish(rt);
  *   }
- * Each step is printed twice: the first pass records which view
- * components the step reads, the second prints it updating only those,
- * and the declarations come before it.  The set-up likewise declares only
- * the variables the program uses, so the code compiles without warnings.
+ * Printed in one pass from the typed program of the cell
+ * (specialize/dmd_spec.h): its buffers, the views of each step with the
+ * components its statements read, and the names the code uses, so that
+ * only those are declared (the code compiles without warnings) and
+ * nothing here decides what the code does.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,115 +29,6 @@
 #include "emit/dmd_emit_private.h"
 #include "ir/dmd_isl.h"
 
-/* Release the names of "names". */
-void dmd_emit_names_clear(struct dmd_emit_names *names)
-{
-	int i;
-
-	for (i = 0; i < names->n; ++i)
-		free(names->name[i]);
-	free(names->name);
-	names->name = NULL;
-	names->n = 0;
-}
-
-/* Is "name" in "names"? */
-static int dmd_emit_names_find(const struct dmd_emit_names *names,
-	const char *name)
-{
-	int i;
-
-	for (i = 0; names && i < names->n; ++i)
-		if (!strcmp(names->name[i], name))
-			return 1;
-	return 0;
-}
-
-/* Add "name" to "names" (once). */
-int dmd_emit_names_add(struct dmd_emit_names *names, const char *name)
-{
-	char **n;
-
-	if (dmd_emit_names_find(names, name))
-		return 0;
-	n = realloc(names->name, (names->n + 1) * sizeof(*n));
-	if (!n)
-		return -1;
-	names->name = n;
-	names->name[names->n] = strdup(name);
-	return names->name[names->n++] ? 0 : -1;
-}
-
-/* kind (from "fmt" and "ap") "_" user, malloc'ed. */
-static char *dmd_emit_vname(const char *user, const char *fmt, va_list ap)
-{
-	char kind[64], *s;
-	size_t n;
-
-	vsnprintf(kind, sizeof(kind), fmt, ap);
-	n = strlen(kind) + strlen(user ? user : "") + 2;
-	s = malloc(n);
-	if (s)
-		snprintf(s, n, user ? "%s_%s" : "%s", kind, user);
-	return s;
-}
-
-/* Print kind_user and record it as used (in the step and in main). */
-__isl_give isl_printer *dmd_emit_use(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, const char *user, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = dmd_emit_vname(user, fmt, ap);
-	va_end(ap);
-	if (!s || dmd_emit_names_add(&ctx->used, s) < 0 ||
-	    dmd_emit_names_add(&ctx->top, s) < 0) {
-		free(s);
-		return isl_printer_free(p);
-	}
-	p = isl_printer_print_str(p, s);
-	free(s);
-	return p;
-}
-
-/* Is kind_user recorded in "names"? */
-int dmd_emit_has(const struct dmd_emit_names *names, const char *user,
-	const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	s = dmd_emit_vname(user, fmt, ap);
-	va_end(ap);
-	r = s && dmd_emit_names_find(names, s);
-	free(s);
-	return r;
-}
-
-/* The origin of dimension "d" of tensor "t"'s home buffer. */
-__isl_give isl_printer *dmd_emit_home_o(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, int t, int d)
-{
-	const char *user = ctx->m->job->tensors[t].name;
-
-	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "ho%d" :
-		"lo%d", d);
-}
-
-/* The extent of dimension "d" of tensor "t"'s home buffer. */
-__isl_give isl_printer *dmd_emit_home_x(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, int t, int d)
-{
-	const char *user = ctx->m->job->tensors[t].name;
-
-	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "hx%d" :
-		"ext%d", d);
-}
-
 /* One line of text. */
 static __isl_give isl_printer *dmd_emit_line(__isl_take isl_printer *p,
 	const char *s)
@@ -146,20 +38,6 @@ static __isl_give isl_printer *dmd_emit_line(__isl_take isl_printer *p,
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, s);
 	return isl_printer_end_line(p);
-}
-
-/* Print the expression of parameter-only "pa" on the cell, in the
- * coordinates of view "v" (-1: of the mesh). */
-static __isl_give isl_printer *dmd_emit_param(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, __isl_keep isl_pw_aff *pa, int v)
-{
-	isl_ast_expr *e = dmd_spec_param_expr_in(ctx->spec, pa, v);
-
-	if (!e)
-		return isl_printer_free(p);
-	p = isl_printer_print_ast_expr(p, e);
-	isl_ast_expr_free(e);
-	return p;
 }
 
 /* "(const int64_t[]){ lo0_A, lo1_A }" of kind "lo" or "ext". */
@@ -192,8 +70,7 @@ static __isl_give isl_printer *dmd_emit_block_arr(struct dmd_emit_ctx *ctx,
 static __isl_give isl_printer *dmd_emit_root_test(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, const struct dmd_xfer *x)
 {
-	isl_ast_expr *e = dmd_spec_param_expr_in(ctx->spec, x->root,
-		ctx->p->view);
+	isl_ast_expr *e = ctx->spec->xbuf[x->id].root;
 	enum isl_ast_expr_type type;
 
 	if (!e)
@@ -206,205 +83,151 @@ static __isl_give isl_printer *dmd_emit_root_test(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_ast_expr(p, e);
 	if (type != isl_ast_expr_int && type != isl_ast_expr_id)
 		p = isl_printer_print_str(p, ")");
-	isl_ast_expr_free(e);
 	return isl_printer_print_str(p, " ? ");
 }
 
-/* The view declarations of the step being printed: for each tensor it
- * reads, v_A (pointer), vo<d>_A (origins), vx<d>_A (extents) of the
- * components the step reads, constant where the view is (home buffer,
- * buffer filled before the step's loops), initialised to the home buffer
- * where transfers at time loops change it; for the output, w_C.. (the
- * home buffer, or the step's own buffer when its results are returned).
- * restrict where no transfer of the step touches the buffer. */
-static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p)
+/* The declarations of the write view "v" (w_C, wo<d>_C, wx<d>_C of the
+ * components its step reads): the home buffer, or the step's own buffer
+ * when its results are returned. */
+static __isl_give isl_printer *dmd_emit_write_view(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_spec_view *v)
 {
-	const struct dmd_poly *p0 = ctx->p;
-	const struct dmd_step_plan *sp = ctx->sp;
-	int a, b, i, d, t, nd;
+	const struct dmd_xfer *x = v->xfer;
+	int t = v->tensor, nd = ctx->m->lay[t]->ndim, d;
+	const char *user = ctx->m->job->tensors[t].name;
 
-	for (a = 0; a < p0->n_acc; ++a) {
-		const struct dmd_xfer *x = NULL;
-		const char *user, *cst;
-		int restrict_ok = 1, mut, root;
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "%s *%sconst ", ctx->real,
+		v->restrict_ok ? "restrict " : "");
+	p = dmd_emit_name(p, "w", user);
+	p = isl_printer_print_str(p, " = ");
+	if (x)
+		p = dmd_emit_use(ctx, p, user, "r%d", x->id);
+	else
+		p = dmd_emit_use(ctx, p, user, "buf");
+	p = isl_printer_print_str(p, ";");
+	p = isl_printer_end_line(p);
+	for (d = 0; d < 2 * nd; ++d) {
+		int dd = d % nd;
 
-		t = p0->acc[a].tensor;
-		user = ctx->m->job->tensors[t].name;
-		nd = ctx->m->lay[t]->ndim;
-		for (b = 0; b < a; ++b)
-			if (p0->acc[b].tensor == t && (a == 0 || b > 0))
-				break;
-		if (a > 0 && b < a && b > 0)
+		if (!(((d < nd ? v->o : v->x) >> dd) & 1))
 			continue;
-		if (a > 0 && (sp->provider[a] == -2 ||
-		    !dmd_emit_has(&ctx->used, user, "v")))
-			continue;
-		if (a == 0) {
-			/* the write view */
-			if (!dmd_emit_has(&ctx->used, user, "w"))
-				continue;
-			x = sp->ret;
-			for (i = 0; i < sp->n_xfer; ++i)
-				if (sp->xfer[i]->tensor == t &&
-				    sp->xfer[i]->use == DMD_USE_SNAPSHOT)
-					restrict_ok = 0;
-			if (x)
-				restrict_ok = 0;
-			p = isl_printer_start_line(p);
-			p = dmd_emit_printf(p, "%s *%sconst ", ctx->real,
-				restrict_ok ? "restrict " : "");
-			p = dmd_emit_name(p, "w", user);
-			p = isl_printer_print_str(p, " = ");
-			if (x)
-				p = dmd_emit_use(ctx, p, user, "r%d", x->id);
-			else
-				p = dmd_emit_use(ctx, p, user, "buf");
-			p = isl_printer_print_str(p, ";");
-			p = isl_printer_end_line(p);
-			for (d = 0; d < 2 * nd; ++d) {
-				int dd = d % nd;
-				const char *k = d < nd ? "wo" : "wx";
-
-				if (!dmd_emit_has(&ctx->used, user, "%s%d", k,
-						dd))
-					continue;
-				p = isl_printer_start_line(p);
-				p = isl_printer_print_str(p, "const int64_t ");
-				p = dmd_emit_namef(p, user, "%s%d", k, dd);
-				p = isl_printer_print_str(p, " = ");
-				if (x && d < nd)
-					p = dmd_emit_param(ctx, p,
-						x->box.lo[dd], ctx->p->view);
-				else if (x)
-					p = dmd_emit_printf(p, "%ld",
-						ctx->rx[x->id][dd]);
-				else if (d < nd)
-					p = dmd_emit_home_o(ctx, p, t, dd);
-				else
-					p = dmd_emit_home_x(ctx, p, t, dd);
-				p = isl_printer_print_str(p, ";");
-				p = isl_printer_end_line(p);
-			}
-			continue;
-		}
-		if (sp->provider[a] >= 0)
-			x = ctx->plan->xfer[sp->provider[a]];
-		mut = x && x->level >= 0;
-		if (x && (!x->ghost || mut))
-			restrict_ok = 0;
-		if (x && x->ghost)
-			restrict_ok = 0;
-		cst = mut ? "" : "const ";
-		root = x && !mut && x->kind == DMD_XFER_BCAST;
 		p = isl_printer_start_line(p);
-		p = dmd_emit_printf(p, "const %s *%s%s", ctx->real,
-			restrict_ok ? "restrict " : "", cst);
-		p = dmd_emit_name(p, "v", user);
+		p = isl_printer_print_str(p, "const int64_t ");
+		p = dmd_emit_namef(p, user, "%s%d", d < nd ? "wo" : "wx", dd);
 		p = isl_printer_print_str(p, " = ");
-		if (root) {
-			p = dmd_emit_root_test(ctx, p, x);
-			p = dmd_emit_use(ctx, p, user, "buf");
-			p = isl_printer_print_str(p, " : ");
-		}
-		if (!x || x->ghost || mut)
-			p = dmd_emit_use(ctx, p, user, "buf");
+		if (x && d < nd)
+			p = isl_printer_print_ast_expr(p,
+				ctx->spec->xbuf[x->id].lo[dd]);
+		else if (x)
+			p = dmd_emit_printf(p, "%ld",
+				ctx->spec->xbuf[x->id].ext[dd]);
+		else if (d < nd)
+			p = dmd_emit_home_o(ctx, p, t, dd);
 		else
-			p = dmd_emit_use(ctx, p, user, "r%d", x->id);
+			p = dmd_emit_home_x(ctx, p, t, dd);
 		p = isl_printer_print_str(p, ";");
 		p = isl_printer_end_line(p);
-		for (d = 0; d < 2 * nd; ++d) {
-			int dd = d % nd;
-			const char *k = d < nd ? "vo" : "vx";
-
-			if (!dmd_emit_has(&ctx->used, user, "%s%d", k, dd))
-				continue;
-			p = isl_printer_start_line(p);
-			p = dmd_emit_printf(p, "%sint64_t ", cst);
-			p = dmd_emit_namef(p, user, "%s%d", k, dd);
-			p = isl_printer_print_str(p, " = ");
-			if (root) {
-				p = dmd_emit_root_test(ctx, p, x);
-				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
-					dmd_emit_home_x(ctx, p, t, dd);
-				p = isl_printer_print_str(p, " : ");
-			}
-			if (!x || x->ghost || mut)
-				p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
-					dmd_emit_home_x(ctx, p, t, dd);
-			else if (d < nd)
-				p = dmd_emit_param(ctx, p, x->box.lo[dd],
-					ctx->p->view);
-			else
-				p = dmd_emit_printf(p, "%ld",
-					ctx->rx[x->id][dd]);
-			p = isl_printer_print_str(p, ";");
-			p = isl_printer_end_line(p);
-		}
 	}
 	return p;
 }
 
-/* Print the AST of step "s" into a new string (one pass). */
-static char *dmd_emit_step_ast(struct dmd_emit_ctx *ctx, int s)
+/* The value of component "d" (an origin if d < nd, else an extent) of
+ * read view "v": the home buffer's, the box of its transfer fixed before
+ * the loops (whose buffer's extents are numbers), or chosen by the root
+ * test of a broadcast before the loops. */
+static __isl_give isl_printer *dmd_emit_view_comp(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_spec_view *v, int d,
+	int nd)
 {
-	isl_ast_print_options *opts;
-	isl_printer *p;
-	char *str;
+	const struct dmd_xfer *x = v->xfer;
+	int t = v->tensor, dd = d % nd;
 
-	p = isl_printer_to_str(ctx->m->ctx);
-	p = isl_printer_set_output_format(p, ISL_FORMAT_C);
-	p = isl_printer_set_indent(p, 0);
-	opts = isl_ast_print_options_alloc(ctx->m->ctx);
-	opts = isl_ast_print_options_set_print_user(opts, &dmd_emit_user,
-		ctx);
-	p = isl_ast_node_print(ctx->spec->steps[s].ast, p, opts);
-	str = isl_printer_get_str(p);
-	isl_printer_free(p);
-	return str;
+	if (v->root) {
+		p = dmd_emit_root_test(ctx, p, x);
+		p = d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
+			dmd_emit_home_x(ctx, p, t, dd);
+		p = isl_printer_print_str(p, " : ");
+	}
+	if (!x || x->ghost || v->mut)
+		return d < nd ? dmd_emit_home_o(ctx, p, t, dd) :
+			dmd_emit_home_x(ctx, p, t, dd);
+	if (d < nd)
+		return isl_printer_print_ast_expr(p,
+			ctx->spec->xbuf[x->id].lo[dd]);
+	return dmd_emit_printf(p, "%ld", ctx->spec->xbuf[x->id].ext[dd]);
 }
 
-/* Print "text" (lines) at the printer's indentation. */
-static __isl_give isl_printer *dmd_emit_lines(__isl_take isl_printer *p,
-	const char *text)
+/* The declarations of read view "v" (v_A, vo<d>_A, vx<d>_A of the
+ * components its step reads), constant unless waits at a time loop
+ * update it. */
+static __isl_give isl_printer *dmd_emit_read_view(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_spec_view *v)
 {
-	const char *e;
-	char *line;
+	const struct dmd_xfer *x = v->xfer;
+	int t = v->tensor, nd = ctx->m->lay[t]->ndim, d;
+	const char *user = ctx->m->job->tensors[t].name;
+	const char *cst = v->mut ? "" : "const ";
 
-	while (text && *text) {
-		e = strchr(text, '\n');
-		if (!e)
-			e = text + strlen(text);
-		line = strndup(text, e - text);
-		if (!line)
-			return isl_printer_free(p);
-		p = dmd_emit_line(p, line);
-		free(line);
-		text = *e ? e + 1 : e;
+	p = isl_printer_start_line(p);
+	p = dmd_emit_printf(p, "const %s *%s%s", ctx->real,
+		v->restrict_ok ? "restrict " : "", cst);
+	p = dmd_emit_name(p, "v", user);
+	p = isl_printer_print_str(p, " = ");
+	if (v->root) {
+		p = dmd_emit_root_test(ctx, p, x);
+		p = dmd_emit_use(ctx, p, user, "buf");
+		p = isl_printer_print_str(p, " : ");
+	}
+	if (!x || x->ghost || v->mut)
+		p = dmd_emit_use(ctx, p, user, "buf");
+	else
+		p = dmd_emit_use(ctx, p, user, "r%d", x->id);
+	p = isl_printer_print_str(p, ";");
+	p = isl_printer_end_line(p);
+	for (d = 0; d < 2 * nd; ++d) {
+		if (!(((d < nd ? v->o : v->x) >> (d % nd)) & 1))
+			continue;
+		p = isl_printer_start_line(p);
+		p = dmd_emit_printf(p, "%sint64_t ", cst);
+		p = dmd_emit_namef(p, user, "%s%d", d < nd ? "vo" : "vx",
+			d % nd);
+		p = isl_printer_print_str(p, " = ");
+		p = dmd_emit_view_comp(ctx, p, v, d, nd);
+		p = isl_printer_print_str(p, ";");
+		p = isl_printer_end_line(p);
+	}
+	return p;
+}
+
+/* The view declarations of step "ss" (specialize/dmd_spec.h), of the
+ * views its statements read through. */
+static __isl_give isl_printer *dmd_emit_views(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const struct dmd_spec_step *ss)
+{
+	int i;
+
+	for (i = 0; i < ss->n_view; ++i) {
+		if (!ss->view[i].ptr)
+			continue;
+		if (ss->view[i].write)
+			p = dmd_emit_write_view(ctx, p, &ss->view[i]);
+		else
+			p = dmd_emit_read_view(ctx, p, &ss->view[i]);
 	}
 	return p;
 }
 
 /* Print step "s": its label, its block with the view declarations and
- * its AST (two passes, see the top of this file). */
+ * its AST. */
 static __isl_give isl_printer *dmd_emit_step(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, int s)
 {
-	struct dmd_emit_names read = { 0, NULL };
-	char *text;
+	isl_ast_print_options *opts;
 
 	ctx->ss = &ctx->spec->steps[s];
 	ctx->p = ctx->m->poly[s];
 	ctx->sp = &ctx->plan->steps[s];
-	dmd_emit_names_clear(&ctx->used);
-	ctx->read = NULL;
-	text = dmd_emit_step_ast(ctx, s);
-	free(text);
-	read = ctx->used;
-	ctx->used.n = 0;
-	ctx->used.name = NULL;
-	ctx->read = &read;
-	text = dmd_emit_step_ast(ctx, s);
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "/* step %d: ", s + 1);
 	p = dmd_emit_ctext(p, ctx->p->label);
@@ -415,17 +238,16 @@ static __isl_give isl_printer *dmd_emit_step(struct dmd_emit_ctx *ctx,
 	p = isl_printer_end_line(p);
 	p = dmd_emit_line(p, "{");
 	p = isl_printer_indent(p, 2);
-	p = dmd_emit_views(ctx, p);
-	p = dmd_emit_lines(p, text);
+	p = dmd_emit_views(ctx, p, ctx->ss);
+	opts = isl_ast_print_options_alloc(ctx->m->ctx);
+	opts = isl_ast_print_options_set_print_user(opts, &dmd_emit_user,
+		ctx);
+	p = isl_ast_node_print(ctx->ss->ast, p, opts);
 	p = isl_printer_indent(p, -2);
 	p = dmd_emit_line(p, "}");
 	p = dmd_emit_printf(isl_printer_start_line(p),
 		"dmd_step_end(rt, %d);", s);
-	p = isl_printer_end_line(p);
-	free(text);
-	dmd_emit_names_clear(&read);
-	ctx->read = NULL;
-	return p;
+	return isl_printer_end_line(p);
 }
 
 /* Print the program's nodes "node" (n of them); repeats are loops with
@@ -494,46 +316,46 @@ static __isl_give isl_printer *dmd_emit_tensor_comment(
 	return isl_printer_end_line(p);
 }
 
-/* One "const int64_t name = expr;" for each used component kind<d>. */
+/* One "const int64_t kind<d>_A = e[d];" for each component d in "use"
+ * (bit d). */
 static __isl_give isl_printer *dmd_emit_scalars(struct dmd_emit_ctx *ctx,
-	__isl_take isl_printer *p, int t, const char *kind,
-	isl_pw_aff *const *pa)
+	__isl_take isl_printer *p, int t, const char *kind, unsigned use,
+	isl_ast_expr *const *e)
 {
 	const char *user = ctx->m->job->tensors[t].name;
 	int d;
 
 	for (d = 0; d < ctx->m->lay[t]->ndim; ++d) {
-		if (!dmd_emit_has(&ctx->top, user, "%s%d", kind, d))
+		if (!((use >> d) & 1))
 			continue;
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "const int64_t ");
 		p = dmd_emit_namef(p, user, "%s%d", kind, d);
 		p = isl_printer_print_str(p, " = ");
-		p = dmd_emit_param(ctx, p, pa[d], ctx->m->lay[t]->view);
+		p = isl_printer_print_ast_expr(p, e[d]);
 		p = isl_printer_print_str(p, ";");
 		p = isl_printer_end_line(p);
 	}
 	return p;
 }
 
-/* The set-up of tensor "t": block and buffer origins and extents, the
- * buffer, its input.  Printed after the program (so that only what it
- * uses is declared): "pre" is the text of its read. */
+/* The set-up of tensor "t": the block's and home buffer's origins and
+ * extents the code uses, the home buffer. */
 static __isl_give isl_printer *dmd_emit_tensor(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, int t)
 {
-	const struct dmd_layout *lay = ctx->m->lay[t];
+	const struct dmd_spec_tensor *st = &ctx->spec->tensor[t];
 	const char *user = ctx->m->job->tensors[t].name;
 
 	p = dmd_emit_tensor_comment(ctx, p, t);
-	p = dmd_emit_scalars(ctx, p, t, "lo", lay->lo);
-	p = dmd_emit_scalars(ctx, p, t, "ext", lay->ext);
-	p = dmd_emit_scalars(ctx, p, t, "ho", ctx->plan->home[t].lo);
-	p = dmd_emit_scalars(ctx, p, t, "hx", ctx->plan->home[t].ext);
+	p = dmd_emit_scalars(ctx, p, t, "lo", st->use_lo, st->lo);
+	p = dmd_emit_scalars(ctx, p, t, "ext", st->use_ext, st->ext);
+	p = dmd_emit_scalars(ctx, p, t, "ho", st->use_ho, st->ho);
+	p = dmd_emit_scalars(ctx, p, t, "hx", st->use_hx, st->hx);
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
 	p = dmd_emit_name(p, "buf", user);
-	p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", ctx->home_size[t]);
+	p = dmd_emit_printf(p, " = dmd_alloc(rt, %ld);", st->size);
 	p = isl_printer_end_line(p);
 	return p;
 }
@@ -560,13 +382,8 @@ static __isl_give isl_printer *dmd_emit_io(struct dmd_emit_ctx *ctx,
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_block_arr(ctx, p, t, "home_x");
 	if (write) {
-		isl_ast_expr *w;
-
-		w = isl_ast_build_expr_from_set(ctx->spec->pbuild,
-			isl_set_copy(ctx->m->lay[t]->writer));
 		p = isl_printer_print_str(p, ", ");
-		p = dmd_emit_expr(p, w);
-		isl_ast_expr_free(w);
+		p = dmd_emit_expr(p, ctx->spec->tensor[t].writer);
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
@@ -579,6 +396,7 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = ctx->m;
+	const struct dmd_spec_xbuf *xb = &ctx->spec->xbuf[x->id];
 	const char *user = m->job->tensors[x->tensor].name;
 	int nd = m->lay[x->tensor]->ndim, d, k;
 	long n = 1;
@@ -601,29 +419,28 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
-	if (!ctx->nbuf[x->id])
+	if (!xb->n_buf)
 		return p;
 	for (d = 0; d < nd; ++d)
-		n *= ctx->rx[x->id][d];
-	if (nd && dmd_emit_has(&ctx->top, user, "rx%d", x->id)) {
+		n *= xb->ext[d];
+	if (nd && xb->use_rx) {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "const int64_t ");
 		p = dmd_emit_namef(p, user, "rx%d", x->id);
 		p = isl_printer_print_str(p, "[] = { ");
 		for (d = 0; d < nd; ++d)
 			p = dmd_emit_printf(p, "%s%ld", d ? ", " : "",
-				ctx->rx[x->id][d]);
+				xb->ext[d]);
 		p = isl_printer_print_str(p, " };");
 		p = isl_printer_end_line(p);
 	}
-	for (k = 0; k < ctx->nbuf[x->id]; ++k) {
-		if (ctx->nbuf[x->id] == 1 ?
-		    !dmd_emit_has(&ctx->top, user, "r%d", x->id) :
-		    !dmd_emit_has(&ctx->top, user, "r%d%c", x->id, 'a' + k))
+	for (k = 0; k < xb->n_buf; ++k) {
+		if (!(xb->n_buf == 1 ? xb->use_r : k ? xb->use_rb :
+		      xb->use_ra))
 			continue;
 		p = isl_printer_start_line(p);
 		p = dmd_emit_printf(p, "%s *restrict const ", ctx->real);
-		if (ctx->nbuf[x->id] == 1)
+		if (xb->n_buf == 1)
 			p = dmd_emit_namef(p, user, "r%d", x->id);
 		else
 			p = dmd_emit_namef(p, user, "r%d%c", x->id, 'a' + k);
@@ -631,71 +448,6 @@ static __isl_give isl_printer *dmd_emit_xfer_setup(struct dmd_emit_ctx *ctx,
 		p = isl_printer_end_line(p);
 	}
 	return p;
-}
-
-/* The extents of the buffers of every transfer on the cell, and how many
- * buffers each has; the size of every home buffer. */
-static int dmd_emit_sizes(struct dmd_emit_ctx *ctx)
-{
-	const struct dmd_plan *plan = ctx->plan;
-	const struct dmd_model *m = ctx->m;
-	int i, d, t;
-
-	ctx->rx = calloc(plan->n_xfer + 1, sizeof(*ctx->rx));
-	ctx->nbuf = calloc(plan->n_xfer + 1, sizeof(int));
-	ctx->home_size = calloc(m->job->n_tensors + 1, sizeof(long));
-	if (!ctx->rx || !ctx->nbuf || !ctx->home_size)
-		return -1;
-	for (i = 0; i < plan->n_xfer; ++i) {
-		const struct dmd_xfer *x = plan->xfer[i];
-		int nd = m->lay[x->tensor]->ndim;
-
-		ctx->rx[i] = calloc(nd + 1, sizeof(long));
-		if (!ctx->rx[i])
-			return -1;
-		for (d = 0; d < nd; ++d) {
-			ctx->rx[i][d] = dmd_spec_max(ctx->spec,
-				x->box.ext[d]);
-			if (ctx->rx[i][d] < 0)
-				return -1;
-		}
-		if (x->ghost)
-			ctx->nbuf[i] = 0;
-		else if (x->level >= 0)
-			ctx->nbuf[i] = 2;
-		else
-			ctx->nbuf[i] = 1;
-	}
-	for (t = 0; t < m->job->n_tensors; ++t) {
-		long n = 1;
-
-		if (!m->lay[t])
-			continue;	/* no step accesses it */
-		for (d = 0; d < m->lay[t]->ndim; ++d) {
-			long e = dmd_spec_max(ctx->spec,
-				plan->home[t].ext[d]);
-
-			if (e < 0)
-				return -1;
-			n *= e;
-		}
-		ctx->home_size[t] = n;
-	}
-	return 0;
-}
-
-/* Release what "ctx" holds. */
-static void dmd_emit_ctx_clear(struct dmd_emit_ctx *ctx)
-{
-	int i;
-
-	for (i = 0; ctx->rx && i < ctx->plan->n_xfer; ++i)
-		free(ctx->rx[i]);
-	free(ctx->rx);
-	free(ctx->nbuf);
-	free(ctx->home_size);
-	dmd_emit_names_clear(&ctx->used);
-	dmd_emit_names_clear(&ctx->top);
 }
 
 /* A new printer to a string, for C. */
@@ -706,86 +458,59 @@ static __isl_give isl_printer *dmd_emit_printer(isl_ctx *ctx)
 	return isl_printer_set_output_format(p, ISL_FORMAT_C);
 }
 
-/* Does "text" mention identifier "name" (as a whole word)? */
-static int dmd_emit_mentions(const char *text, const char *name)
+/* The string printed to "p" (taken); NULL if "p" failed. */
+static char *dmd_emit_printer_str(__isl_take isl_printer *p)
 {
-	size_t n = strlen(name);
-	const char *s;
+	char *s = isl_printer_get_str(p);
 
-	for (s = text; s && (s = strstr(s, name)); s += n) {
-		char before = s == text ? ' ' : s[-1], after = s[n];
-
-		if ((before == '_' || (before >= 'a' && before <= 'z') ||
-		     (before >= 'A' && before <= 'Z') ||
-		     (before >= '0' && before <= '9')))
-			continue;
-		if (after == '_' || (after >= 'a' && after <= 'z') ||
-		    (after >= 'A' && after <= 'Z') ||
-		    (after >= '0' && after <= '9'))
-			continue;
-		return 1;
-	}
-	return 0;
+	isl_printer_free(p);
+	return s;
 }
 
-/* The body of the program of a cell: main(). */
+/* The set-up of the program: the coordinates, every tensor's buffer
+ * (with the read of an input), every transfer's buffers and request. */
+static __isl_give isl_printer *dmd_emit_setup(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p)
+{
+	const struct dmd_model *m = ctx->m;
+	int i, t;
+
+	for (i = 0; i < m->mesh->n_all; ++i) {
+		if (!ctx->spec->use_coord[i])
+			continue;
+		p = isl_printer_start_line(p);
+		p = isl_printer_print_str(p, "const int64_t ");
+		p = dmd_emit_name(p, "c", dmd_job_axis_name(m->job, i));
+		p = dmd_emit_printf(p, " = dmd_coord(rt, %d);", i);
+		p = isl_printer_end_line(p);
+	}
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		if (!m->use[t].used)
+			continue;
+		p = dmd_emit_line(p, "");
+		p = dmd_emit_tensor(ctx, p, t);
+		if (m->use[t].input)
+			p = dmd_emit_io(ctx, p, t, 0);
+	}
+	if (ctx->plan->n_xfer)
+		p = dmd_emit_line(p, "");
+	for (i = 0; i < ctx->plan->n_xfer; ++i)
+		p = dmd_emit_xfer_setup(ctx, p, ctx->plan->xfer[i]);
+	return p;
+}
+
+/* The body of the program of a cell: main(), in one pass. */
 char *dmd_emit_body(const struct dmd_spec *spec)
 {
 	struct dmd_emit_ctx ctx = { 0 };
 	const struct dmd_model *m = spec->plan->m;
-	isl_printer *p, *prog;
-	char *text = NULL, *setup = NULL, *s = NULL;
-	int i, t;
+	isl_printer *p;
+	int t;
 
 	ctx.spec = spec;
 	ctx.plan = spec->plan;
 	ctx.m = m;
 	ctx.real = m->job->dtype == DMD_F32 ? "float" : "double";
-	if (dmd_emit_sizes(&ctx) < 0)
-		goto error;
-	/* the program first, to know what the set-up must declare */
-	prog = dmd_emit_printer(m->ctx);
-	prog = isl_printer_indent(prog, 2);
-	prog = dmd_emit_line(prog, "dmd_compute_begin(rt);");
-	prog = dmd_emit_nodes(&ctx, prog, m->node, m->n_node, 0);
-	prog = dmd_emit_line(prog, "dmd_compute_end(rt);");
-	for (t = 0; t < m->job->n_tensors; ++t)
-		if (m->use[t].output)
-			prog = dmd_emit_io(&ctx, prog, t, 1);
-	prog = dmd_emit_line(prog, "return dmd_finish(rt);");
-	text = isl_printer_get_str(prog);
-	isl_printer_free(prog);
-	if (!text)
-		goto error;
-	/* then the set-up of the tensors and transfers */
-	p = dmd_emit_printer(m->ctx);
-	p = isl_printer_indent(p, 2);
-	for (t = 0; t < m->job->n_tensors; ++t) {
-		isl_printer *io;
-		char *rd;
-
-		if (!m->use[t].used)
-			continue;
-		/* the read first, so that its names count as used */
-		io = dmd_emit_printer(m->ctx);
-		io = isl_printer_indent(io, 2);
-		if (m->use[t].input)
-			io = dmd_emit_io(&ctx, io, t, 0);
-		rd = isl_printer_get_str(io);
-		isl_printer_free(io);
-		p = dmd_emit_line(p, "");
-		p = dmd_emit_tensor(&ctx, p, t);
-		p = isl_printer_print_str(p, rd);
-		free(rd);
-	}
-	if (ctx.plan->n_xfer)
-		p = dmd_emit_line(p, "");
-	for (i = 0; i < ctx.plan->n_xfer; ++i)
-		p = dmd_emit_xfer_setup(&ctx, p, ctx.plan->xfer[i]);
-	setup = isl_printer_get_str(p);
-	isl_printer_free(p);
-	if (!setup)
-		goto error;
 	p = dmd_emit_printer(m->ctx);
 	p = dmd_emit_line(p, "int main(int argc, char **argv)");
 	p = dmd_emit_line(p, "{");
@@ -793,27 +518,15 @@ char *dmd_emit_body(const struct dmd_spec *spec)
 	p = dmd_emit_line(p, "dmd_rt *const rt = dmd_init(&argc, &argv, "
 		"&dmd_job, dmd_class_id,");
 	p = dmd_emit_line(p, "    dmd_class_nranges, dmd_class_ranks);");
-	for (i = 0; i < m->mesh->n_all; ++i) {
-		char *c = dmd_mesh_coord_name(m->job, i);
-
-		if (c && (dmd_emit_mentions(setup, c) ||
-			  dmd_emit_mentions(text, c))) {
-			p = isl_printer_start_line(p);
-			p = dmd_emit_printf(p, "const int64_t %s = "
-				"dmd_coord(rt, %d);", c, i);
-			p = isl_printer_end_line(p);
-		}
-		free(c);
-	}
-	p = isl_printer_print_str(p, setup);
-	p = isl_printer_print_str(p, text);
+	p = dmd_emit_setup(&ctx, p);
+	p = dmd_emit_line(p, "dmd_compute_begin(rt);");
+	p = dmd_emit_nodes(&ctx, p, m->node, m->n_node, 0);
+	p = dmd_emit_line(p, "dmd_compute_end(rt);");
+	for (t = 0; t < m->job->n_tensors; ++t)
+		if (m->use[t].output)
+			p = dmd_emit_io(&ctx, p, t, 1);
+	p = dmd_emit_line(p, "return dmd_finish(rt);");
 	p = isl_printer_indent(p, -2);
 	p = dmd_emit_line(p, "}");
-	s = dmd_emit_wrap(isl_printer_get_str(p));
-	isl_printer_free(p);
-error:
-	free(text);
-	free(setup);
-	dmd_emit_ctx_clear(&ctx);
-	return s;
+	return dmd_emit_wrap(dmd_emit_printer_str(p));
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emit/dmd_emit.h"
+#include "emit/dmd_emit_private.h"
 
 /* printf to "p" (no length limit). */
 __isl_give isl_printer *dmd_emit_printf(__isl_take isl_printer *p,
@@ -107,4 +107,39 @@ __isl_give isl_printer *dmd_emit_ctext(__isl_take isl_printer *p,
 		p = isl_printer_print_str(p, buf);
 	}
 	return p;
+}
+
+/* Print "kind" (from "fmt") "_" "user": a name of the program (which
+ * the typed program says is declared, specialize/dmd_spec_uses.c). */
+__isl_give isl_printer *dmd_emit_use(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, const char *user, const char *fmt, ...)
+{
+	char kind[64];
+	va_list ap;
+
+	(void) ctx;
+	va_start(ap, fmt);
+	vsnprintf(kind, sizeof(kind), fmt, ap);
+	va_end(ap);
+	return dmd_emit_name(p, kind, user);
+}
+
+/* The origin of dimension "d" of tensor "t"'s home buffer. */
+__isl_give isl_printer *dmd_emit_home_o(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, int d)
+{
+	const char *user = ctx->m->job->tensors[t].name;
+
+	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "ho%d" :
+		"lo%d", d);
+}
+
+/* The extent of dimension "d" of tensor "t"'s home buffer. */
+__isl_give isl_printer *dmd_emit_home_x(struct dmd_emit_ctx *ctx,
+	__isl_take isl_printer *p, int t, int d)
+{
+	const char *user = ctx->m->job->tensors[t].name;
+
+	return dmd_emit_use(ctx, p, user, ctx->plan->ghost[t] ? "hx%d" :
+		"ext%d", d);
 }

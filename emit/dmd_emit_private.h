@@ -1,46 +1,30 @@
 /* dmd_emit_private.h: what the parts of the emit room share while they
- * print one cell's program (emit/dmd_emit.c, emit/dmd_emit_stmt.c).
+ * print one cell's program (emit/dmd_emit.c: main(), the set-up, the
+ * views; emit/dmd_emit_stmt.c: the statements; emit/dmd_emit_wrap.c:
+ * the layout).
  */
 #ifndef DMD_EMIT_PRIVATE_H
 #define DMD_EMIT_PRIVATE_H
 
 #include "emit/dmd_emit.h"
 
-/* The names used so far, so that only used variables are declared (the
- * emitted code compiles without warnings) and a view is only updated in
- * the components the step reads. */
-struct dmd_emit_names {
-	int n;
-	char **name;
-};
-
-/* Printing one cell. */
+/* Printing one cell: its typed program (specialize/dmd_spec.h), and
+ * while printing a step, the step. */
 struct dmd_emit_ctx {
 	const struct dmd_spec *spec;
 	const struct dmd_plan *plan;
 	const struct dmd_model *m;
 	const char *real;		/* "float" or "double" */
-	long **rx;			/* per transfer: buffer extents */
-	int *nbuf;			/* per transfer: 0, 1 or 2 buffers */
-	long *home_size;		/* per tensor: elements of its buffer */
-	/* while printing a step */
-	struct dmd_spec_step *ss;
+	const struct dmd_spec_step *ss;
 	const struct dmd_poly *p;
 	const struct dmd_step_plan *sp;
-	struct dmd_emit_names used;	/* read in this pass */
-	struct dmd_emit_names *read;	/* read in the whole step (pass 2) */
-	struct dmd_emit_names top;	/* used anywhere in main */
 };
 
-/* Print the name "kind" "_" "user" and record it as used. */
+/* emit/dmd_emit_name.c: the names of the program.  Print the name "kind"
+ * "_" "user" (kind from "fmt"). */
 __isl_give isl_printer *dmd_emit_use(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, const char *user, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Is kind_user (kind from "fmt") recorded in "names"? */
-int dmd_emit_has(const struct dmd_emit_names *names, const char *user,
-	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void dmd_emit_names_clear(struct dmd_emit_names *names);
-int dmd_emit_names_add(struct dmd_emit_names *names, const char *name);
 
 /* The origin / extent of dimension "d" of tensor "t"'s home buffer:
  * "ho0_A" (ghost cells) or the block's "lo0_A". */

@@ -171,7 +171,7 @@ static __isl_give isl_printer *dmd_emit_buf(struct dmd_emit_ctx *ctx,
 {
 	const char *user = ctx->m->job->tensors[x->tensor].name;
 
-	if (ctx->nbuf[x->id] < 2)
+	if (ctx->spec->xbuf[x->id].n_buf < 2)
 		return dmd_emit_use(ctx, p, user, "r%d", x->id);
 	if (isl_ast_expr_get_type(par) == isl_ast_expr_int) {
 		isl_val *v = isl_ast_expr_get_val(par);
@@ -470,8 +470,8 @@ static __isl_give isl_printer *dmd_emit_corner(struct dmd_emit_ctx *ctx,
 	return dmd_emit_use(ctx, p, user, "%s1", x);
 }
 
-/* dmd_gemm(rt, ta, tb, M, N, K, A.., lda, B.., ldb, C.., ldc) with
- * expr[0..2] the origins of i, j, k and expr[3..5] their extents. */
+/* dmd_gemm(rt, ta, tb, M, N, K, A.., lda, B.., ldb, C.., ldc) with lo
+ * the origins of i, j, k and ext their extents (u.gemm). */
 static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -480,15 +480,16 @@ static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	const char *A = p0->acc[g->acc_a].expr->name;
 	const char *B = p0->acc[g->acc_b].expr->name;
 	const char *C = p0->acc[0].expr->name;
-	isl_ast_expr **e = pl->expr;
+	isl_ast_expr **e = dmd_spec_exprs(pl, pl->stmt->u.gemm.lo);
+	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.gemm.ext);
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_gemm(rt, %d, %d, ", g->ta, g->tb);
-	p = isl_printer_print_ast_expr(p, e[3]);
+	p = isl_printer_print_ast_expr(p, ext[0]);
 	p = isl_printer_print_str(p, ", ");
-	p = isl_printer_print_ast_expr(p, e[4]);
+	p = isl_printer_print_ast_expr(p, ext[1]);
 	p = isl_printer_print_str(p, ", ");
-	p = isl_printer_print_ast_expr(p, e[5]);
+	p = isl_printer_print_ast_expr(p, ext[2]);
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, 4);
@@ -521,8 +522,8 @@ static __isl_give isl_printer *dmd_emit_zero_elem(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_use(ctx, p, user, "buf");
 	p = isl_printer_print_str(p, "[");
-	p = dmd_emit_index(ctx, p, pl->expr, ctx->m->lay[t]->ndim, user,
-		"home", "home", t);
+	p = dmd_emit_index(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.zero.e),
+		ctx->m->lay[t]->ndim, user, "home", "home", t);
 	p = isl_printer_print_str(p, "] = -0.0;");
 	return isl_printer_end_line(p);
 }
@@ -572,10 +573,11 @@ static __isl_give isl_printer *dmd_emit_clear(struct dmd_emit_ctx *ctx,
 	int d;
 
 	for (d = 0; d < ctx->m->lay[x->tensor]->ndim; ++d)
-		n *= ctx->rx[x->id][d];
+		n *= ctx->spec->xbuf[x->id].ext[d];
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_clear_%s(", ctx->real);
-	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
+		pl->stmt->u.clear.par));
 	p = dmd_emit_printf(p, ", %ld);", n);
 	return isl_printer_end_line(p);
 }
@@ -592,11 +594,15 @@ static __isl_give isl_printer *dmd_emit_rx(struct dmd_emit_ctx *ctx,
 }
 
 /* The post of a broadcast: from the root's home buffer, into the
- * buffer of the time point elsewhere.  expr: parity, root, lo, ext. */
+ * buffer of the time point elsewhere (u.bcast: par, root, lo, ext). */
 static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
+	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.bcast.par);
+	isl_ast_expr *root = *dmd_spec_exprs(pl, pl->stmt->u.bcast.root);
+	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.bcast.lo);
+	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.bcast.ext);
 	const char *user = ctx->m->job->tensors[x->tensor].name;
 	const char *axis = dmd_job_axis_name(ctx->m->job, x->axis);
 	int nd = ctx->m->lay[x->tensor]->ndim;
@@ -607,7 +613,7 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	p = isl_printer_indent(p, 2);
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, "const int64_t root = ");
-	p = isl_printer_print_ast_expr(p, pl->expr[1]);
+	p = isl_printer_print_ast_expr(p, root);
 	p = isl_printer_print_str(p, ";");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
@@ -623,9 +629,9 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_printf(p, ", %d, ", nd);
 	p = dmd_emit_home_arr(ctx, p, x->tensor);
 	p = isl_printer_print_str(p, ", ");
-	p = dmd_emit_arr_home(ctx, p, pl->expr + 2, nd, x->tensor);
+	p = dmd_emit_arr_home(ctx, p, lo, nd, x->tensor);
 	p = isl_printer_print_str(p, ", ");
-	p = dmd_emit_arr(ctx, p, pl->expr + 2 + nd, nd, user, NULL);
+	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, -2);
@@ -636,11 +642,11 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_ibcast(rt, q%d, %d, root, ", x->id,
 		x->axis);
-	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = dmd_emit_buf(ctx, p, x, par);
 	p = dmd_emit_printf(p, ", %d, ", nd);
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
-	p = dmd_emit_arr(ctx, p, pl->expr + 2 + nd, nd, user, NULL);
+	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, -4);
@@ -650,12 +656,12 @@ static __isl_give isl_printer *dmd_emit_bcast(struct dmd_emit_ctx *ctx,
 }
 
 /* The post of a ring shift: send the current view's box (the previous
- * time point's), receive the next one.  expr: parity, lo, ext, plo,
- * pext. */
+ * time point's: u.shift.plo, pext), receive the next one (ext). */
 static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
+	const struct dmd_spec_stmt *st = pl->stmt;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
 	int nd = ctx->m->lay[x->tensor]->ndim;
 
@@ -669,17 +675,20 @@ static __isl_give isl_printer *dmd_emit_shift(struct dmd_emit_ctx *ctx,
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, 4);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_arr(ctx, p, pl->expr + 1 + 2 * nd, nd, user, "vo%d");
+	p = dmd_emit_arr(ctx, p, dmd_spec_exprs(pl, st->u.shift.plo), nd,
+		user, "vo%d");
 	p = isl_printer_print_str(p, ", ");
-	p = dmd_emit_arr(ctx, p, pl->expr + 1 + 3 * nd, nd, user, NULL);
+	p = dmd_emit_arr(ctx, p, dmd_spec_exprs(pl, st->u.shift.pext), nd,
+		user, NULL);
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+	p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl, st->u.shift.par));
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_rx(ctx, p, x);
 	p = isl_printer_print_str(p, ", dmd_zero, ");
-	p = dmd_emit_arr(ctx, p, pl->expr + 1 + nd, nd, user, NULL);
+	p = dmd_emit_arr(ctx, p, dmd_spec_exprs(pl, st->u.shift.ext), nd,
+		user, NULL);
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	return isl_printer_indent(p, -4);
@@ -732,28 +741,30 @@ static __isl_give isl_printer *dmd_emit_rel_arr(__isl_take isl_printer *p,
 
 /* The post of a receive: into the transfer's buffer (relative to its
  * origin blo), the home buffer (ghost cells, or a returned sum), adding
- * for sums.  expr: parity, peer[np], lo[nd], ext[nd], blo[nd]. */
+ * for sums (u.recv: par, peer, lo, ext, blo). */
 static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
-	int nd = ctx->m->lay[x->tensor]->ndim, np = ctx->m->mesh->n;
-	isl_ast_expr **lo = pl->expr + 1 + np, **ext = lo + nd;
+	int nd = ctx->m->lay[x->tensor]->ndim;
+	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.recv.lo);
+	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.recv.ext);
 	int home = x->ghost || x->use == DMD_USE_RETURN;
 	int sum = x->use == DMD_USE_RETURN || x->use == DMD_USE_REDUCE;
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "%s(rt, q%d, ", sum ? "dmd_irecv_sum" :
 		"dmd_irecv", x->id);
-	p = dmd_emit_peer(ctx, p, pl->expr + 1);
+	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.recv.peer));
 	p = isl_printer_print_str(p, ", ");
 	if (home) {
 		p = dmd_emit_home_box(ctx, p, x, lo);
 	} else {
-		isl_ast_expr **blo = ext + nd;
+		isl_ast_expr **blo = dmd_spec_exprs(pl, pl->stmt->u.recv.blo);
 
-		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
+			pl->stmt->u.recv.par));
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ",");
@@ -770,18 +781,19 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 }
 
 /* The post of a send: from the home buffer, or for a return from the
- * step's write buffer.  expr: parity, peer[np], lo[nd], ext[nd]. */
+ * step's write buffer (u.send: peer, lo, ext). */
 static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
-	int nd = ctx->m->lay[x->tensor]->ndim, np = ctx->m->mesh->n;
-	isl_ast_expr **lo = pl->expr + 1 + np, **ext = lo + nd;
+	int nd = ctx->m->lay[x->tensor]->ndim;
+	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.send.lo);
+	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.send.ext);
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_isend(rt, q%d, ", x->id);
-	p = dmd_emit_peer(ctx, p, pl->expr + 1);
+	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.send.peer));
 	p = isl_printer_print_str(p, ", ");
 	if (x->use == DMD_USE_RETURN) {
 		p = dmd_emit_use(ctx, p, user, "w");
@@ -804,14 +816,16 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 
 /* The rank's own piece: a copy from its home buffer into the transfer's
  * buffer (added for sums), or for a return the step's write buffer added
- * into the home buffer.  expr: parity, lo[nd], ext[nd], blo[nd]. */
+ * into the home buffer (u.self: par, lo, ext, blo). */
 static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
 	const char *user = ctx->m->job->tensors[x->tensor].name;
 	int nd = ctx->m->lay[x->tensor]->ndim;
-	isl_ast_expr **lo = pl->expr + 1, **ext = lo + nd, **blo = ext + nd;
+	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.self.lo);
+	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.self.ext);
+	isl_ast_expr **blo = dmd_spec_exprs(pl, pl->stmt->u.self.blo);
 
 	p = isl_printer_start_line(p);
 	if (x->use == DMD_USE_RETURN) {
@@ -833,7 +847,8 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 	} else {
 		p = isl_printer_print_str(p, x->use == DMD_USE_REDUCE ?
 			"dmd_copy_sum(rt, " : "dmd_copy(rt, ");
-		p = dmd_emit_buf(ctx, p, x, pl->expr[0]);
+		p = dmd_emit_buf(ctx, p, x, *dmd_spec_exprs(pl,
+			pl->stmt->u.self.par));
 		p = dmd_emit_printf(p, ", %d, ", nd);
 		p = dmd_emit_rx(ctx, p, x);
 		p = isl_printer_print_str(p, ", ");
@@ -856,12 +871,14 @@ static __isl_give isl_printer *dmd_emit_self(struct dmd_emit_ctx *ctx,
 }
 
 /* Print " kind<d>_user = " (d < 0: "kind_user") when the step reads
- * that component of a view, and return 1; else print nothing, return 0. */
-static int dmd_emit_set(struct dmd_emit_ctx *ctx, isl_printer **p,
+ * that component of view "v" (the pointer, an origin, an extent), and
+ * return 1; else print nothing, return 0. */
+static int dmd_emit_set(const struct dmd_spec_view *v, isl_printer **p,
 	const char *user, const char *kind, int d)
 {
-	if (d >= 0 ? !dmd_emit_has(ctx->read, user, "%s%d", kind, d) :
-	    !dmd_emit_has(ctx->read, user, "%s", kind))
+	unsigned mask = kind[1] == 'o' ? v->o : v->x;
+
+	if (d >= 0 ? !((mask >> d) & 1) : !v->ptr)
 		return 0;
 	*p = isl_printer_print_str(*p, " ");
 	*p = d >= 0 ? dmd_emit_namef(*p, user, "%s%d", kind, d) :
@@ -881,28 +898,33 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 {
 	int t = x->tensor, nd = ctx->m->lay[t]->ndim, d;
 	const char *user = ctx->m->job->tensors[t].name;
+	const struct dmd_spec_view none = { 0 };
+	const struct dmd_spec_view *v = dmd_spec_view_of(ctx->ss, t, 0);
 
+	if (!v)
+		v = &none;
 	p = isl_printer_start_line(p);
 	p = isl_printer_print_str(p, "{");
-	if (dmd_emit_set(ctx, &p, user, "v", -1)) {
+	if (dmd_emit_set(v, &p, user, "v", -1)) {
 		p = home ? dmd_emit_use(ctx, p, user, "buf") :
 			dmd_emit_buf(ctx, p, x, par);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
-		if (!dmd_emit_set(ctx, &p, user, "vo", d))
+		if (!dmd_emit_set(v, &p, user, "vo", d))
 			continue;
 		p = home ? dmd_emit_home_o(ctx, p, t, d) :
 			isl_printer_print_ast_expr(p, lo[d]);
 		p = isl_printer_print_str(p, ";");
 	}
 	for (d = 0; d < nd; ++d) {
-		if (!dmd_emit_set(ctx, &p, user, "vx", d))
+		if (!dmd_emit_set(v, &p, user, "vx", d))
 			continue;
 		if (home)
 			p = dmd_emit_home_x(ctx, p, t, d);
 		else
-			p = dmd_emit_printf(p, "%ld", ctx->rx[x->id][d]);
+			p = dmd_emit_printf(p, "%ld",
+				ctx->spec->xbuf[x->id].ext[d]);
 		p = isl_printer_print_str(p, ";");
 	}
 	p = isl_printer_print_str(p, " }");
@@ -910,12 +932,13 @@ static __isl_give isl_printer *dmd_emit_view(struct dmd_emit_ctx *ctx,
 }
 
 /* The wait of a transfer, then (at a time loop) the view of its time
- * point, as one block.  expr: parity, lo[nd] (, root). */
+ * point, as one block (u.wait: par, lo, the broadcast's root). */
 static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
 	const struct dmd_xfer *x = pl->stmt->xfer;
-	int nd = ctx->m->lay[x->tensor]->ndim;
+	isl_ast_expr *par = *dmd_spec_exprs(pl, pl->stmt->u.wait.par);
+	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.wait.lo);
 
 	if (x->level < 0) {
 		p = isl_printer_start_line(p);
@@ -930,13 +953,14 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 	p = dmd_emit_printf(p, "dmd_wait(rt, q%d);", x->id);
 	p = isl_printer_end_line(p);
 	if (x->kind != DMD_XFER_BCAST) {
-		p = dmd_emit_view(ctx, p, x, 0, pl->expr[0], pl->expr + 1);
+		p = dmd_emit_view(ctx, p, x, 0, par, lo);
 	} else {
 		p = isl_printer_start_line(p);
 		p = isl_printer_print_str(p, "if (");
 		p = dmd_emit_name(p, "c", dmd_job_axis_name(ctx->m->job, x->axis));
 		p = isl_printer_print_str(p, " == ");
-		p = dmd_emit_expr(p, pl->expr[1 + nd]);
+		p = dmd_emit_expr(p, *dmd_spec_exprs(pl,
+			pl->stmt->u.wait.root));
 		p = isl_printer_print_str(p, ")");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
@@ -946,7 +970,7 @@ static __isl_give isl_printer *dmd_emit_wait(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, "else");
 		p = isl_printer_end_line(p);
 		p = isl_printer_indent(p, 2);
-		p = dmd_emit_view(ctx, p, x, 0, pl->expr[0], pl->expr + 1);
+		p = dmd_emit_view(ctx, p, x, 0, par, lo);
 		p = isl_printer_indent(p, -2);
 	}
 	p = isl_printer_indent(p, -2);

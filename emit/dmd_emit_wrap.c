@@ -42,6 +42,30 @@ static int dmd_wrap_op(const char *s)
 	return 0;
 }
 
+/* Account for character "i" of "s" (n characters) in the nesting
+ * "*depth" and the open literal "*quote" (string literals break no
+ * line); *code: it is code outside a literal and not a bracket.  Returns
+ * the index of the last character taken (an escape takes two). */
+static int dmd_wrap_scan(const char *s, int n, int i, int *depth,
+	int *quote, int *code)
+{
+	*code = 0;
+	if (*quote) {
+		if (s[i] == '\\' && i + 1 < n)
+			return i + 1;
+		if (s[i] == *quote)
+			*quote = 0;
+	} else if (s[i] == '"' || s[i] == '\'')
+		*quote = s[i];
+	else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
+		++*depth;
+	else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
+		--*depth;
+	else
+		*code = 1;
+	return i;
+}
+
 /* The best place to break line "s" (n characters, starting at nesting
  * "depth") so that its first part is under "width" columns and longer
  * than "min" (see the top of this file); the least nested separator or
@@ -51,24 +75,14 @@ static int dmd_wrap_find(const char *s, int n, int depth, int width,
 	int min, struct dmd_wrap_at *best)
 {
 	struct dmd_wrap_at fit = { -1, -1, 1 << 30 }, any = fit, c;
-	int quote = 0, i;
+	int quote = 0, code, i;
 
 	for (i = 0; i < n; ++i) {
-		if (quote) {
-			if (s[i] == '\\' && i + 1 < n)
-				++i;
-			else if (s[i] == quote)
-				quote = 0;
-			continue;
-		}
+		i = dmd_wrap_scan(s, n, i, &depth, &quote, &code);
 		c.end = -1;
-		if (s[i] == '"' || s[i] == '\'')
-			quote = s[i];
-		else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
-			++depth;
-		else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
-			--depth;
-		else if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
+		if (!code)
+			continue;
+		if ((s[i] == ',' || s[i] == ';') && s[i + 1] == ' ')
 			c = (struct dmd_wrap_at) { i + 1, i + 2, 2 * depth };
 		else if (s[i] == ' ' && dmd_wrap_op(s + i))
 			c = (struct dmd_wrap_at) { i, i + 1, 2 * depth + 1 };
@@ -154,80 +168,48 @@ static int dmd_wrap_find_space(const char *s, int n, int width, int min,
 	return best->end >= 0;
 }
 
-/* Append comment line "s" (n characters: "indent" spaces, a comment) to
- * "out", broken at spaces, continued 3 columns deeper (under the text
- * after the comment's opening). */
-static void dmd_wrap_comment(struct dmd_wrap_out *out, const char *s, int n,
-	int indent)
-{
-	struct dmd_wrap_at at;
-	int lead = 0;
-
-	while (lead + n >= DMD_EMIT_COLUMNS &&
-	       dmd_wrap_find_space(s, n, DMD_EMIT_COLUMNS - lead,
-			lead ? 0 : indent + 2, &at)) {
-		dmd_wrap_spaces(out, lead);
-		dmd_wrap_put(out, s, at.end);
-		dmd_wrap_put(out, "\n", 1);
-		s += at.next;
-		n -= at.next;
-		lead = indent + 3;
-	}
-	dmd_wrap_spaces(out, lead);
-	dmd_wrap_put(out, s, n);
-	dmd_wrap_put(out, "\n", 1);
-}
-
 /* The nesting after the first "n" characters of "s" (which start at
- * nesting "depth"; string literals break no line, so none is open at a
- * place to break). */
+ * nesting "depth"; no literal is open at a place to break). */
 static int dmd_wrap_depth(const char *s, int n, int depth)
 {
-	int quote = 0, i;
+	int quote = 0, code, i;
 
-	for (i = 0; i < n; ++i) {
-		if (quote) {
-			if (s[i] == '\\' && i + 1 < n)
-				++i;
-			else if (s[i] == quote)
-				quote = 0;
-		} else if (s[i] == '"' || s[i] == '\'')
-			quote = s[i];
-		else if (s[i] == '(' || s[i] == '[' || s[i] == '{')
-			++depth;
-		else if (s[i] == ')' || s[i] == ']' || s[i] == '}')
-			--depth;
-	}
+	for (i = 0; i < n; ++i)
+		i = dmd_wrap_scan(s, n, i, &depth, &quote, &code);
 	return depth;
 }
 
 /* Append line "s" (n characters, no '\n') to "out", broken as the top
- * of this file says, each part followed by '\n'. */
+ * of this file says (a comment at spaces, continued 3 columns deeper,
+ * under its text), each part followed by '\n'. */
 static void dmd_wrap_line(struct dmd_wrap_out *out, const char *s, int n)
 {
 	struct dmd_wrap_at at;
-	int indent = 0, lead = 0, depth = 0;
+	int indent = 0, lead = 0, depth = 0, comment, keep, found;
 
 	while (indent < n && s[indent] == ' ')
 		++indent;
-	if (n >= DMD_EMIT_COLUMNS && indent + 1 < n && s[indent] == '/' &&
-	    s[indent + 1] == '*')
-	{
-		dmd_wrap_comment(out, s, n, indent);
-		return;
-	}
-	if (!dmd_wrap_keep(s, n, indent)) {
-		while (lead + n >= DMD_EMIT_COLUMNS &&
-		       dmd_wrap_find(s, n, depth, DMD_EMIT_COLUMNS - lead,
-				lead ? 0 : indent, &at)) {
-			dmd_wrap_spaces(out, lead);
-			dmd_wrap_put(out, s, at.end);
-			dmd_wrap_put(out, "\n", 1);
+	comment = indent + 1 < n && s[indent] == '/' && s[indent + 1] == '*';
+	keep = !comment && dmd_wrap_keep(s, n, indent);
+	while (!keep && lead + n >= DMD_EMIT_COLUMNS) {
+		if (comment)
+			found = dmd_wrap_find_space(s, n,
+				DMD_EMIT_COLUMNS - lead, lead ? 0 : indent + 2,
+				&at);
+		else
+			found = dmd_wrap_find(s, n, depth,
+				DMD_EMIT_COLUMNS - lead, lead ? 0 : indent,
+				&at);
+		if (!found)
+			break;
+		dmd_wrap_spaces(out, lead);
+		dmd_wrap_put(out, s, at.end);
+		dmd_wrap_put(out, "\n", 1);
+		if (!comment)
 			depth = dmd_wrap_depth(s, at.next, depth);
-			s += at.next;
-			n -= at.next;
-			lead = indent + 4;
-		}
+		s += at.next;
+		n -= at.next;
+		lead = indent + (comment ? 3 : 4);
 	}
 	dmd_wrap_spaces(out, lead);
 	dmd_wrap_put(out, s, n);

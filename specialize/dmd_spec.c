@@ -656,6 +656,162 @@ static void dmd_spec_transfers(struct dmd_spec_build *b)
 	}
 }
 
+/* Point the named fields of "s" (dmd_spec.h) into its pa[], in the
+ * order its quantities were pushed (dmd_spec_post_p2p, _bcast, _shift,
+ * dmd_spec_wait, dmd_spec_compute, dmd_spec_zero_ast): "np" mesh axes,
+ * "nd" dimensions of its tensor.  -1 if pa[] has another length. */
+static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
+{
+	union dmd_spec_fields *u = &s->u;
+	isl_pw_aff **q = s->pa;
+	int n = 0;
+
+	switch (s->kind) {
+	case DMD_SPEC_COMP:
+	case DMD_SPEC_VIEW_HOME:
+		break;
+	case DMD_SPEC_GEMM:
+		u->gemm.lo = q;
+		u->gemm.ext = q + 3;
+		n = 6;
+		break;
+	case DMD_SPEC_ZERO:
+		u->zero.e = q;
+		n = s->n_pa ? nd : 0;	/* none: the marker in the step */
+		break;
+	case DMD_SPEC_CLEAR:
+		u->clear.par = q;
+		n = 1;
+		break;
+	case DMD_SPEC_BCAST:
+		u->bcast.par = q;
+		u->bcast.root = q + 1;
+		u->bcast.lo = q + 2;
+		u->bcast.ext = q + 2 + nd;
+		n = 2 + 2 * nd;
+		break;
+	case DMD_SPEC_SHIFT:
+		u->shift.par = q;
+		u->shift.lo = q + 1;
+		u->shift.ext = q + 1 + nd;
+		u->shift.plo = q + 1 + 2 * nd;
+		u->shift.pext = q + 1 + 3 * nd;
+		n = 1 + 4 * nd;
+		break;
+	case DMD_SPEC_RECV:
+		u->recv.par = q;
+		u->recv.peer = q + 1;
+		u->recv.lo = q + 1 + np;
+		u->recv.ext = q + 1 + np + nd;
+		u->recv.blo = q + 1 + np + 2 * nd;
+		n = 1 + np + 3 * nd;
+		break;
+	case DMD_SPEC_SEND:
+		u->send.par = q;
+		u->send.peer = q + 1;
+		u->send.lo = q + 1 + np;
+		u->send.ext = q + 1 + np + nd;
+		n = 1 + np + 2 * nd;
+		break;
+	case DMD_SPEC_SELF:
+		u->self.par = q;
+		u->self.lo = q + 1;
+		u->self.ext = q + 1 + nd;
+		u->self.blo = q + 1 + 2 * nd;
+		n = 1 + 3 * nd;
+		break;
+	case DMD_SPEC_WAIT:
+		u->wait.par = q;
+		u->wait.lo = q + 1;
+		u->wait.root = s->xfer->kind == DMD_XFER_BCAST ? q + 1 + nd :
+			NULL;
+		n = 1 + nd + (u->wait.root != NULL);
+		break;
+	}
+	return n == s->n_pa ? 0 : -1;
+}
+
+/* Name the fields of every statement of step "ss" (dmd_spec_name_fields),
+ * once all their quantities are pushed. */
+static int dmd_spec_name_all(struct dmd_spec_build *b)
+{
+	const struct dmd_model *m = b->m;
+	int i, nd;
+
+	for (i = 0; i < b->ss->n_stmt; ++i) {
+		struct dmd_spec_stmt *s = &b->ss->stmt[i];
+
+		nd = m->lay[s->xfer ? s->xfer->tensor : b->p->out]->ndim;
+		if (dmd_spec_name_fields(s, m->mesh->n, nd) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Field "f" of statement "s" (NULL if its kind has none): its quantities
+ * and their number *n ("np" mesh axes, "nd" dimensions of its tensor). */
+isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
+	enum dmd_spec_field f, int np, int nd, int *n)
+{
+	const union dmd_spec_fields *u = &s->u;
+	isl_pw_aff **q[DMD_FIELD_PEXT + 1] = { NULL };
+
+	switch (s->kind) {
+	case DMD_SPEC_COMP:
+	case DMD_SPEC_VIEW_HOME:
+	case DMD_SPEC_ZERO:
+		break;
+	case DMD_SPEC_GEMM:
+		q[DMD_FIELD_LO] = u->gemm.lo;
+		q[DMD_FIELD_EXT] = u->gemm.ext;
+		nd = 3;
+		break;
+	case DMD_SPEC_CLEAR:
+		q[DMD_FIELD_PAR] = u->clear.par;
+		break;
+	case DMD_SPEC_BCAST:
+		q[DMD_FIELD_PAR] = u->bcast.par;
+		q[DMD_FIELD_ROOT] = u->bcast.root;
+		q[DMD_FIELD_LO] = u->bcast.lo;
+		q[DMD_FIELD_EXT] = u->bcast.ext;
+		break;
+	case DMD_SPEC_SHIFT:
+		q[DMD_FIELD_PAR] = u->shift.par;
+		q[DMD_FIELD_LO] = u->shift.lo;
+		q[DMD_FIELD_EXT] = u->shift.ext;
+		q[DMD_FIELD_PLO] = u->shift.plo;
+		q[DMD_FIELD_PEXT] = u->shift.pext;
+		break;
+	case DMD_SPEC_RECV:
+		q[DMD_FIELD_PAR] = u->recv.par;
+		q[DMD_FIELD_PEER] = u->recv.peer;
+		q[DMD_FIELD_LO] = u->recv.lo;
+		q[DMD_FIELD_EXT] = u->recv.ext;
+		q[DMD_FIELD_BLO] = u->recv.blo;
+		break;
+	case DMD_SPEC_SEND:
+		q[DMD_FIELD_PAR] = u->send.par;
+		q[DMD_FIELD_PEER] = u->send.peer;
+		q[DMD_FIELD_LO] = u->send.lo;
+		q[DMD_FIELD_EXT] = u->send.ext;
+		break;
+	case DMD_SPEC_SELF:
+		q[DMD_FIELD_PAR] = u->self.par;
+		q[DMD_FIELD_LO] = u->self.lo;
+		q[DMD_FIELD_EXT] = u->self.ext;
+		q[DMD_FIELD_BLO] = u->self.blo;
+		break;
+	case DMD_SPEC_WAIT:
+		q[DMD_FIELD_PAR] = u->wait.par;
+		q[DMD_FIELD_LO] = u->wait.lo;
+		q[DMD_FIELD_ROOT] = u->wait.root;
+		break;
+	}
+	*n = f == DMD_FIELD_PAR || f == DMD_FIELD_ROOT ? 1 :
+		f == DMD_FIELD_PEER ? np : nd;
+	return q[f];
+}
+
 /* Free a payload (the free_user of its isl_id). */
 static void dmd_spec_payload_free(void *user)
 {
@@ -976,6 +1132,8 @@ static int dmd_spec_step(struct dmd_spec *spec, int step)
 		if (!ss->zero)
 			goto error;
 	}
+	if (dmd_spec_name_all(&b) < 0)
+		goto error;
 	build = isl_ast_build_from_context(dmd_spec_context(&b));
 	build = isl_ast_build_set_iterators(build, dmd_spec_iterators(&b));
 	build = isl_ast_build_set_at_each_domain(build,
@@ -1025,6 +1183,8 @@ __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
 	for (s = 0; s < plan->n_step; ++s)
 		if (dmd_spec_step(spec, s) < 0)
 			return dmd_spec_free(spec);
+	if (dmd_spec_uses(spec) < 0)
+		return dmd_spec_free(spec);
 	return spec;
 }
 
@@ -1080,6 +1240,7 @@ __isl_null struct dmd_spec *dmd_spec_free(__isl_take struct dmd_spec *spec)
 
 	if (!spec)
 		return NULL;
+	dmd_spec_uses_free(spec);
 	for (s = 0; spec->steps && s < spec->n_step; ++s) {
 		struct dmd_spec_step *ss = &spec->steps[s];
 

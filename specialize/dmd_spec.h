@@ -11,8 +11,9 @@
  * placed in iteration t - 1 (before its computation), or before the loop
  * for the first t, and the wait in iteration t.  at_each_domain turns the
  * quantities a statement prints (pw_affs over its domain: box origins and
- * extents, roots, peers) into AST expressions stored in a typed payload
- * on the AST node, so that the printer (emit/) only switches on the type.
+ * extents, roots, peers; named fields per kind, union dmd_spec_fields)
+ * into AST expressions stored in a payload on the AST node, so that the
+ * printer (emit/) only switches on the kind and reads the fields.
  *
  * Ownership: dmd_spec_cell gives a dmd_spec that owns its statements,
  * ASTs and builds; dmd_spec_free releases it and returns NULL.
@@ -26,18 +27,40 @@
 #include "partition/dmd_part.h"
 
 enum dmd_spec_kind {
-	DMD_SPEC_COMP,		/* out[...] (+)= expr; pa: the accesses' indices */
-	DMD_SPEC_GEMM,		/* the BLAS leaf; pa: lo[3], ext[3] of i, j, k */
-	DMD_SPEC_ZERO,		/* out[e] = 0; pa: e[nd] */
+	DMD_SPEC_COMP,		/* out[...] (+)= expr */
+	DMD_SPEC_GEMM,		/* the BLAS leaf */
+	DMD_SPEC_ZERO,		/* out[e] = 0 */
 	DMD_SPEC_CLEAR,		/* a receive or part buffer := 0 */
-	DMD_SPEC_BCAST,		/* post: pa root, lo[nd], ext[nd] */
-	DMD_SPEC_SHIFT,		/* post: pa lo[nd], ext[nd] (received),
-				 * plo[nd], pext[nd] (sent: the view's box) */
-	DMD_SPEC_RECV,		/* post: pa peer[np], lo[nd], ext[nd], blo[nd] */
-	DMD_SPEC_SEND,		/* post: pa peer[np], lo[nd], ext[nd] */
-	DMD_SPEC_SELF,		/* copy: pa lo[nd], ext[nd], blo[nd] */
-	DMD_SPEC_WAIT,		/* wait, set the view: pa lo[nd] (, root) */
-	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer: pa none */
+	DMD_SPEC_BCAST,		/* post of a broadcast */
+	DMD_SPEC_SHIFT,		/* post of a ring shift */
+	DMD_SPEC_RECV,		/* post of a receive */
+	DMD_SPEC_SEND,		/* post of a send */
+	DMD_SPEC_SELF,		/* copy of the rank's own piece */
+	DMD_SPEC_WAIT,		/* wait, set the view */
+	DMD_SPEC_VIEW_HOME,	/* the view is the home buffer */
+};
+
+/* The quantities a statement prints, by kind, as named fields (as in
+ * PPCG's struct ppcg_kernel_stmt): each points to its pw_affs in the
+ * statement's pa[] (a scalar to one, an array to np, nd or 3 of them;
+ * at an AST node, dmd_spec_exprs gives their expressions).  "par": the
+ * time point whose buffer a transfer uses (t_level, 0 before the loops);
+ * "peer": mesh coordinates; "lo", "ext": a box (origins, extents) in
+ * global element indices; "blo": the origin of the transfer's buffer;
+ * "plo", "pext": the box a shift sends (its view's, of the previous time
+ * point); "root": a broadcast's root along its axis.  The compute
+ * statement (COMP) has none: its payload holds the indices of every
+ * access in order; VIEW_HOME has none. */
+union dmd_spec_fields {
+	struct { isl_pw_aff **lo, **ext; } gemm;	/* i, j, k */
+	struct { isl_pw_aff **e; } zero;		/* the element */
+	struct { isl_pw_aff **par; } clear;
+	struct { isl_pw_aff **par, **root, **lo, **ext; } bcast;
+	struct { isl_pw_aff **par, **lo, **ext, **plo, **pext; } shift;
+	struct { isl_pw_aff **par, **peer, **lo, **ext, **blo; } recv;
+	struct { isl_pw_aff **par, **peer, **lo, **ext; } send;
+	struct { isl_pw_aff **par, **lo, **ext, **blo; } self;
+	struct { isl_pw_aff **par, **lo, **root; } wait; /* root: broadcast */
 };
 
 /* A statement of a step's program.  "pipe": placed at the previous time
@@ -47,23 +70,72 @@ struct dmd_spec_stmt {
 	char *name;			/* tuple name of its domain: "s3" */
 	struct dmd_xfer *xfer;		/* not owned; NULL for COMP/GEMM/ZERO */
 	int pipe;
+	union dmd_spec_fields u;	/* by kind, into pa[] */
 	int n_pa;
-	isl_pw_aff **pa;
+	isl_pw_aff **pa;		/* the storage of u's quantities */
 	isl_set *dom;			/* the instances the cell runs, over
 					 * the cell (COMP: its iterations
 					 * S[i]); NULL if none */
 };
 
+/* A quantity of a statement by name, for the proofs (which read the
+ * quantities that emit prints, field by field). */
+enum dmd_spec_field {
+	DMD_FIELD_PAR,
+	DMD_FIELD_ROOT,
+	DMD_FIELD_PEER,
+	DMD_FIELD_LO,
+	DMD_FIELD_EXT,
+	DMD_FIELD_BLO,
+	DMD_FIELD_PLO,
+	DMD_FIELD_PEXT,
+};
+
+/* Field "f" of statement "s" (NULL if its kind has none), with the
+ * number of its pw_affs in *n. */
+isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
+	enum dmd_spec_field f, int np, int nd, int *n);
+
 /* What at_each_domain computed for one AST node: the statement and the
- * expressions of its pw_affs in terms of the AST's iterators. */
+ * expressions of its pw_affs in terms of the AST's iterators (expr[i]
+ * of stmt->pa[i]; for COMP, of every access's indices). */
 struct dmd_spec_payload {
 	struct dmd_spec_stmt *stmt;
 	int n_expr;
 	isl_ast_expr **expr;
 };
 
+/* The expressions at the node of "pl" of the quantities of field
+ * "field" of its statement (e.g. pl->stmt->u.recv.lo). */
+static inline isl_ast_expr **dmd_spec_exprs(
+	const struct dmd_spec_payload *pl, isl_pw_aff **field)
+{
+	return pl->expr + (field - pl->stmt->pa);
+}
+
+/* A view of a step (see doc/design-notes.md, "Views instead of per-case
+ * buffers"): the pointer v_A (w_C for the output written) and the
+ * components vo<d>_A (origins) and vx<d>_A (extents) that the step's
+ * statements read, bit d of "o" and "x" (the others are neither declared
+ * nor set).  It points to the home buffer, or with "xfer" to the buffer
+ * of that transfer: fixed before the step's loops ("lo": the box's
+ * origins on the cell), or "mut" (set by the waits at a time loop,
+ * starting at the home buffer); "root": a broadcast before the loops,
+ * whose root (the expression "root") reads its own home buffer.
+ * "restrict": no transfer of the step touches the buffer. */
+struct dmd_spec_view {
+	int tensor;
+	int write;			/* w_C, not v_A */
+	int ptr;			/* the pointer is read */
+	unsigned o, x;			/* components read */
+	const struct dmd_xfer *xfer;	/* NULL: the home buffer */
+	int mut, root, restrict_ok;
+};
+
 /* The program of one step in one cell; "zero": the loop nest of the
- * zero statement (printed where the main AST has its ZERO marker). */
+ * zero statement (printed where the main AST has its ZERO marker);
+ * "view": the views its statements read through, in the order of the
+ * accesses, the output's first. */
 struct dmd_spec_step {
 	int step;
 	int n_stmt;
@@ -71,10 +143,47 @@ struct dmd_spec_step {
 	isl_ast_node *ast;
 	isl_ast_node *zero;
 	void *data;			/* for at_each_domain */
+	int n_view;
+	struct dmd_spec_view *view;
+};
+
+/* A tensor in the program of a cell: its home buffer (the box of its
+ * block and ghost cells, "size" elements), the expressions on the cell
+ * of its block's origins "lo" and extents "ext" and of its home buffer's
+ * "ho", "hx" (nd each; in the coordinates of the view the tensor is
+ * laid out on, if any: c_a of the view), of "writer" (an output: the
+ * ranks that write it, in the mesh coordinates); and which of them the
+ * code uses: bit d of "use_lo" for lo<d>_A, ... ("use_buf": buf_A). */
+struct dmd_spec_tensor {
+	long size;
+	isl_ast_expr **lo, **ext, **ho, **hx;
+	isl_ast_expr *writer;
+	unsigned use_lo, use_ext, use_ho, use_hx;
+	int use_buf;
+};
+
+/* A transfer in the program of a cell: its buffers (none: it lands in
+ * the home buffer; 1; 2, used in turn by the time points of its loop)
+ * of extents "ext" (nd), the expressions on the cell of its box's
+ * origins "lo" (for a view fixed before the loops) and of its root (a
+ * broadcast), both in the coordinates of the view its step is
+ * distributed over, if any (as the step's statements); which names the
+ * code uses: r<k>_A ("use_r"), r<k>a_A and r<k>b_A, rx<k>_A. */
+struct dmd_spec_xbuf {
+	int n_buf;
+	long *ext;
+	isl_ast_expr **lo;
+	isl_ast_expr *root;
+	int use_r, use_ra, use_rb, use_rx;
 };
 
 /* The program of one cell: its steps, and the AST build of the cell
- * (for the expressions of parameter-only quantities in the set-up). */
+ * (for the expressions of parameter-only quantities in the set-up); the
+ * typed program emit prints without deciding anything: per tensor and
+ * per transfer their buffers and quantities, per axis of the mesh or a
+ * view (dmd_job_axis_name) whether the code uses its coordinate c_x
+ * ("use_coord"), found by walking the ASTs, payloads and views
+ * (specialize/dmd_spec_uses.c). */
 struct dmd_spec {
 	const struct dmd_plan *plan;	/* not owned */
 	isl_set *cell;			/* [c] -> { : ... } */
@@ -85,6 +194,10 @@ struct dmd_spec {
 	isl_ast_build **vbuild;		/* per view: its build */
 	int n_step;
 	struct dmd_spec_step *steps;
+	struct dmd_spec_tensor *tensor;	/* per tensor of the job */
+	struct dmd_spec_xbuf *xbuf;	/* per transfer of the plan */
+	int *use_coord;			/* per axis of the mesh and the
+					 * views (mesh->n_all) */
 };
 
 __isl_give struct dmd_spec *dmd_spec_cell(const struct dmd_plan *plan,
@@ -100,6 +213,15 @@ struct dmd_specs {
 enum dmd_status dmd_spec_cells(const struct dmd_plan *plan,
 	const struct dmd_cells *cells, __isl_give struct dmd_specs **specs);
 __isl_null struct dmd_specs *dmd_specs_free(__isl_take struct dmd_specs *s);
+
+/* specialize/dmd_spec_uses.c: the buffers, views and identifiers of
+ * the program of cell "spec" (its steps built); dmd_spec_uses_free
+ * releases them.  -1 on error. */
+int dmd_spec_uses(struct dmd_spec *spec);
+void dmd_spec_uses_free(struct dmd_spec *spec);
+/* The view of tensor "t" of step "ss" ("write": the output's), or NULL. */
+const struct dmd_spec_view *dmd_spec_view_of(const struct dmd_spec_step *ss,
+	int t, int write);
 
 /* specialize/dmd_spec_proof.c: on the programs as emitted, that the
  * transfers match up and bring every element a rank reads, and that

@@ -41,9 +41,29 @@
  * with the same arguments. */
 struct dmd_proof_memo {
 	const struct dmd_xfer *x;
-	int step, kind, keep, first, n, undef;
+	int step, kind, keep, fields, undef;
 	isl_set *set;
 };
+
+/* The named fields (dmd_spec_field) that the proofs read of a
+ * statement, in order: the peer and box of a point-to-point piece, a
+ * box, an origin, the origin of the transfer's buffer (where a piece
+ * lands), a broadcast's root and box, the view a broadcast's wait sets,
+ * the boxes a shift receives and sends. */
+static const enum dmd_spec_field dmd_proof_piece[] = { DMD_FIELD_PEER,
+	DMD_FIELD_LO, DMD_FIELD_EXT };
+static const enum dmd_spec_field dmd_proof_box[] = { DMD_FIELD_LO,
+	DMD_FIELD_EXT };
+static const enum dmd_spec_field dmd_proof_lo[] = { DMD_FIELD_LO };
+static const enum dmd_spec_field dmd_proof_blo[] = { DMD_FIELD_BLO };
+static const enum dmd_spec_field dmd_proof_root_box[] = { DMD_FIELD_ROOT,
+	DMD_FIELD_LO, DMD_FIELD_EXT };
+static const enum dmd_spec_field dmd_proof_root_view[] = { DMD_FIELD_LO,
+	DMD_FIELD_ROOT };
+static const enum dmd_spec_field dmd_proof_shift_boxes[] = { DMD_FIELD_LO,
+	DMD_FIELD_EXT, DMD_FIELD_PLO, DMD_FIELD_PEXT };
+/* Such a list and its length, as arguments. */
+#define DMD_PROOF_FIELDS(f) f, (int) (sizeof(f) / sizeof(f[0]))
 
 /* The state of the proofs of one plan over its cells' programs. */
 struct dmd_proof_run {
@@ -62,9 +82,61 @@ static int dmd_proof_len(const struct dmd_xfer *x)
 	return x->level + 1;
 }
 
-/* The image of the domain of statement "s" under its first "keep"
- * dimensions followed by its quantities pa[first .. first + n):
- *	[c] -> { [d_0, .., d_keep-1, pa_first, ..] : d in dom }
+/* Add quantity "q" of a statement with domain "dom" (in "space") to
+ * "list", only on the statement's instances on this cell (fewer pieces);
+ * it must be defined on the whole domain, else *undef is set.  In a step
+ * distributed over view "view" (>= 0) "q" is written in the view's
+ * coordinates, as printed (c_a = dmd_coord(..)); it is read back in the
+ * mesh coordinates through the same bijection. */
+static __isl_give isl_pw_aff_list *dmd_proof_quantity(
+	const struct dmd_model *m, int view, __isl_take isl_pw_aff_list *list,
+	__isl_keep isl_set *dom, __isl_keep isl_space *space,
+	__isl_keep isl_pw_aff *q, int *undef)
+{
+	isl_pw_aff *pa;
+	isl_set *def;
+
+	pa = isl_pw_aff_copy(q);
+	if (view >= 0)
+		pa = dmd_mesh_unbase_pw_aff(m->mesh, view, pa);
+	pa = isl_pw_aff_align_params(pa, isl_space_copy(space));
+	def = isl_pw_aff_domain(isl_pw_aff_copy(pa));
+	if (dmd_isl_bool(isl_set_is_subset(dom, def)) != 1)
+		*undef = 1;
+	isl_set_free(def);
+	pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa, isl_set_copy(dom)));
+	return isl_pw_aff_list_add(list, pa);
+}
+
+/* The fields "f" (nf of them, see dmd_spec_field) as one number, for
+ * the memo. */
+static int dmd_proof_key(const enum dmd_spec_field *f, int nf)
+{
+	int i, key = nf;
+
+	for (i = 0; i < nf; ++i)
+		key = 16 * key + (int) f[i];
+	return key;
+}
+
+/* The number of quantities in the fields "f" (nf of them) of the
+ * statements of transfer "x". */
+static int dmd_proof_n(const struct dmd_model *m, const struct dmd_xfer *x,
+	const enum dmd_spec_field *f, int nf)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nf; ++i)
+		n += f[i] == DMD_FIELD_PAR || f[i] == DMD_FIELD_ROOT ? 1 :
+			f[i] == DMD_FIELD_PEER ? m->mesh->n :
+			m->lay[x->tensor]->ndim;
+	return n;
+}
+
+/* The image of the domain of statement "s" (of a transfer) under its
+ * first "keep" dimensions followed by the quantities of its named fields
+ * "f" (nf of them, dmd_spec_field: the quantities that emit prints):
+ *	[c] -> { [d_0, .., d_keep-1, q_0, ..] : d in dom }
  * (anonymous tuple), or an empty set if the cell does not run "s".
  * Every quantity must be defined on the whole domain (else *undef is
  * set: the printed expression would be arbitrary somewhere).  In a step
@@ -72,14 +144,17 @@ static int dmd_proof_len(const struct dmd_xfer *x)
  * view's coordinates, as printed (c_a = dmd_coord(..)); they are read
  * back in the mesh coordinates through the same bijection. */
 static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
-	const struct dmd_spec_stmt *s, int view, int keep, int first, int n,
-	int *undef)
+	const struct dmd_spec_stmt *s, int view, int keep,
+	const enum dmd_spec_field *f, int nf, int *undef)
 {
+	int np = m->mesh->n, nd = m->lay[s->xfer->tensor]->ndim;
+	int n = dmd_proof_n(m, s->xfer, f, nf);
 	isl_space *space;
 	isl_pw_aff_list *list;
 	isl_multi_pw_aff *mpa;
+	isl_pw_aff **q;
 	isl_map *map;
-	int i;
+	int i, j, nq;
 
 	if (!s->dom)
 		return isl_set_empty(dmd_isl_set_space(m->mesh->space, NULL,
@@ -88,22 +163,13 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 	list = isl_pw_aff_list_alloc(m->ctx, keep + n);
 	for (i = 0; i < keep; ++i)
 		list = isl_pw_aff_list_add(list, dmd_isl_dim(space, i));
-	for (i = first; i < first + n; ++i) {
-		isl_pw_aff *pa = isl_pw_aff_copy(s->pa[i]);
-		isl_set *def;
-
-		if (view >= 0)
-			pa = dmd_mesh_unbase_pw_aff(m->mesh, view, pa);
-		pa = isl_pw_aff_align_params(pa, isl_space_copy(space));
-		def = isl_pw_aff_domain(isl_pw_aff_copy(pa));
-
-		if (dmd_isl_bool(isl_set_is_subset(s->dom, def)) != 1)
-			*undef = 1;
-		isl_set_free(def);
-		/* only the statement's instances on this cell: fewer pieces */
-		pa = isl_pw_aff_coalesce(isl_pw_aff_gist(pa,
-			isl_set_copy(s->dom)));
-		list = isl_pw_aff_list_add(list, pa);
+	for (j = 0; j < nf; ++j) {
+		q = dmd_spec_field(s, f[j], np, nd, &nq);
+		if (!q)
+			list = isl_pw_aff_list_free(list);
+		for (i = 0; q && i < nq; ++i)
+			list = dmd_proof_quantity(m, view, list, s->dom, space,
+				q[i], undef);
 	}
 	mpa = isl_multi_pw_aff_from_pw_aff_list(
 		isl_space_map_from_domain_and_range(isl_space_copy(space),
@@ -116,15 +182,16 @@ static __isl_give isl_set *dmd_proof_image(const struct dmd_model *m,
 
 static __isl_give isl_set *dmd_proof_gather(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
-	int keep, int first, int n, int *undef);
+	int keep, const enum dmd_spec_field *f, int nf, int *undef);
 
 /* The union over every cell of the images (dmd_proof_image) of the
  * statements of kind "kind" that belong to transfer "x" (NULL: to no
  * transfer, for COMP statements of step "step"). */
 static __isl_give isl_set *dmd_proof_collect(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
-	int keep, int first, int n, int *undef)
+	int keep, const enum dmd_spec_field *f, int nf, int *undef)
 {
+	int key = dmd_proof_key(f, nf);
 	struct dmd_proof_memo *mm;
 	isl_set *all;
 	int i, u = 0;
@@ -132,19 +199,19 @@ static __isl_give isl_set *dmd_proof_collect(struct dmd_proof_run *pr,
 	for (i = 0; i < pr->n_memo; ++i) {
 		mm = &pr->memo[i];
 		if (mm->x == x && mm->step == step && mm->kind == (int) kind &&
-		    mm->keep == keep && mm->first == first && mm->n == n) {
+		    mm->keep == keep && mm->fields == key) {
 			*undef |= mm->undef;
 			return isl_set_copy(mm->set);
 		}
 	}
-	all = dmd_proof_gather(pr, x, step, kind, keep, first, n, &u);
+	all = dmd_proof_gather(pr, x, step, kind, keep, f, nf, &u);
 	*undef |= u;
 	mm = realloc(pr->memo, (pr->n_memo + 1) * sizeof(*mm));
 	if (!mm)
 		return all;
 	pr->memo = mm;
 	mm = &pr->memo[pr->n_memo++];
-	*mm = (struct dmd_proof_memo) { x, step, kind, keep, first, n, u,
+	*mm = (struct dmd_proof_memo) { x, step, kind, keep, key, u,
 		isl_set_copy(all) };
 	return all;
 }
@@ -152,13 +219,13 @@ static __isl_give isl_set *dmd_proof_collect(struct dmd_proof_run *pr,
 /* dmd_proof_collect without the memo. */
 static __isl_give isl_set *dmd_proof_gather(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int step, enum dmd_spec_kind kind,
-	int keep, int first, int n, int *undef)
+	int keep, const enum dmd_spec_field *f, int nf, int *undef)
 {
 	isl_set *all;
 	int c, i;
 
 	all = isl_set_empty(dmd_isl_set_space(pr->m->mesh->space, NULL,
-		keep + n));
+		keep + dmd_proof_n(pr->m, x, f, nf)));
 	for (c = 0; c < pr->n_spec; ++c) {
 		struct dmd_spec_step *ss = &pr->spec[c]->steps[step];
 
@@ -168,8 +235,7 @@ static __isl_give isl_set *dmd_proof_gather(struct dmd_proof_run *pr,
 			if (s->kind != kind || s->xfer != x)
 				continue;
 			all = isl_set_union(all, dmd_proof_image(pr->m, s,
-				pr->m->poly[step]->view, keep, first, n,
-				undef));
+				pr->m->poly[step]->view, keep, f, nf, undef));
 		}
 	}
 	return isl_set_coalesce(all);
@@ -493,10 +559,10 @@ static __isl_give isl_set *dmd_proof_on_mesh(const struct dmd_model *m,
 static __isl_give isl_set *dmd_proof_side(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int send, int *undef)
 {
-	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int len = dmd_proof_len(x);
 
 	return dmd_proof_collect(pr, x, x->step, send ? DMD_SPEC_SEND :
-		DMD_SPEC_RECV, len, 1, np + 2 * nd, undef);
+		DMD_SPEC_RECV, len, DMD_PROOF_FIELDS(dmd_proof_piece), undef);
 }
 
 /* Describe a point where the receives "recv" and the sends "send" (as
@@ -643,8 +709,8 @@ static int dmd_proof_p2p(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	isl_map *have;
 
 	recv = dmd_proof_side(pr, x, 0, &undef);
-	self = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SELF, len, 1,
-		2 * nd, &undef);
+	self = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SELF, len,
+		DMD_PROOF_FIELDS(dmd_proof_box), &undef);
 	send = dmd_proof_side(pr, x, 1, &undef);
 	have = isl_map_union(dmd_proof_elements(recv, len, len + np, nd, need),
 		dmd_proof_elements(self, len, len, nd, need));
@@ -676,18 +742,18 @@ static int dmd_proof_p2p(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 static int dmd_proof_origins(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	const char *what)
 {
-	int np = pr->m->mesh->n, nd = x->box.n, len = dmd_proof_len(x);
+	int nd = x->box.n, len = dmd_proof_len(x);
 	int undef = 0, ok;
 	isl_set *wait, *land;
 
 	if (x->ghost || nd == 0)
 		return 1;
-	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len, 1, nd,
-		&undef);
+	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len,
+		DMD_PROOF_FIELDS(dmd_proof_lo), &undef);
 	land = dmd_proof_collect(pr, x, x->step, DMD_SPEC_RECV, len,
-		1 + np + 2 * nd, nd, &undef);
+		DMD_PROOF_FIELDS(dmd_proof_blo), &undef);
 	land = isl_set_union(land, dmd_proof_collect(pr, x, x->step,
-		DMD_SPEC_SELF, len, 1 + 2 * nd, nd, &undef));
+		DMD_SPEC_SELF, len, DMD_PROOF_FIELDS(dmd_proof_blo), &undef));
 	ok = dmd_isl_bool(isl_set_is_subset(land, wait));
 	isl_set_free(land);
 	isl_set_free(wait);
@@ -808,8 +874,8 @@ static int dmd_proof_bcast(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	isl_set *bc, *rooted, *holds, *wait, *lo;
 	isl_map *have;
 
-	bc = dmd_proof_collect(pr, x, x->step, DMD_SPEC_BCAST, len, 1,
-		1 + 2 * nd, &undef);
+	bc = dmd_proof_collect(pr, x, x->step, DMD_SPEC_BCAST, len,
+		DMD_PROOF_FIELDS(dmd_proof_root_box), &undef);
 	r = dmd_proof_group(pr, x, what, bc);
 	have = dmd_proof_elements(isl_set_copy(bc), len, len + 1, nd,
 		x->need);
@@ -845,8 +911,8 @@ static int dmd_proof_bcast(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	isl_set_free(rooted);
 	isl_set_free(holds);
 	/* the view starts at the box, and the root is the one it names */
-	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len, 1,
-		nd + 1, &undef);
+	wait = dmd_proof_collect(pr, x, x->step, DMD_SPEC_WAIT, len,
+		DMD_PROOF_FIELDS(dmd_proof_root_view), &undef);
 	lo = isl_set_project_out(bc, isl_dim_set, len + 1 + nd, nd);
 	perm = malloc((len + 1 + nd) * sizeof(int));
 	for (i = 0; perm && i < len + 1 + nd; ++i)
@@ -915,8 +981,8 @@ static int dmd_proof_shift(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 			r = dmd_proof_origins(pr, x, what);
 	}
 	have = isl_map_intersect_domain(have, first_pts);
-	sh = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SHIFT, len, 1,
-		4 * nd, &undef);
+	sh = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SHIFT, len,
+		DMD_PROOF_FIELDS(dmd_proof_shift_boxes), &undef);
 	/* what each rank has at each point after the first: its box */
 	have = isl_map_union(have, dmd_proof_elements(isl_set_copy(sh), len,
 		len, nd, x->need));
@@ -1088,12 +1154,12 @@ static __isl_give isl_set *dmd_proof_contrib(struct dmd_proof_run *pr, int s)
 	}
 	/* [c] -> { [peer, e] } from the receives (the return comes after
 	 * the loops: no time dimension), [c] -> { [c, e] } from the copies */
-	recv = dmd_proof_collect(pr, x, s, DMD_SPEC_RECV, 0, 1,
-		np + 2 * nd, &undef);
+	recv = dmd_proof_collect(pr, x, s, DMD_SPEC_RECV, 0,
+		DMD_PROOF_FIELDS(dmd_proof_piece), &undef);
 	recv = dmd_proof_add_elements(recv, np, nd);
 	recv = isl_set_project_out(recv, isl_dim_set, np, 2 * nd);
-	self = dmd_proof_collect(pr, x, s, DMD_SPEC_SELF, 0, 1, 2 * nd,
-		&undef);
+	self = dmd_proof_collect(pr, x, s, DMD_SPEC_SELF, 0,
+		DMD_PROOF_FIELDS(dmd_proof_box), &undef);
 	self = dmd_proof_add_elements(self, 0, nd);
 	self = isl_set_project_out(self, isl_dim_set, 0, 2 * nd);
 	self = isl_set_insert_dims(self, isl_dim_set, 0, np);

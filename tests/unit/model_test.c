@@ -1306,7 +1306,8 @@ static void test_spec_proofs_views(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_BCAST,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1] = dmd_isl_add(st->pa[1], 1);
+				*st->u.bcast.root = dmd_isl_add(
+					*st->u.bcast.root, 1);
 		}
 		spec_proofs_are(&s, "summa_view6 with every root one further",
 			"NOT covered: transfer #0 (A in step 1: broadcast): a "
@@ -1316,7 +1317,8 @@ static void test_spec_proofs_views(void)
 	if (sess_open(&s, "tests/e2e/jobs/summa_view6.yaml", 1)) {
 		st = spec_stmt(&s, 0, 0, DMD_SPEC_BCAST, s.plan->xfer[1]);
 		if (check(st != NULL, "summa_view6: a broadcast in cell 0")) {
-			st->pa[1] = dmd_isl_add(st->pa[1], 1);
+			*st->u.bcast.root = dmd_isl_add(*st->u.bcast.root,
+				1);
 			spec_proofs_are(&s, "summa_view6 with cell 0's root "
 				"one further", "NOT proved as emitted: transfer "
 				"#1 (B in step 1: broadcast): the ranks of a "
@@ -1332,8 +1334,8 @@ static void test_spec_proofs_views(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_SHIFT,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1 + nd - 1] = dmd_isl_add(
-					st->pa[1 + nd - 1], 1);
+				st->u.shift.lo[nd - 1] = dmd_isl_add(
+					st->u.shift.lo[nd - 1], 1);
 		}
 		spec_proofs_are(&s, "pumma_view7 receiving a shifted box",
 			"NOT covered: transfer #0 (A in step 1: shift)", 1);
@@ -1346,7 +1348,8 @@ static void test_spec_proofs_views(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_SEND,
 				s.plan->xfer[1]);
 			if (st)
-				st->pa[np] = dmd_isl_add(st->pa[np], 1);
+				st->u.send.peer[np - 1] = dmd_isl_add(
+					st->u.send.peer[np - 1], 1);
 		}
 		spec_proofs_are(&s, "summa_view_6of8 sending to the next rank",
 			"NOT proved as emitted: transfer #1", 1);
@@ -1383,7 +1386,8 @@ static void test_spec_proofs(void)
 		np = s.m->mesh->n;
 		st = spec_stmt(&s, 0, 0, DMD_SPEC_SEND, s.plan->xfer[0]);
 		if (check(st != NULL, "jacobi_4: a send in cell 0")) {
-			st->pa[np] = dmd_isl_add(st->pa[np], 1);
+			st->u.send.peer[np - 1] = dmd_isl_add(
+				st->u.send.peer[np - 1], 1);
 			spec_proofs_are(&s, "jacobi_4 sending to the next rank",
 				"NOT proved as emitted: transfer #0", 1);
 		}
@@ -1392,12 +1396,9 @@ static void test_spec_proofs(void)
 	if (sess_open(&s, "tests/e2e/jobs/stencil3.yaml", 1)) {
 		st = spec_stmt(&s, 1, 0, DMD_SPEC_RECV, s.plan->xfer[0]);
 		if (check(st != NULL, "stencil3: a receive in cell 1")) {
-			int nd = s.plan->xfer[0]->box.n;
-
 			/* receives and sends both one shorter: they match,
 			 * but a ghost cell is missing */
-			st->pa[1 + 1 + nd] = dmd_isl_add(st->pa[1 + 1 + nd],
-				-1);
+			st->u.recv.ext[0] = dmd_isl_add(st->u.recv.ext[0], -1);
 			spec_proofs_are(&s, "stencil3 with a receive one "
 				"element short", "NOT proved as emitted", 1);
 		}
@@ -1411,7 +1412,8 @@ static void test_spec_proofs(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_BCAST,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1] = dmd_isl_add(st->pa[1], 1);
+				*st->u.bcast.root = dmd_isl_add(
+					*st->u.bcast.root, 1);
 		}
 		spec_proofs_are(&s, "summa_2x2 with every root one further",
 			"NOT covered: transfer #0 (A in step 1: broadcast): a "
@@ -1426,8 +1428,8 @@ static void test_spec_proofs(void)
 			st = spec_stmt(&s, c, 0, DMD_SPEC_SHIFT,
 				s.plan->xfer[0]);
 			if (st)
-				st->pa[1 + nd - 1] = dmd_isl_add(
-					st->pa[1 + nd - 1], 1);
+				st->u.shift.lo[nd - 1] = dmd_isl_add(
+					st->u.shift.lo[nd - 1], 1);
 		}
 		spec_proofs_are(&s, "pumma_2x2 receiving a shifted box",
 			"NOT covered: transfer #0 (A in step 1: shift)", 1);
