@@ -1320,6 +1320,11 @@ class Layout:
                 self.extent[a] = e
         all_axes = self.axes + list(self.view_of)
         spec = t.spec
+        self.named = [dict(vc, **{a: c[k] for k, a in enumerate(self.axes)})
+                      for c, vc in zip(self.coords, vcoords)]
+        if "axe" in spec:
+            self.init_axe(t, spec["axe"], all_axes, views, where)
+            return
         dist = spec.get("dist")
         if not isinstance(dist, list) or len(dist) != len(t.shape):
             raise JobError(f"{where}: bad dist {dist!r}")
@@ -1386,6 +1391,100 @@ class Layout:
                 self.ranges.append([np.arange(lo, hi) for lo, hi in
                                     block_ranges(t.shape[d], nb, split,
                                                  offsets.get(d), where)])
+        self.holders = {}
+        for r, b in enumerate(self.block):
+            if b is not None:
+                self.holders.setdefault(b, []).append(r)
+
+    def init_axe(self, t, axe, all_axes, views, where):
+        """An Axe layout (spec 1.2, v3) from its definition, element by
+        element: the row-major index of an element decomposed by the
+        extents of the D iterators (last fastest); its coordinate along an
+        axis of the layout's frame (the mesh, or the view its axes belong
+        to) the sum of index * stride over the iterators on that axis,
+        plus each replica's r * stride (every r), plus O; 'm' is local
+        memory.  Each rank's elements must then be a box (a layout of
+        1.2), which it stores in increasing order per dimension; ranks
+        holding the same box hold the same block."""
+        if not isinstance(axe, dict) or set(axe) - {"D", "R", "O"}:
+            raise JobError(f"{where}: bad axe {axe!r}")
+
+        def iters(key):
+            v = axe.get(key) or []
+            if not isinstance(v, list) or not all(
+                    isinstance(i, list) and len(i) == 3 and is_int(i[0])
+                    and i[0] >= 1 and is_int(i[1])
+                    and (i[2] == "m" or i[2] in all_axes) for i in v):
+                raise JobError(f"{where}: bad axe {key} {v!r}")
+            return [tuple(i) for i in v]
+        D, R = iters("D"), iters("R")
+        O = axe.get("O") or {}
+        if not isinstance(O, dict) or not all(
+                (a == "m" or a in all_axes) and is_int(v)
+                for a, v in O.items()):
+            raise JobError(f"{where}: bad axe O {O!r}")
+        mentioned = {a for _, _, a in D + R if a != "m"} | {
+            a for a in O if a != "m"} | set(t.partial)
+        frames = {self.view_of.get(a) for a in mentioned}
+        if len(frames) > 1:
+            raise JobError(f"{where}: axes of several views")
+        self.view = frames.pop() if frames else None
+        self.partial = list(t.partial)
+        fr = [a for a in all_axes if self.view_of.get(a) == self.view]
+        fshape = [self.extent[a] for a in fr]
+        n = math.prod(t.shape)
+        if math.prod(e for e, _, _ in D) != n:
+            raise JobError(f"{where}: the extents of D multiply to "
+                           f"{math.prod(e for e, _, _ in D)}, not {n}")
+        idx, coord = np.arange(n), {a: np.zeros(n, dtype=np.int64)
+                                    for a in fr}
+        for e, s, a in reversed(D):
+            if a != "m":
+                coord[a] += (idx % e) * s
+            idx = idx // e
+        for a, v in O.items():
+            if a != "m":
+                coord[a] += v
+        reps = [{}]
+        for e, s, a in R:
+            if a != "m":
+                reps = [dict(p, **{a: p.get(a, 0) + k * s})
+                        for p in reps for k in range(e)]
+        nranks = math.prod(fshape)
+        holds = np.zeros((nranks, n), dtype=bool)
+        for p in reps:
+            c = [coord[a] + p.get(a, 0) for a in fr]
+            if any(np.any((x < 0) | (x >= e)) for x, e in zip(c, fshape)):
+                raise JobError(f"{where}: an element's coordinate is "
+                               f"outside an axis of the mesh")
+            holds[np.ravel_multi_index(c, fshape) if fr else
+                  np.zeros(n, dtype=np.int64), np.arange(n)] = True
+        boxes = []
+        for r in range(len(self.coords)):
+            if r >= nranks:
+                boxes.append(None)
+                continue
+            if not t.shape:
+                boxes.append(() if holds[r, 0] else None)
+                continue
+            ix = np.unravel_index(np.nonzero(holds[r])[0], t.shape)
+            box = tuple(np.unique(x) for x in ix)
+            if len(ix[0]) == 0:
+                boxes.append(None)
+                continue
+            if math.prod(len(x) for x in box) != len(ix[0]):
+                raise JobError(f"{where}: rank {r}'s elements are not a "
+                               f"box: not a layout of 1.2")
+            boxes.append(box)
+        self.held = [b is not None for b in boxes]
+        self.ranges, ids = [], []
+        for d in range(len(t.shape)):
+            seen = sorted({tuple(b[d]) for b in boxes if b is not None})
+            self.ranges.append([np.array(x, dtype=np.int64) for x in seen])
+            ids.append({x: k for k, x in enumerate(seen)})
+        self.block = [None if b is None else tuple(
+            ids[d][tuple(b[d])] for d in range(len(t.shape)))
+            for b in boxes]
         self.holders = {}
         for r, b in enumerate(self.block):
             if b is not None:
@@ -1608,7 +1707,7 @@ def cmd_blocks(job, directory, rtol):
         finite = want[np.isfinite(want)]
         scale = max(float(np.max(np.abs(finite))) if finite.size else 0.0,
                     1e-30)
-        unknown = [k for k in ("axe",) if k in out.spec]
+        unknown = []
         if not isinstance(out.spec.get("dist"), list) and \
                 "axe" not in out.spec:
             unknown.append(f"dist {out.spec.get('dist')!r}")

@@ -1334,7 +1334,8 @@ lay = dmd_ref.Layout(job, job.tensors["B"])
 assert [list(ix) for ix in lay.box(2)] == [[2, 3, 6], [0, 1, 2, 6]]
 rc, out = run_ref("ideal", path)
 assert rc == 0 and "\n1 1 272 " in out, out
-# a layout the reference does not model is skipped, and says so
+# an Axe layout (spec 1.2, v3), read by its definition element by
+# element: B's elements split over x (rank 0: 0, 1; rank 1: 2, 3)
 path = write_job("""name: t
 mesh: {axes: [x], shape: [2]}
 tensors:
@@ -1342,11 +1343,87 @@ tensors:
   B: {shape: [4], dtype: f64, axe: {D: [[2, 1, x], [2, 1, m]]}, file: B.npy}
 compute: B[i] = A[i]
 """)
+want = expected(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r0.at_0.npy"), want[0:2])
+np.save(os.path.join(d, "B.r1.at_2.npy"), want[2:4])
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 2 blocks" in out, out
+np.save(os.path.join(d, "B.r1.at_2.npy"), want[0:2])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 1 holds" in out, out
+# Axe layouts hold on each rank what their spellings with dist hold: the
+# seed's examples (002: 64x128 on 4 devices, split both ways; rows split
+# and replicated), a cyclic one, one placed by O, one dimension over two
+# axes, replicas over a second axis
+for mesh, axe, dist in [
+        ("{axes: [g], shape: [4]}",
+         "{D: [[2, 1, g], [32, 128, m], [2, 2, g], [64, 1, m]]}",
+         'dist: ["g % 2", "g // 2"]'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[2, 1, g], [32, 128, m], [128, 1, m]], R: [[2, 2, g]]}",
+         'dist: ["g % 2", "-"]'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[8, 256, m], [4, 1, g], [2, 128, m], [128, 1, m]]}",
+         'dist: [g, "-"], cyclic: {0: 2}'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[64, 128, m], [128, 1, m]], O: {g: 3}}",
+         'dist: ["-", "-"], place: {g: 3}'),
+        ("{axes: [x, y], shape: [2, 4]}",
+         "{D: [[2, 1, x], [4, 1, y], [8, 128, m], [128, 1, m]]}",
+         'dist: ["x * 4 + y", "-"]'),
+        ("{axes: [x, y], shape: [2, 4]}",
+         "{D: [[2, 64, m], [2, 1, x], [16, 128, m], [128, 1, m]], "
+         "R: [[4, 1, y]]}",
+         'dist: [x, "-"], cyclic: {0: 16}')]:
+    path = write_job(f"""name: t
+mesh: {mesh}
+tensors:
+  A: {{shape: [64, 128], dtype: f64, axe: {axe}, init: ones}}
+  B: {{shape: [64, 128], dtype: f64, {dist}, file: B.npy}}
+compute: B[i, j] = A[i, j]
+""")
+    job = dmd_ref.Job(path)
+    la = dmd_ref.Layout(job, job.tensors["A"])
+    lb = dmd_ref.Layout(job, job.tensors["B"])
+    for r in range(len(la.coords)):
+        ba, bb = la.box(r), lb.box(r)
+        assert (ba is None) == (bb is None) and (ba is None or [
+            list(x) for x in ba] == [list(x) for x in bb]), (axe, r)
+    assert sorted(map(sorted, la.holders.values())) == \
+        sorted(map(sorted, lb.holders.values())), axe
+    rc, out = run_ref("ideal", path)
+    assert rc == 0 and "\n1 1 0 0 " in out, (axe, out)
+# an Axe layout whose ranks' elements are not boxes (its iterators cut
+# across the rows of a 3x2 tensor: rank 0 holds (0, 0), (0, 1), (1, 0))
+# is refused
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [3, 2], dtype: f64, dist: [x, "-"], init: random, seed: 5}
+  B: {shape: [3, 2], dtype: f64, axe: {D: [[2, 1, x], [3, 1, m]]}, file: B.npy}
+compute: B[i, j] = A[i, j]
+""")
+job = dmd_ref.Job(path)
+try:
+    dmd_ref.Layout(job, job.tensors["B"])
+    assert False, "not a box: refused"
+except dmd_ref.JobError as e:
+    assert "not a box" in str(e), e
+# a layout the reference does not model is skipped, and says so
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [4], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [4], dtype: f64, dist: auto, file: B.npy}
+compute: B[i] = A[i]
+""")
 d = os.path.join(os.path.dirname(path), "blocks")
 os.mkdir(d)
 np.save(os.path.join(d, "B.r1.at_2.npy"), np.zeros(2))
 rc, out = run_ref("blocks", path, d)
-assert rc == 0 and "skip B: its layout (axe) is not modelled" in out, out
+assert rc == 0 and "skip B: its layout (dist 'auto') is not modelled" in out, out
 # a layout on a view of 2 of the 3 ranks (spec 1.1): B's rows [0, 3) on
 # rank 0 and [3, 5) on rank 1; rank 2, off the view, holds nothing
 path = write_job("""name: t
@@ -1500,6 +1577,8 @@ PROGRAMS = {
     # block-cyclic layouts
     "cyclic_jacobi_3": lambda v: jacobi(v, 4),
     "cyclic_partial_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
+    # Axe layouts
+    "axe_seed_4": lambda v: {"C": v["A"] * v["B"] + 1},
 }
 
 
