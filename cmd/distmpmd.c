@@ -1058,6 +1058,10 @@ static int cmd_classes(int argc, char **argv)
 						c->ranges[j][0],
 						c->ranges[j][1]);
 			printf("\n  set: %s\n  why: %s\n", c->set, c->why);
+			if (c->n_blocks)
+				printf("  blocks (cyclic):\n");
+			for (j = 0; j < c->n_blocks; ++j)
+				printf("    %s\n", c->blocks[j]);
 		}
 		printf("\n");
 		draw_mesh(in);

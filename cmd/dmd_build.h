@@ -16,6 +16,8 @@ struct dmd_build_class {
 	const char *code;	/* the whole text of classK.c */
 	const char *set;	/* the class as an isl set (for the manifest) */
 	const char *why;	/* one line: why these ranks form a class */
+	int n_blocks;		/* the cyclic tensors' blocks, a line each */
+	char *const *blocks;
 	long count;		/* number of ranks */
 	int n_ranges;
 	long (*ranges)[2];	/* inclusive, increasing, non-adjacent */

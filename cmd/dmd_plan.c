@@ -148,7 +148,8 @@ static int dmd_plan_json_sched(FILE *f, const struct dmd_step *st)
 	return 0;
 }
 
-/* The layout of tensor "t" as JSON: dist, view, partial. */
+/* The layout of tensor "t" as JSON: dist, view, partial, and its cyclic
+ * dimensions' block sizes when it has some ("cyclic": {"0": 2}). */
 static int dmd_plan_json_layout(FILE *f, const struct dmd_job *job,
 	const struct dmd_tensor *t)
 {
@@ -176,7 +177,18 @@ static int dmd_plan_json_layout(FILE *f, const struct dmd_job *job,
 		dmd_plan_json_str(f, dmd_job_axis_name(job,
 			t->partial_axis[d]));
 	}
-	fprintf(f, "], \"auto\": %s}", t->dist_auto ? "true" : "false");
+	fputs("]", f);
+	if (t->n_cyclic) {
+		int n = 0;
+
+		fputs(", \"cyclic\": {", f);
+		for (d = 0; d < t->ndim; ++d)
+			if (t->cyclic[d])
+				fprintf(f, "%s\"%d\": %ld", n++ ? ", " : "",
+					d, t->cyclic[d]);
+		fputs("}", f);
+	}
+	fprintf(f, ", \"auto\": %s}", t->dist_auto ? "true" : "false");
 	return 0;
 }
 
@@ -495,6 +507,12 @@ static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c,
 		printf("]");
 		if (t->view >= 0)
 			printf(" on view '%s'", job->views[t->view].name);
+		for (d = 0, k = 0; d < t->ndim; ++d)
+			if (t->cyclic[d])
+				printf("%s%d: %ld", k++ ? ", " : ", cyclic {",
+					d, t->cyclic[d]);
+		if (k)
+			printf("}");
 		for (d = 0; d < t->n_partial; ++d)
 			printf("%s%s", d ? ", " : ", partial along ",
 				dmd_job_axis_name(job, t->partial_axis[d]));

@@ -142,6 +142,8 @@ static int session_build_input(struct dmd_session *s, int classes)
 		s->cls[i].code = cl->cls[i].code;
 		s->cls[i].set = cl->cls[i].set_text;
 		s->cls[i].why = cl->cls[i].why_line;
+		s->cls[i].n_blocks = cl->cls[i].blocks.n;
+		s->cls[i].blocks = cl->cls[i].blocks.fact;
 		s->cls[i].count = cl->cls[i].count;
 		s->cls[i].n_ranges = cl->cls[i].n_ranges;
 		s->cls[i].ranges = cl->cls[i].ranges;
@@ -564,8 +566,21 @@ void dmd_session_summary(struct dmd_session *s)
  * header would clash with another of its names), or 1. */
 int dmd_session_lib(struct dmd_session *s)
 {
-	int t = dmd_emit_lib_clash(s->m);
+	int t = dmd_emit_lib_clash(s->m), i;
 
+	/* a library's block of a tensor is one box per rank (its table and
+	 * <name>_block); a cyclic tensor's blocks are not, yet */
+	for (i = 0; i < s->job->n_tensors; ++i) {
+		const struct dmd_tensor *tn = &s->job->tensors[i];
+
+		if (!tn->file || !tn->n_cyclic)
+			continue;
+		dmd_diag_error(&s->diag, s->job->path, tn->loc, "tensor '%s' "
+			"has a cyclic layout: build --lib does not handle "
+			"cyclic tensors with a file yet (build programs, or "
+			"give it a block layout)", tn->name);
+		return 2;
+	}
 	if (t >= 0) {
 		const struct dmd_tensor *tn = &s->job->tensors[t];
 

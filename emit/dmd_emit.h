@@ -23,6 +23,9 @@ struct dmd_class {
 	char *set_text;			/* as the job names the axes */
 	struct dmd_why why;		/* the facts that make it a class */
 	char *why_line;			/* the same on one line */
+	struct dmd_why blocks;		/* cyclic tensors' blocks: a line
+					 * each (none if no tensor is
+					 * cyclic) */
 	char *code;			/* the whole classK.c */
 	char *body;			/* its program's block (of main) */
 	long count;

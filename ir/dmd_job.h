@@ -128,6 +128,12 @@ struct dmd_tensor {
 	 * n_offsets[d] = B + 1 entries. */
 	long *offsets[DMD_MAX_DIMS];
 	int n_offsets[DMD_MAX_DIMS];
+	/* cyclic[d] > 0: dimension d is cut into blocks of cyclic[d]
+	 * elements dealt round-robin over its holders (spec 1.2, v3);
+	 * 0: not cyclic.  cyclic_loc[d]: the location of its key. */
+	long cyclic[DMD_MAX_DIMS];
+	struct dmd_loc cyclic_loc[DMD_MAX_DIMS];
+	int n_cyclic;			/* dimensions with cyclic[d] > 0 */
 	/* place: the tensor lives only where axis place_axis[i] has
 	 * coordinate place_coord[i]; place_axis[i] is an axis index (mesh
 	 * axes, then view axes: dmd_job_find_axis). */

@@ -11,6 +11,9 @@
  * tail block, an empty one) and nothing else.  For "tail" (X [127, 64],
  * dist [x, "-"] over 2 ranks): lo = [c_x] -> { [(64 c_x)] },
  * ext = [c_x] -> { [(64)] : c_x = 0; [(63)] : c_x = 1 }.
+ * A cyclic dimension (spec 1.2, v3) is laid out in local coordinates
+ * (dmd_layout_cyclic, dmd_layout_local_map; see dmd_model.h), where a
+ * holder's blocks are one box as well.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +164,103 @@ static int dmd_layout_block(const struct dmd_mesh *mesh,
 				isl_pw_aff_sub(dmd_isl_cst(sp, E), sb)));
 	}
 	return *lo && *ext ? 0 : -1;
+}
+
+/* The local block of cyclic dimension "d" of tensor "t" (extent E,
+ * block size S, B holders) that the rank whose block index is "b" holds,
+ * in local coordinates (see dmd_model.h): the nb = ceil(E / S) blocks are
+ * dealt round-robin, so holder b has full = nb // B blocks, one more if
+ * b < nb % B, and the holder of the last block, (nb - 1) % B, is short of
+ * nb S - E elements:
+ *   lo = b Lmax,  ext = S (full + [b < nb % B]) - [b = (nb - 1) % B] short
+ * with Lmax = ceil(nb / B) S.  For E = 10, S = 2, B = 2 (blocks 0, 2, 4 on
+ * holder 0 and 1, 3 on holder 1): Lmax = 6, lo = 6 b, ext = 6 - 2 b.
+ * Sets *Lmax. */
+static int dmd_layout_cyclic(const struct dmd_mesh *mesh,
+	const struct dmd_tensor *t, int d, __isl_take isl_pw_aff *b, long B,
+	isl_pw_aff **lo, isl_pw_aff **ext, long *Lmax)
+{
+	isl_space *sp = mesh->space;
+	long E = t->shape[d], S = t->cyclic[d];
+	long nb = (E + S - 1) / S, full = nb / B, extra = nb % B;
+	long last = nb > 0 ? (nb - 1) % B : -1, shorter = nb * S - E;
+	isl_set *more, *fewer, *is_last, *other;
+	int k;
+
+	*Lmax = (nb + B - 1) / B * S;
+	*lo = isl_pw_aff_scale_val(isl_pw_aff_copy(b),
+		isl_val_int_from_si(mesh->ctx, *Lmax));
+	more = isl_pw_aff_lt_set(isl_pw_aff_copy(b), dmd_isl_cst(sp, extra));
+	fewer = isl_set_complement(isl_set_copy(more));
+	is_last = isl_pw_aff_eq_set(b, dmd_isl_cst(sp, last));
+	other = isl_set_complement(isl_set_copy(is_last));
+	*ext = NULL;
+	for (k = 0; k < 4; ++k) {
+		isl_set *where = isl_set_intersect(isl_set_copy(k < 2 ? more :
+			fewer), isl_set_copy(k % 2 ? is_last : other));
+		long n = S * (full + (k < 2)) - (k % 2 ? shorter : 0);
+		isl_pw_aff *pa;
+
+		pa = isl_pw_aff_intersect_params(dmd_isl_cst(sp, n), where);
+		*ext = *ext ? isl_pw_aff_union_add(*ext, pa) : pa;
+	}
+	isl_set_free(more);
+	isl_set_free(fewer);
+	isl_set_free(is_last);
+	isl_set_free(other);
+	*ext = isl_pw_aff_coalesce(*ext);
+	return *lo && *ext ? 0 : -1;
+}
+
+/* The local coordinate (see dmd_model.h) of index "e" along cyclic
+ * dimension "d" of "lay" (block size S, B holders, Lmax elements per
+ * holder at most):
+ *   v = b Lmax + (j // B) S + o,  j = e // S, b = j % B, o = e % S
+ * e.g. for S = 2, B = 2, Lmax = 6: 6 (floor(e/2) mod 2) + 2 floor(e/4) +
+ * (e mod 2).  "e" itself when the dimension is not cyclic. */
+__isl_give isl_aff *dmd_layout_local_aff(const struct dmd_layout *lay, int d,
+	__isl_take isl_aff *e)
+{
+	isl_ctx *ctx;
+	isl_aff *j, *b, *q, *o, *v;
+	long S, B;
+
+	if (!e || !lay->cyc[d])
+		return e;
+	ctx = isl_aff_get_ctx(e);
+	S = lay->cyc[d];
+	B = lay->cyc_B[d];
+	j = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_copy(e), S));
+	b = isl_aff_mod_val(isl_aff_copy(j), isl_val_int_from_si(ctx, B));
+	q = isl_aff_floor(isl_aff_scale_down_ui(j, B));
+	o = isl_aff_mod_val(e, isl_val_int_from_si(ctx, S));
+	v = isl_aff_scale_val(b, isl_val_int_from_si(ctx, lay->cyc_L[d]));
+	v = isl_aff_add(v, isl_aff_scale_val(q, isl_val_int_from_si(ctx, S)));
+	return isl_aff_add(v, o);
+}
+
+/* The map of "lay" from global to local coordinates (see dmd_model.h):
+ * { T[e] -> T[v] } with v from dmd_layout_local_aff on each cyclic
+ * dimension, e.g. for S = 2, B = 2, Lmax = 6:
+ *   { T[e] -> T[6 (floor(e/2) mod 2) + 2 floor(e/4) + (e mod 2)] }. */
+static __isl_give isl_multi_aff *dmd_layout_local_map(
+	const struct dmd_layout *lay)
+{
+	isl_space *space;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	isl_ctx *ctx = isl_space_get_ctx(lay->space);
+	int d;
+
+	space = isl_space_map_from_set(isl_space_copy(lay->space));
+	ls = isl_local_space_from_space(isl_space_copy(lay->space));
+	list = isl_aff_list_alloc(ctx, lay->ndim);
+	for (d = 0; d < lay->ndim; ++d)
+		list = isl_aff_list_add(list, dmd_layout_local_aff(lay, d,
+			isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, d)));
+	isl_local_space_free(ls);
+	return isl_multi_aff_from_aff_list(space, list);
 }
 
 /* [c] -> { : c lies on the slice of tensor "t"'s place (and on its
@@ -315,9 +415,20 @@ static int dmd_layout_blocks(struct dmd_layout *lay,
 	for (d = 0; d < lay->ndim; ++d) {
 		isl_pw_aff *zero;
 
+		lay->vshape[d] = t->shape[d];
 		if (!b[d]) {
 			lay->lo[d] = dmd_isl_cst(mesh->space, 0);
 			lay->ext[d] = dmd_isl_cst(mesh->space, t->shape[d]);
+		} else if (t->cyclic[d] && B[d] > 1) {
+			int r = dmd_layout_cyclic(mesh, t, d, b[d], B[d],
+				&lay->lo[d], &lay->ext[d], &lay->cyc_L[d]);
+
+			b[d] = NULL;
+			if (r < 0)
+				goto error;
+			lay->cyc[d] = t->cyclic[d];
+			lay->cyc_B[d] = B[d];
+			lay->vshape[d] = B[d] * lay->cyc_L[d];
 		} else {
 			int r = dmd_layout_block(mesh, t, d, b[d], B[d],
 				&lay->lo[d], &lay->ext[d]);
@@ -410,8 +521,13 @@ __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 	lay->ext = calloc(t->ndim + 1, sizeof(*lay->ext));
 	lay->axis_used = calloc(mesh->n_all + 1, sizeof(int));
 	lay->partial = calloc(t->n_partial + 1, sizeof(int));
+	lay->cyc = calloc(t->ndim + 1, sizeof(long));
+	lay->cyc_B = calloc(t->ndim + 1, sizeof(long));
+	lay->cyc_L = calloc(t->ndim + 1, sizeof(long));
+	lay->vshape = calloc(t->ndim + 1, sizeof(long));
 	if (!lay->space || !lay->lo || !lay->ext || !lay->axis_used ||
-	    !lay->partial)
+	    !lay->partial || !lay->cyc || !lay->cyc_B || !lay->cyc_L ||
+	    !lay->vshape)
 		return dmd_layout_free(lay);
 	lay->view = t->view;
 	for (i = 0; i < mesh->n_all; ++i) {
@@ -427,6 +543,14 @@ __isl_give struct dmd_layout *dmd_layout_build(const struct dmd_mesh *mesh,
 	if (dmd_layout_blocks(lay, mesh, job) < 0 ||
 	    dmd_layout_sets(lay, mesh, job) < 0)
 		return dmd_layout_free(lay);
+	for (d = 0; d < lay->ndim; ++d)
+		if (lay->cyc[d])
+			break;
+	if (d < lay->ndim) {
+		lay->local = dmd_layout_local_map(lay);
+		if (!lay->local)
+			return dmd_layout_free(lay);
+	}
 	return lay;
 }
 
@@ -469,6 +593,11 @@ __isl_null struct dmd_layout *dmd_layout_free(
 	isl_set_free(lay->writer);
 	free(lay->partial);
 	free(lay->axis_used);
+	free(lay->cyc);
+	free(lay->cyc_B);
+	free(lay->cyc_L);
+	free(lay->vshape);
+	isl_multi_aff_free(lay->local);
 	free(lay);
 	return NULL;
 }

@@ -74,6 +74,24 @@ struct dmd_layout {
 	isl_space *space;		/* { T[e0, ..] } with the mesh params */
 	isl_pw_aff **lo;
 	isl_pw_aff **ext;
+	/* Cyclic dimensions (spec 1.2, v3) are laid out in local
+	 * coordinates: element e of dimension d (block size S = cyc[d],
+	 * holders B = cyc_B[d], Lmax = cyc_L[d] elements per holder at
+	 * most) is at
+	 *   v = b Lmax + (j // B) S + o,  j = e // S, b = j % B, o = e % S
+	 * so that a holder's blocks, one after another, are the box
+	 * [b Lmax, b Lmax + ext) (ScaLAPACK's local layout).  Every set
+	 * and box over the tensor ("space", lo/ext, held, holds, the
+	 * accesses of the steps) is in these coordinates; "local" is the
+	 * map { T[e] -> T[v] } (NULL when no dimension is cyclic) and
+	 * vshape[d] the extent of v (B Lmax, shape[d] if not cyclic).
+	 * cyc[d] = 0: not cyclic (also for a cyclic dimension held whole,
+	 * B = 1, whose local coordinates are the global ones). */
+	long *cyc;
+	long *cyc_B;
+	long *cyc_L;
+	long *vshape;
+	isl_multi_aff *local;
 	isl_set *held;
 	isl_map *holds;
 	isl_set *writer;
@@ -310,6 +328,8 @@ int dmd_layout_check(const struct dmd_mesh *mesh, const struct dmd_job *job,
 	int ti);
 __isl_null struct dmd_layout *dmd_layout_free(
 	__isl_take struct dmd_layout *lay);
+__isl_give isl_aff *dmd_layout_local_aff(const struct dmd_layout *lay, int d,
+	__isl_take isl_aff *e);
 
 /* ir/dmd_poly.c */
 __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,

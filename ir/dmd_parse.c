@@ -963,7 +963,7 @@ static int dmd_parse_mesh(struct dmd_parse *parse, yaml_node_t *key,
 enum {
 	DMD_TK_SHAPE, DMD_TK_DTYPE, DMD_TK_DIST, DMD_TK_SPLIT, DMD_TK_OFFSETS,
 	DMD_TK_PLACE, DMD_TK_FILE, DMD_TK_INIT, DMD_TK_SEED, DMD_TK_PARTIAL,
-	DMD_TK_N
+	DMD_TK_CYCLIC, DMD_TK_AXE, DMD_TK_N
 };
 
 /* Print the shape of "t" as "[E0, E1]" into "buf" of "size" bytes. */
@@ -1204,6 +1204,70 @@ static int dmd_parse_offsets(struct dmd_parse *parse, struct dmd_tensor *t,
 	return 0;
 }
 
+/* Read the "cyclic" of tensor "t" (after its shape, dist and offsets):
+ * a map from dimension index to a block size of at least 1 (spec 1.2,
+ * v3).  A dimension with offsets cannot be cyclic. */
+static int dmd_parse_cyclic(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *cyclic)
+{
+	yaml_node_pair_t *pair;
+	char buf[DMD_PARSE_SHOW_SIZE];
+	char what[64 + 64];
+
+	if (dmd_parse_expect(parse, cyclic, YAML_MAPPING_NODE,
+			"for 'cyclic' of tensor '%s'", t->name) < 0)
+		return -1;
+	for (pair = cyclic->data.mapping.pairs.start;
+	     pair < cyclic->data.mapping.pairs.top; ++pair) {
+		yaml_node_t *key = dmd_parse_node(parse, pair->key);
+		yaml_node_t *value = dmd_parse_node(parse, pair->value);
+		long dim, size;
+
+		if (!key || !value)
+			return -1;
+		if (dmd_parse_expect(parse, key, YAML_SCALAR_NODE, "as a key "
+				"of 'cyclic' of tensor '%s'", t->name) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "'cyclic' of tensor '%.64s'",
+			t->name);
+		if (dmd_parse_long(parse, key, &dim, what) < 0)
+			return -1;
+		if (dim < 0 || dim >= t->ndim) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "'cyclic' "
+				"of tensor '%s': no dimension %s (the tensor "
+				"has %d)", t->name,
+				dmd_parse_show_node(key, buf), t->ndim);
+			return -1;
+		}
+		if (t->cyclic[dim]) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
+				"key '%ld' in 'cyclic' of tensor '%s'", dim,
+				t->name);
+			return -1;
+		}
+		if (t->offsets[dim]) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "'cyclic' "
+				"of tensor '%s': dimension %ld has 'offsets' "
+				"(a dimension is cut by one or the other)",
+				t->name, dim);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "the block size of dimension %ld "
+			"in 'cyclic' of tensor '%.64s'", dim, t->name);
+		if (dmd_parse_long(parse, value, &size, what) < 0)
+			return -1;
+		if (size < 1) {
+			dmd_parse_error(parse, dmd_parse_loc(value), "%s must "
+				"be at least 1, got %ld", what, size);
+			return -1;
+		}
+		t->cyclic[dim] = size;
+		t->cyclic_loc[dim] = dmd_parse_loc(key);
+		t->n_cyclic++;
+	}
+	return 0;
+}
+
 /* Does every split dimension of "t" have offsets (so that its "split"
  * applies to none)? */
 static int dmd_parse_all_offsets(const struct dmd_tensor *t)
@@ -1324,6 +1388,220 @@ static int dmd_parse_place(struct dmd_parse *parse, struct dmd_tensor *t,
 		t->place_coord[t->n_place++] = coord;
 	}
 	return 0;
+}
+
+/* Read iterator "node" ([extent, stride, axis]) of list "list" ('D' or
+ * 'R') of the 'axe' of tensor "t" into "it": an extent of at least 1,
+ * an integer stride, and an axis of the tensor's frame or "m" (local
+ * memory: DMD_AXE_MEM). */
+static int dmd_parse_axe_iter(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *node, const char *list, struct dmd_axe_iter *it)
+{
+	yaml_node_t *v[3];
+	char buf[DMD_PARSE_SHOW_SIZE];
+	char what[96 + 64];
+	int n, i, a;
+
+	if (dmd_parse_expect(parse, node, YAML_SEQUENCE_NODE, "for an "
+			"iterator [extent, stride, axis] of '%s' in 'axe' of "
+			"tensor '%s'", list, t->name) < 0)
+		return -1;
+	it->loc = dmd_parse_loc(node);
+	n = node->data.sequence.items.top - node->data.sequence.items.start;
+	if (n != 3) {
+		dmd_parse_error(parse, it->loc, "an iterator of '%s' in 'axe' "
+			"of tensor '%s' has %d entr%s, expected 3: [extent, "
+			"stride, axis]", list, t->name, n, n == 1 ? "y" : "ies");
+		return -1;
+	}
+	for (i = 0; i < 3; ++i) {
+		v[i] = dmd_parse_node(parse, node->data.sequence.items.start[i]);
+		if (!v[i])
+			return -1;
+	}
+	snprintf(what, sizeof(what), "the extent of an iterator of '%s' in "
+		"'axe' of tensor '%.64s'", list, t->name);
+	if (dmd_parse_long(parse, v[0], &it->extent, what) < 0)
+		return -1;
+	if (it->extent < 1) {
+		dmd_parse_error(parse, dmd_parse_loc(v[0]), "%s must be at "
+			"least 1, got %ld", what, it->extent);
+		return -1;
+	}
+	snprintf(what, sizeof(what), "the stride of an iterator of '%s' in "
+		"'axe' of tensor '%.64s'", list, t->name);
+	if (dmd_parse_long(parse, v[1], &it->stride, what) < 0)
+		return -1;
+	if (dmd_parse_expect(parse, v[2], YAML_SCALAR_NODE, "for the axis of "
+			"an iterator of '%s' in 'axe' of tensor '%s'", list,
+			t->name) < 0)
+		return -1;
+	it->axis = DMD_AXE_MEM;
+	if (dmd_parse_is(v[2], "m"))
+		return 0;
+	a = dmd_job_find_axis(parse->job, dmd_parse_str(v[2]));
+	if (a < 0 || strlen(dmd_parse_str(v[2])) != v[2]->data.scalar.length) {
+		dmd_parse_error(parse, dmd_parse_loc(v[2]), "unknown axis '%s' "
+			"in 'axe' of tensor '%s' (an axis of the mesh or of a "
+			"view, or m for local memory)",
+			dmd_parse_show_node(v[2], buf), t->name);
+		return -1;
+	}
+	it->axis = a;
+	return dmd_parse_frame(parse, t, a, dmd_parse_loc(v[2]));
+}
+
+/* Read the iterators of list "list" ('D' or 'R', the sequence "seq") of
+ * the 'axe' of tensor "t" into it[], *n of them (at most
+ * DMD_MAX_AXE_ITERS). */
+static int dmd_parse_axe_iters(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *seq, const char *list, struct dmd_axe_iter *it, int *n)
+{
+	yaml_node_item_t *item;
+
+	if (dmd_parse_expect(parse, seq, YAML_SEQUENCE_NODE, "for '%s' in "
+			"'axe' of tensor '%s'", list, t->name) < 0)
+		return -1;
+	for (item = seq->data.sequence.items.start;
+	     item < seq->data.sequence.items.top; ++item) {
+		yaml_node_t *node = dmd_parse_node(parse, *item);
+
+		if (!node)
+			return -1;
+		if (*n >= DMD_MAX_AXE_ITERS) {
+			dmd_parse_error(parse, dmd_parse_loc(node), "'%s' in "
+				"'axe' of tensor '%s' has more than %d "
+				"iterators", list, t->name, DMD_MAX_AXE_ITERS);
+			return -1;
+		}
+		if (dmd_parse_axe_iter(parse, t, node, list, &it[*n]) < 0)
+			return -1;
+		++*n;
+	}
+	return 0;
+}
+
+/* Read 'O' (the mapping "map") of the 'axe' of tensor "t" into "axe": a
+ * coordinate per axis of the tensor's frame; offsets on "m" arrange
+ * local memory only and are checked to be integers, then dropped. */
+static int dmd_parse_axe_offsets(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *map, struct dmd_axe *axe)
+{
+	struct dmd_job *job = parse->job;
+	yaml_node_pair_t *pair;
+	char buf[DMD_PARSE_SHOW_SIZE];
+	char what[96 + 64];
+	int a, i;
+
+	if (dmd_parse_expect(parse, map, YAML_MAPPING_NODE, "for 'O' in 'axe' "
+			"of tensor '%s'", t->name) < 0)
+		return -1;
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; ++pair) {
+		yaml_node_t *key = dmd_parse_node(parse, pair->key);
+		yaml_node_t *value = dmd_parse_node(parse, pair->value);
+		long off;
+
+		if (!key || !value || dmd_parse_expect(parse, key,
+				YAML_SCALAR_NODE, "as a key of 'O' in 'axe' of "
+				"tensor '%s'", t->name) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "axis '%.32s' in 'O' of 'axe' of "
+			"tensor '%.64s'", dmd_parse_show_node(key, buf), t->name);
+		if (dmd_parse_is(key, "m")) {
+			if (dmd_parse_long(parse, value, &off, what) < 0)
+				return -1;
+			continue;
+		}
+		a = dmd_job_find_axis(job, dmd_parse_str(key));
+		if (a < 0 || strlen(dmd_parse_str(key)) !=
+			     key->data.scalar.length) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "unknown "
+				"axis '%s' in 'O' of 'axe' of tensor '%s'",
+				dmd_parse_show_node(key, buf), t->name);
+			return -1;
+		}
+		for (i = 0; i < axe->n_o && axe->o_axis[i] != a; ++i)
+			;
+		if (i < axe->n_o || axe->n_o >= DMD_MAX_AXES) {
+			dmd_parse_error(parse, dmd_parse_loc(key), "duplicate "
+				"key '%s' in 'O' of 'axe' of tensor '%s'",
+				dmd_job_axis_name(job, a), t->name);
+			return -1;
+		}
+		if (dmd_parse_frame(parse, t, a, dmd_parse_loc(key)) < 0 ||
+		    dmd_parse_long(parse, value, &off, what) < 0)
+			return -1;
+		if (off < 0 || off >= dmd_job_axis_extent(job, a)) {
+			dmd_parse_error(parse, dmd_parse_loc(value), "offset %ld "
+				"is out of range for axis '%s' (0 to %ld) in 'O' "
+				"of 'axe' of tensor '%s'", off,
+				dmd_job_axis_name(job, a),
+				dmd_job_axis_extent(job, a) - 1, t->name);
+			return -1;
+		}
+		axe->o_axis[axe->n_o] = a;
+		axe->o_val[axe->n_o] = off;
+		axe->o_loc[axe->n_o++] = dmd_parse_loc(key);
+	}
+	return 0;
+}
+
+/* Read the 'axe' of tensor "t" (key "key", mapping "map"; spec 1.2, v3:
+ * {D: [...], R: [...], O: {...}}) and set the layout it writes
+ * (ir/dmd_axe.c).  "other" are the tensor's keys 'dist', 'split',
+ * 'offsets', 'cyclic' and 'place', none of which may be given with it:
+ * the Axe layout is the whole layout.  "m" is the local memory axis, so
+ * the job may have no axis called so. */
+static int dmd_parse_axe(struct dmd_parse *parse, struct dmd_tensor *t,
+	yaml_node_t *key, yaml_node_t *map, struct dmd_parse_key **other)
+{
+	struct dmd_parse_key keys[] = {
+		{ .name = "D" }, { .name = "R" }, { .name = "O" },
+	};
+	struct dmd_axe *axe;
+	char where[64 + 64];
+	int i, r = -1;
+
+	for (i = 0; other[i]; ++i)
+		if (other[i]->key) {
+			dmd_parse_error(parse, dmd_parse_loc(other[i]->key),
+				"tensor '%s' has both 'axe' and '%s' (an Axe "
+				"layout is the whole layout)", t->name,
+				other[i]->name);
+			return -1;
+		}
+	if (dmd_job_find_axis(parse->job, "m") >= 0) {
+		dmd_parse_error(parse, dmd_parse_loc(key), "'axe' of tensor "
+			"'%s': the job has an axis called 'm', which Axe "
+			"layouts use for local memory", t->name);
+		return -1;
+	}
+	snprintf(where, sizeof(where), "in 'axe' of tensor '%.64s'", t->name);
+	if (dmd_parse_expect(parse, map, YAML_MAPPING_NODE, "for 'axe' of "
+			"tensor '%s'", t->name) < 0 ||
+	    dmd_parse_keys(parse, map, keys, 3, where) < 0)
+		return -1;
+	axe = calloc(1, sizeof(*axe));
+	if (!axe) {
+		dmd_parse_error(parse, dmd_parse_loc(key), "out of memory");
+		return -1;
+	}
+	axe->loc = dmd_parse_loc(key);
+	axe->d_loc = keys[0].key ? dmd_parse_loc(keys[0].key) : axe->loc;
+	if (keys[0].value && dmd_parse_axe_iters(parse, t, keys[0].value,
+			"D", axe->d, &axe->n_d) < 0)
+		goto done;
+	if (keys[1].value && dmd_parse_axe_iters(parse, t, keys[1].value,
+			"R", axe->r, &axe->n_r) < 0)
+		goto done;
+	if (keys[2].value && dmd_parse_axe_offsets(parse, t, keys[2].value,
+			axe) < 0)
+		goto done;
+	r = dmd_axe_layout(parse->job, t, axe);
+done:
+	free(axe);
+	return r;
 }
 
 /* Read a seed: an integer from 0 to 2^64 - 1 (ir/dmd_int.h). */
@@ -1455,13 +1733,14 @@ static int dmd_parse_dist_auto(struct dmd_parse *parse, struct dmd_tensor *t,
 	const struct dmd_parse_key *keys)
 {
 	static const int other[] = { DMD_TK_SPLIT, DMD_TK_OFFSETS,
-		DMD_TK_PLACE, DMD_TK_PARTIAL };
+		DMD_TK_PLACE, DMD_TK_PARTIAL, DMD_TK_CYCLIC, DMD_TK_AXE };
 	int i;
 
 	if (!t->dist_auto) {
-		if (keys[DMD_TK_DIST].key || t->file || t->init ||
-		    keys[DMD_TK_SPLIT].key || keys[DMD_TK_OFFSETS].key ||
-		    keys[DMD_TK_PLACE].key || keys[DMD_TK_PARTIAL].key)
+		for (i = 0; i < (int) (sizeof(other) / sizeof(other[0])); ++i)
+			if (keys[other[i]].key)
+				return 0;
+		if (keys[DMD_TK_DIST].key || t->file || t->init)
 			return 0;
 		t->dist_auto = 1;
 		t->dist_auto_loc = t->loc;
@@ -1498,8 +1777,11 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		{ .name = "shape" }, { .name = "dtype" }, { .name = "dist" },
 		{ .name = "split" }, { .name = "offsets" }, { .name = "place" },
 		{ .name = "file" }, { .name = "init" }, { .name = "seed" },
-		{ .name = "partial" },
+		{ .name = "partial" }, { .name = "cyclic" }, { .name = "axe" },
 	};
+	struct dmd_parse_key *layout[] = { &keys[DMD_TK_DIST],
+		&keys[DMD_TK_SPLIT], &keys[DMD_TK_OFFSETS],
+		&keys[DMD_TK_CYCLIC], &keys[DMD_TK_PLACE], NULL };
 	char *where = NULL;
 	yaml_node_t *v;
 	int i, r;
@@ -1546,6 +1828,9 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 		*dtype_loc = dmd_parse_loc(v);
 	}
 	t->view = -2;
+	if ((v = keys[DMD_TK_AXE].value) && dmd_parse_axe(parse, t,
+			keys[DMD_TK_AXE].key, v, layout) < 0)
+		return -1;
 	if ((v = keys[DMD_TK_DIST].value) && v->type == YAML_SCALAR_NODE &&
 	    dmd_parse_is(v, "auto")) {
 		t->dist_auto = 1;
@@ -1574,10 +1859,25 @@ static int dmd_parse_tensor(struct dmd_parse *parse, struct dmd_tensor *t,
 			t->name);
 		return -1;
 	}
+	if ((v = keys[DMD_TK_CYCLIC].value) &&
+	    dmd_parse_cyclic(parse, t, v) < 0)
+		return -1;
+	if (v && t->split == DMD_SPLIT_BALANCED) {
+		for (i = 0; i < t->ndim && !(t->cyclic[i] && t->dist[i]); ++i)
+			;
+		if (i < t->ndim) {
+			dmd_parse_error(parse, t->cyclic_loc[i], "tensor '%s': "
+				"'split: balanced' and 'cyclic' cannot be used "
+				"together on dimension %d (a dimension is cut "
+				"by one or the other)", t->name, i);
+			return -1;
+		}
+	}
 	if ((v = keys[DMD_TK_PLACE].value) && dmd_parse_place(parse, t, v) < 0)
 		return -1;
 	t->layout_loc = keys[DMD_TK_DIST].key ?
 		dmd_parse_loc(keys[DMD_TK_DIST].key) :
+		keys[DMD_TK_AXE].key ? dmd_parse_loc(keys[DMD_TK_AXE].key) :
 		keys[DMD_TK_PLACE].key ?
 		dmd_parse_loc(keys[DMD_TK_PLACE].key) : t->loc;
 	if ((v = keys[DMD_TK_FILE].value)) {

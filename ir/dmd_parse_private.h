@@ -60,4 +60,37 @@ int dmd_expr_parse_stmt(struct dmd_job *job, const struct dmd_src *src,
 int dmd_expr_parse_cmd(struct dmd_job *job, const struct dmd_src *src,
 	struct dmd_sched_cmd *cmd);
 
+/* An Axe layout (spec 1.2, v3: "axe: {D: [[extent, stride, axis], ...],
+ * R: [...], O: {axis: offset}}"), as read: the iterators in the order
+ * written, each on an axis index of the job (dmd_job_find_axis) or on
+ * DMD_AXE_MEM, the local memory axis "m". */
+#define DMD_AXE_MEM		(-1)
+#define DMD_MAX_AXE_ITERS	64
+
+struct dmd_axe_iter {
+	long extent;			/* at least 1 */
+	long stride;
+	int axis;			/* an axis index, or DMD_AXE_MEM */
+	struct dmd_loc loc;		/* of its [extent, stride, axis] */
+};
+
+struct dmd_axe {
+	struct dmd_loc loc;		/* of the 'axe' key */
+	struct dmd_loc d_loc;		/* of the 'D' key ("loc" if none) */
+	int n_d, n_r, n_o;
+	struct dmd_axe_iter d[DMD_MAX_AXE_ITERS];
+	struct dmd_axe_iter r[DMD_MAX_AXE_ITERS];
+	int o_axis[DMD_MAX_AXES];	/* distinct axes of the frame */
+	long o_val[DMD_MAX_AXES];
+	struct dmd_loc o_loc[DMD_MAX_AXES];
+};
+
+/* Set the layout of tensor "t" (shape read, no dist, cyclic or place;
+ * t->view its frame, -2 if "axe" names no axis) to the layout of
+ * 1.2 that "axe" writes: dist entries, cyclic block sizes and place
+ * (ir/dmd_axe.c).  Returns 0, or -1 after reporting at the first
+ * iterator (or offset, or 'D') that 1.2 cannot write. */
+int dmd_axe_layout(struct dmd_job *job, struct dmd_tensor *t,
+	const struct dmd_axe *axe);
+
 #endif

@@ -1383,6 +1383,227 @@ static char *dmd_poly_label(const struct dmd_step *st)
 	return s;
 }
 
+/* The number of elements that holder "b" of cyclic dimension "d" of
+ * "lay" holds (see dmd_layout_cyclic), for a tensor of extent "E". */
+static long dmd_poly_cyclic_count(const struct dmd_layout *lay, int d,
+	long E, long b)
+{
+	long S = lay->cyc[d], B = lay->cyc_B[d];
+	long nb = (E + S - 1) / S, n;
+
+	n = S * (nb / B + (b < nb % B));
+	if (nb > 0 && b == (nb - 1) % B)
+		n -= nb * S - E;
+	return n;
+}
+
+/* Is "lay" along dimension "d" (extent "E") cut alike with "lay2" along
+ * "d2": both cyclic with the same block size, holders and local extent,
+ * or neither cyclic? */
+static int dmd_poly_same_cyclic(const struct dmd_layout *lay, int d,
+	const struct dmd_layout *lay2, int d2)
+{
+	if (!lay->cyc[d] || !lay2->cyc[d2])
+		return !lay->cyc[d] && !lay2->cyc[d2];
+	return lay->cyc[d] == lay2->cyc[d2] &&
+		lay->cyc_B[d] == lay2->cyc_B[d2] &&
+		lay->cyc_L[d] == lay2->cyc_L[d2];
+}
+
+/* How dimension "d" of "lay" is cut, into "buf" (80 bytes): "blocks of
+ * 2 over 2 holders, 6 local" (cyclic) or "not cyclic". */
+static void dmd_poly_cyclic_show(const struct dmd_layout *lay, int d,
+	char *buf)
+{
+	if (lay->cyc[d])
+		snprintf(buf, 80, "blocks of %ld over %ld holders, %ld local",
+			lay->cyc[d], lay->cyc_B[d], lay->cyc_L[d]);
+	else
+		snprintf(buf, 80, "not cyclic");
+}
+
+/* A tensorized step ("gemm_cmd") that accesses a cyclic tensor runs in
+ * local coordinates (see dmd_model.h): each index variable m that
+ * indexes a cyclic dimension is replaced by its local coordinate v_m
+ * (the domain is mapped through { S[m] -> S[v_m] }, the extents of the
+ * variables become the local extents B Lmax), so that a rank's blocks
+ * are one box of iterations and the GEMM leaf multiplies whole local
+ * panels (what PDGEMM does).  The accesses keep their indices, now
+ * local ones: this needs every dimension a variable indexes to be cut
+ * alike (the same block size, holders and local extent, or not cyclic at
+ * all: the k blocks of A's columns and B's rows line up, as ScaLAPACK
+ * requires of its descriptors), and every holder but the last of a
+ * cyclic dimension to hold Lmax elements (else the local coordinates
+ * have gaps between holders, which a box of iterations would cross).
+ * Anything else is refused at the tensorize command.  Sets *done. */
+static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
+	int *done)
+{
+	struct dmd_poly *p = b->p;
+	const struct dmd_layout **vl = NULL;
+	struct dmd_loc loc;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	isl_multi_aff *ma;
+	int *vd = NULL, *vt = NULL, a, d, m, any = 0;
+
+	*done = 0;
+	for (a = 0; a < p->n_acc; ++a)
+		if (b->lay[p->acc[a].tensor]->local)
+			any = 1;
+	if (!any || gemm_cmd < 0)
+		return 0;
+	loc = p->st->cmds[gemm_cmd].loc;
+	vl = calloc(p->n_vars + 1, sizeof(*vl));
+	vd = calloc(p->n_vars + 1, sizeof(*vd));
+	vt = calloc(p->n_vars + 1, sizeof(*vt));
+	if (!vl || !vd || !vt)
+		goto error;
+	for (a = 0; a < p->n_acc; ++a) {
+		const struct dmd_layout *lay = b->lay[p->acc[a].tensor];
+		const struct dmd_expr *e = p->acc[a].expr;
+
+		for (d = 0; d < e->n_arg; ++d) {
+			m = e->args[d]->type == DMD_EXPR_VAR ?
+				dmd_poly_find_var(p, e->args[d]->name) : -1;
+			if (m < 0 && lay->cyc[d]) {
+				dmd_poly_error(b->job, loc, "tensorize: "
+					"tensor '%s' is cyclic along dimension "
+					"%d, which is not indexed by one index "
+					"variable (not supported)",
+					b->job->tensors[p->acc[a].tensor].name,
+					d);
+				goto error;
+			}
+			if (m >= 0 && lay->cyc[d] && !vl[m]) {
+				vl[m] = lay;
+				vd[m] = d;
+				vt[m] = p->acc[a].tensor;
+			}
+		}
+	}
+	for (a = 0; a < p->n_acc; ++a) {
+		const struct dmd_layout *lay = b->lay[p->acc[a].tensor];
+		const struct dmd_tensor *t = &b->job->tensors[p->acc[a].tensor];
+		const struct dmd_expr *e = p->acc[a].expr;
+
+		for (d = 0; d < e->n_arg; ++d) {
+			long h, n;
+
+			if (e->args[d]->type != DMD_EXPR_VAR)
+				continue;
+			m = dmd_poly_find_var(p, e->args[d]->name);
+			if (m < 0)
+				continue;
+			if (vl[m] && !dmd_poly_same_cyclic(vl[m], vd[m], lay,
+					d)) {
+				char what[2][80];
+
+				dmd_poly_cyclic_show(vl[m], vd[m], what[0]);
+				dmd_poly_cyclic_show(lay, d, what[1]);
+				dmd_poly_error(b->job, loc, "tensorize: index "
+					"'%s' runs over dimension %d of '%s' "
+					"(%s) and dimension %d of '%s' (%s); "
+					"a local product needs them cut into "
+					"the same cyclic blocks (not "
+					"supported)", p->vars[m], vd[m],
+					b->job->tensors[vt[m]].name, what[0],
+					d, t->name, what[1]);
+				goto error;
+			}
+			for (h = 0; lay->cyc[d] && h + 1 < lay->cyc_B[d]; ++h) {
+				n = dmd_poly_cyclic_count(lay, d, t->shape[d],
+					h);
+				if (n == lay->cyc_L[d] ||
+				    dmd_poly_cyclic_count(lay, d, t->shape[d],
+					    h + 1) == 0)
+					continue;
+				dmd_poly_error(b->job, loc, "tensorize: tensor "
+					"'%s' is cyclic along dimension %d "
+					"with holder %ld holding %ld of %ld "
+					"elements and holder %ld some (a gap "
+					"in the local coordinates); a local "
+					"product over its blocks is not "
+					"supported", t->name, d, h, n,
+					lay->cyc_L[d], h + 1);
+				goto error;
+			}
+		}
+	}
+	ls = isl_local_space_from_space(isl_space_copy(p->space));
+	list = isl_aff_list_alloc(isl_space_get_ctx(p->space), p->n_vars);
+	for (m = 0; m < p->n_vars; ++m) {
+		isl_aff *v = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, m);
+
+		if (vl[m])
+			v = dmd_layout_local_aff(vl[m], vd[m], v);
+		list = isl_aff_list_add(list, v);
+	}
+	isl_local_space_free(ls);
+	ma = isl_multi_aff_from_aff_list(isl_space_map_from_set(
+		isl_space_copy(p->space)), list);
+	p->domain = isl_set_apply(p->domain, isl_map_from_multi_aff(ma));
+	if (!p->domain)
+		goto error;
+	for (a = 0; a < p->n_acc; ++a) {
+		isl_map_free(p->acc[a].map);
+		p->acc[a].map = isl_map_intersect_domain(isl_map_from_multi_aff(
+			isl_multi_aff_copy(p->acc[a].idx)),
+			isl_set_copy(p->domain));
+		if (!p->acc[a].map)
+			goto error;
+	}
+	for (m = 0; m < p->n_vars; ++m)
+		if (vl[m])
+			p->var_extent[m] = vl[m]->vshape[vd[m]];
+	*done = 1;
+	free(vl);
+	free(vd);
+	free(vt);
+	return 0;
+error:
+	free(vl);
+	free(vd);
+	free(vt);
+	return -1;
+}
+
+/* The accesses of cyclic tensors in their local coordinates (see
+ * dmd_model.h): idx := local o idx, e.g. for A[i] with block size 2 over
+ * 2 holders (Lmax 6) { S[i] -> T[6 (floor(i/2) mod 2) + 2 floor(i/4) +
+ * (i mod 2)] }, after everything that needs the global index (the
+ * domain, the ranges of "check").  Nothing to do when "done": a
+ * tensorized step runs in local coordinates (dmd_poly_local_gemm). */
+static int dmd_poly_local(struct dmd_poly_build *b, int gemm_cmd, int done)
+{
+	struct dmd_poly *p = b->p;
+	int a;
+
+	for (a = 0; !done && a < p->n_acc; ++a) {
+		const struct dmd_layout *lay = b->lay[p->acc[a].tensor];
+
+		if (!lay->local)
+			continue;
+		if (gemm_cmd >= 0) {
+			dmd_job_error(b->job, p->st->cmds[gemm_cmd].loc,
+				"tensorize: tensor '%s' is cyclic (not "
+				"supported yet)",
+				b->job->tensors[p->acc[a].tensor].name);
+			return -1;
+		}
+		p->acc[a].idx = isl_multi_aff_pullback_multi_aff(
+			isl_multi_aff_copy(lay->local), p->acc[a].idx);
+		isl_map_free(p->acc[a].map);
+		p->acc[a].map = isl_map_intersect_domain(isl_map_from_multi_aff(
+			isl_multi_aff_copy(p->acc[a].idx)),
+			isl_set_copy(p->domain));
+		if (!p->acc[a].idx || !p->acc[a].map)
+			return -1;
+	}
+	return 0;
+}
+
 /* Build the model of compute step "st" (number "index" in program text
  * order) of "job" over "mesh", with the tensors laid out as "lay".
  * Errors are reported against the job file; NULL is returned. */
@@ -1393,7 +1614,7 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 	struct dmd_poly_build b = { mesh, job, lay, NULL };
 	struct dmd_poly *p;
 	isl_bool inj;
-	int i, gemm_cmd;
+	int i, gemm_cmd, local;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -1428,7 +1649,15 @@ __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,
 	if (inj < 0)
 		goto error;
 	p->reduce = !inj;
+	for (gemm_cmd = 0; gemm_cmd < st->n_cmds; ++gemm_cmd)
+		if (st->cmds[gemm_cmd].type == DMD_CMD_TENSORIZE)
+			break;
+	if (gemm_cmd == st->n_cmds)
+		gemm_cmd = -1;
+	if (dmd_poly_local_gemm(&b, gemm_cmd, &local) < 0)
+		goto error;
 	if (dmd_poly_commands(&b, &gemm_cmd) < 0 ||
+	    dmd_poly_local(&b, gemm_cmd, local) < 0 ||
 	    dmd_poly_rsched(&b) < 0 || dmd_poly_executors(&b) < 0 ||
 	    dmd_poly_resolve(&b, gemm_cmd) < 0 ||
 	    dmd_poly_gemm(&b, gemm_cmd) < 0)

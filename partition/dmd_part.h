@@ -268,6 +268,11 @@ int dmd_part_explain(const struct dmd_model *m,
 /* The facts of "why" joined by "; " on one line (malloc'ed). */
 char *dmd_part_why_line(const struct dmd_why *why);
 void dmd_part_why_clear(struct dmd_why *why);
+/* The blocks each tensor with a cyclic dimension holds on the ranks of
+ * "set" into "blocks" (empty on entry), one line per tensor (none if no
+ * tensor is cyclic).  0, or -1 if out of memory. */
+int dmd_part_blocks(const struct dmd_model *m, __isl_keep isl_set *set,
+	struct dmd_why *blocks);
 
 /* partition/dmd_part_class.c */
 enum dmd_status dmd_part_cells(const struct dmd_model *m,

@@ -37,6 +37,10 @@
  * domain, a union of boxes whose extents are pw_affs) times the
  * operations of one iteration (the operators and calls of the right side,
  * plus one where iterations sum into an element: 2 for a matrix product).
+ * On block-cyclic layouts a rank's iterations are strided in the global
+ * indices; each index variable that an access uses as the index of a
+ * cyclic dimension is counted in its local coordinate (injective, the
+ * same number of iterations, one box per rank: dmd_cost_local_dom).
  *
  * Time: an event costs latency + bytes / bandwidth of the link it uses
  * (mesh.links, default 2 us and 10 GB/s; "gbps" is read as 10^9 bytes per
@@ -688,30 +692,136 @@ done:
 	return it->bad ? isl_stat_error : isl_stat_ok;
 }
 
-/* The flops of step "s" on every rank. */
+/* Whether index variable "k" of "dom" ([c] -> { S[i] }) runs over the
+ * local coordinate of cyclic dimension "d" of "lay" in access "idx" (in
+ * local coordinates, see dmd_model.h): v_d(i_k) = idx_d on "dom". */
+static int dmd_cost_is_local(const struct dmd_layout *lay, int d, int k,
+	__isl_keep isl_multi_aff *idx, __isl_keep isl_set *dom)
+{
+	isl_local_space *ls;
+	isl_aff *f1;
+	isl_set *eq;
+	int ok;
+
+	ls = isl_local_space_from_space(isl_set_get_space(dom));
+	f1 = dmd_layout_local_aff(lay, d, isl_aff_var_on_domain(ls,
+		isl_dim_set, k));
+	eq = isl_aff_eq_set(f1, isl_multi_aff_get_aff(idx, d));
+	ok = dmd_isl_bool(isl_set_is_subset(dom, eq));
+	isl_set_free(eq);
+	return ok;
+}
+
+/* The iterations "dom" ([c] -> { S[i] }) of step "p" in local
+ * coordinates: each index variable i_k that an access of "p" uses as the
+ * index of a cyclic dimension d (v_d(i_k) is the access's local index on
+ * every iteration) replaced by v_d(i_k), as specialize runs the loops
+ * (dmd_spec_local_loops).  v_d is injective on the tensor's elements, so
+ * a rank's iterations keep their number, and its blocks one after
+ * another become a box: for S = 2, B = 2, Lmax = 6, the rows
+ * { i : 0 <= i < 10 and floor(i/2) mod 2 = 1 } of a holder become
+ * { v : 6 <= v < 10 }.  "dom" itself when no layout is cyclic. */
+static __isl_give isl_set *dmd_cost_local_dom(const struct dmd_model *m,
+	const struct dmd_poly *p, int n_acc, __isl_take isl_set *dom)
+{
+	isl_local_space *ls;
+	isl_multi_aff *ma;
+	isl_size n = isl_set_dim(dom, isl_dim_set);
+	int k, a, d, changed = 0, done;
+
+	if (n < 0)
+		return isl_set_free(dom);
+	ls = isl_local_space_from_space(isl_set_get_space(dom));
+	ma = isl_multi_aff_identity(isl_space_map_from_set(
+		isl_set_get_space(dom)));
+	for (k = 0; ma && k < n; ++k) {
+		done = 0;
+		for (a = 0; ma && !done && a < n_acc; ++a) {
+			const struct dmd_layout *lay =
+				m->lay[p->acc[a].tensor];
+
+			if (!lay || !lay->local)
+				continue;
+			for (d = 0; ma && !done && d < lay->ndim; ++d) {
+				int ok;
+
+				if (!lay->cyc[d])
+					continue;
+				ok = dmd_cost_is_local(lay, d, k,
+					p->acc[a].idx, dom);
+				if (ok < 0)
+					ma = isl_multi_aff_free(ma);
+				if (ok != 1)
+					continue;
+				ma = isl_multi_aff_set_aff(ma, k,
+					dmd_layout_local_aff(lay, d,
+						isl_aff_var_on_domain(
+						isl_local_space_copy(ls),
+						isl_dim_set, k)));
+				done = changed = 1;
+			}
+		}
+	}
+	isl_local_space_free(ls);
+	if (!ma)
+		return isl_set_free(dom);
+	if (!changed) {
+		isl_multi_aff_free(ma);
+		return dom;
+	}
+	dom = isl_set_apply(dom, isl_map_from_multi_aff(ma));
+	dom = isl_set_detect_equalities(dom);
+	return isl_set_coalesce(dom);
+}
+
+/* The number of iterations of "dom" ([c] -> { S[i] }) on each rank
+ * (dmd_cost_iter_piece), NULL if a piece is not a box. */
+static __isl_give isl_pw_aff *dmd_cost_iters(const struct dmd_model *m,
+	__isl_take isl_set *dom)
+{
+	struct dmd_cost_iter it = { m, NULL, 0 };
+
+	it.n = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	dom = isl_set_make_disjoint(dom);
+	if (!dom || isl_set_foreach_basic_set(dom, &dmd_cost_iter_piece,
+			&it) < 0 || it.bad)
+		it.n = isl_pw_aff_free(it.n);
+	isl_set_free(dom);
+	return it.n;
+}
+
+/* The flops of step "s" on every rank: its iterations counted as they
+ * are, else with the index variables of the output's cyclic dimensions
+ * in local coordinates, else with those of every access's
+ * (dmd_cost_local_dom): a rank's iterations over a block output that
+ * reads a cyclic tensor are already boxes, those over a cyclic output
+ * are boxes in its local coordinates. */
 static int dmd_cost_flops(struct dmd_cost_build *b, int s)
 {
 	const struct dmd_model *m = b->m;
 	const struct dmd_poly *p = m->poly[s];
-	struct dmd_cost_iter it = { m, NULL, 0 };
+	isl_pw_aff *n = NULL;
 	isl_set *dom;
 	long ops;
+	int k;
 
-	it.n = dmd_cost_cst(m, isl_val_zero(m->ctx));
 	dom = isl_map_domain(isl_map_copy(p->rsched));
 	dom = isl_set_intersect_params(dom, isl_set_copy(m->mesh->set));
-	dom = isl_set_make_disjoint(dom);
-	if (isl_set_foreach_basic_set(dom, &dmd_cost_iter_piece, &it) < 0 ||
-	    it.bad || !it.n) {
-		isl_set_free(dom);
-		isl_pw_aff_free(it.n);
+	for (k = 0; dom && !n && k < 3; ++k) {
+		isl_set *d = isl_set_copy(dom);
+
+		if (k > 0)
+			d = dmd_cost_local_dom(m, p, k == 1 ? 1 : p->n_acc, d);
+		n = dmd_cost_iters(m, d);
+	}
+	isl_set_free(dom);
+	if (!n) {
 		dmd_cost_fail(b, "the iterations of a rank are not a union "
 			"of boxes", s, -1);
 		return -1;
 	}
-	isl_set_free(dom);
 	ops = dmd_poly_ops(p);
-	b->acc[s].flops = isl_pw_aff_scale_val(it.n,
+	b->acc[s].flops = isl_pw_aff_scale_val(n,
 		isl_val_int_from_si(m->ctx, ops));
 	dmd_cost_add(&b->acc[s].time, isl_pw_aff_scale_val(
 		isl_pw_aff_copy(b->acc[s].flops), dmd_cost_int(m->ctx,

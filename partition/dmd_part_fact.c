@@ -482,6 +482,24 @@ static char *dmd_fact_value(const struct dmd_model *m,
 	return s;
 }
 
+/* Append "text" to the malloc'ed string "s" (freed); NULL if out of
+ * memory or "text" is NULL. */
+static char *dmd_fact_cat(char *s, const char *text)
+{
+	char *t;
+
+	if (!s || !text) {
+		free(s);
+		return NULL;
+	}
+	t = realloc(s, strlen(s) + strlen(text) + 1);
+	if (!t) {
+		free(s);
+		return NULL;
+	}
+	return strcat(t, text);
+}
+
 /* Add "fact" (taken) to "why"; -1 if it is NULL or out of memory. */
 static int dmd_why_add(struct dmd_why *why, char *fact)
 {
@@ -496,6 +514,74 @@ static int dmd_why_add(struct dmd_why *why, char *fact)
 	}
 	why->fact = l;
 	why->fact[why->n++] = fact;
+	return 0;
+}
+
+/* The line of "set"'s blocks of cyclic tensor "t": "A: dim 0: 2
+ * blocks of 2 (dealt over 2 holders), dim 1: 2 blocks of 3 (dealt over
+ * 2 holders); 4 x 5 elements" (the number of blocks ceil(ext / S) of
+ * the local extent ext, which the last block may leave short).  NULL if
+ * out of memory. */
+static char *dmd_fact_blocks(const struct dmd_model *m, int t,
+	__isl_keep isl_set *set)
+{
+	const struct dmd_layout *lay = m->lay[t];
+	char *s = strdup(m->job->tensors[t].name), buf[128];
+	int d, one;
+
+	s = dmd_fact_cat(s, ":");
+	for (d = 0; s && d < lay->ndim; ++d) {
+		isl_pw_aff *nb;
+		char *v;
+
+		snprintf(buf, sizeof(buf), "%s dim %d: ", d ? "," : "", d);
+		s = dmd_fact_cat(s, buf);
+		if (!lay->cyc[d]) {
+			s = dmd_fact_cat(s, "1 block");
+			continue;
+		}
+		nb = isl_pw_aff_ceil(isl_pw_aff_scale_down_val(
+			isl_pw_aff_copy(lay->ext[d]), isl_val_int_from_si(
+				m->ctx, lay->cyc[d])));
+		v = dmd_fact_value(m, nb, set);
+		isl_pw_aff_free(nb);
+		s = dmd_fact_cat(s, v ? v : "?");
+		snprintf(buf, sizeof(buf), " block%s of %ld (dealt over %ld "
+			"holders)", v && !strcmp(v, "1") ? "" : "s",
+			lay->cyc[d], lay->cyc_B[d]);
+		free(v);
+		s = dmd_fact_cat(s, buf);
+	}
+	s = dmd_fact_cat(s, ";");
+	one = lay->ndim == 1;
+	for (d = 0; s && d < lay->ndim; ++d) {
+		char *v = dmd_fact_value(m, lay->ext[d], set);
+
+		s = dmd_fact_cat(s, d ? " x " : " ");
+		s = dmd_fact_cat(s, v ? v : "?");
+		one = one && v && !strcmp(v, "1");
+		free(v);
+	}
+	return dmd_fact_cat(s, one ? " element" : " elements");
+}
+
+/* The blocks each used tensor with a cyclic dimension holds on the
+ * ranks of "set" into "blocks" (empty on entry), one line per tensor
+ * (dmd_fact_blocks); none if no tensor is cyclic.  Returns 0, or -1
+ * (out of memory; "blocks" holds what was added). */
+int dmd_part_blocks(const struct dmd_model *m, __isl_keep isl_set *set,
+	struct dmd_why *blocks)
+{
+	int t;
+
+	for (t = 0; t < m->job->n_tensors; ++t) {
+		const struct dmd_layout *lay = m->lay[t];
+
+		if (!lay || !lay->local || !m->use[t].used)
+			continue;
+		if (dmd_why_add(blocks, dmd_fact_blocks(m, t, set)) < 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -87,6 +87,14 @@ typedef struct dmd_job_desc {
 	 * view (n_axes, n_axes + 1, ...), in every call taking an axis. */
 	int n_views;
 	const dmd_view_desc *views;
+	/* Per tensor, NULL or its cyclic dimensions (spec 1.2, v3): 3 per
+	 * dimension, { S, B, L }: block size, holders, elements per holder
+	 * at most (0, 0, 0: not cyclic).  The boxes dmd_read and dmd_write
+	 * take are then in local coordinates: index v of such a dimension
+	 * is element (l // S) S B + b S + l % S, b = v // L, l = v % L (a
+	 * holder's blocks one after another, ScaLAPACK's local layout).
+	 * NULL when no tensor is cyclic. */
+	const int64_t *const *cyclic;
 } dmd_job_desc;
 
 /* MPI_Init, then check that the world has job->nranks ranks and that this

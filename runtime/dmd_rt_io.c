@@ -2,7 +2,8 @@
  *
  * Reads and writes are collective MPI-IO on the Cartesian communicator:
  * rank 0 checks (or writes) the .npy header and broadcasts a verdict, then
- * every rank reads or writes its block through a subarray file view, from
+ * every rank reads or writes its block through a subarray file view (a
+ * cyclic tensor's blocks: one strided view, dmd_rt_cyclic_type), from
  * or into its buffer through a memory datatype of the datatype cache (the
  * block may lie inside a larger buffer: ghost cells).  Ranks with empty
  * blocks take part with a count of 0.
@@ -76,14 +77,40 @@ static const dmd_tensor_desc *dmd_rt_tensor(dmd_rt *rt, int tensor,
 	return &rt->job->tensors[tensor];
 }
 
-/* Check that the block (lo, ext) lies inside tensor "t" and inside the
- * buffer (origin bo, extents bx); set rel[] to the block's origin in the
- * buffer.
+/* The cyclic dimensions of tensor number "tensor" (3 per dimension, see
+ * dmd_job_desc), or NULL. */
+static const int64_t *dmd_rt_cyclic(dmd_rt *rt, int tensor)
+{
+	return rt->job->cyclic ? rt->job->cyclic[tensor] : NULL;
+}
+
+/* The global index of local index "v" of dimension "d" (see
+ * dmd_job_desc): "v" itself unless the dimension is cyclic.  For S = 2,
+ * B = 2, L = 6, v = 6 .. 9 are elements 2, 3, 6, 7. */
+static int64_t dmd_rt_global(const int64_t *cyc, int d, int64_t v)
+{
+	int64_t S, B, L, b, l;
+
+	if (!cyc || cyc[3 * d] <= 0)
+		return v;
+	S = cyc[3 * d];
+	B = cyc[3 * d + 1];
+	L = cyc[3 * d + 2];
+	b = v / L;
+	l = v % L;
+	return l / S * S * B + b * S + l % S;
+}
+
+/* Check that the block (lo, ext) lies inside tensor "t" (whose cyclic
+ * dimensions are "cyc": there, inside one holder's blocks and the
+ * extent) and inside the buffer (origin bo, extents bx); set rel[] to
+ * the block's origin in the buffer.
  */
 static void dmd_rt_check_block(dmd_rt *rt, const dmd_tensor_desc *t,
-	const int64_t *lo, const int64_t *ext, const int64_t *bo,
-	const int64_t *bx, int64_t *rel)
+	const int64_t *cyc, const int64_t *lo, const int64_t *ext,
+	const int64_t *bo, const int64_t *bx, int64_t *rel)
 {
+	int64_t vshape[DMD_RT_MAX_DIMS];
 	char what[256];
 	int i;
 
@@ -91,7 +118,18 @@ static void dmd_rt_check_block(dmd_rt *rt, const dmd_tensor_desc *t,
 	if (t->ndim < 0 || t->ndim > DMD_RT_MAX_DIMS)
 		dmd_fail(rt, "%s has %d dimensions (at most %d)", what,
 			t->ndim, DMD_RT_MAX_DIMS);
-	dmd_rt_check_box(rt, what, t->ndim, t->shape, lo, ext);
+	for (i = 0; i < t->ndim; ++i)
+		vshape[i] = cyc && cyc[3 * i] > 0 ? cyc[3 * i + 1] *
+			cyc[3 * i + 2] : t->shape[i];
+	dmd_rt_check_box(rt, what, t->ndim, vshape, lo, ext);
+	for (i = 0; cyc && dmd_rt_nelem(t->ndim, ext) && i < t->ndim; ++i)
+		if (cyc[3 * i] > 0 && (lo[i] / cyc[3 * i + 2] !=
+		     (lo[i] + ext[i] - 1) / cyc[3 * i + 2] ||
+		     dmd_rt_global(cyc, i, lo[i] + ext[i] - 1) >=
+		     t->shape[i]))
+			dmd_fail(rt, "%s: local box [%" PRId64 ", %" PRId64
+				") of cyclic dimension %d is not one holder's "
+				"elements", what, lo[i], lo[i] + ext[i], i);
 	for (i = 0; i < t->ndim; ++i)
 		rel[i] = lo[i] - bo[i];
 	snprintf(what, sizeof(what), "tensor '%s' (its buffer)", t->name);
@@ -103,8 +141,8 @@ static void dmd_rt_check_block(dmd_rt *rt, const dmd_tensor_desc *t,
  * indices.
  */
 static void dmd_rt_fill(dmd_rt *rt, const dmd_tensor_desc *t,
-	const int64_t *lo, const int64_t *ext, void *buf, const int64_t *rel,
-	const int64_t *bx)
+	const int64_t *cyc, const int64_t *lo, const int64_t *ext, void *buf,
+	const int64_t *rel, const int64_t *bx)
 {
 	int64_t idx[DMD_RT_MAX_DIMS] = { 0 };
 	int64_t n, r, nrows, row, j;
@@ -130,14 +168,17 @@ static void dmd_rt_fill(dmd_rt *rt, const dmd_tensor_desc *t,
 		for (i = 0; i < ndim; ++i) {
 			int64_t k = i < last ? idx[i] : 0;
 
-			g = g * (uint64_t) t->shape[i] + (uint64_t) (lo[i] + k);
+			g = g * (uint64_t) t->shape[i] + (uint64_t)
+				(i < last ? dmd_rt_global(cyc, i, lo[i] + k) :
+				 0);
 			off = off * bx[i] + rel[i] + k;
 		}
 		for (j = 0; j < row; ++j) {
 			double v = t->init == DMD_RT_INIT_ONES ? 1.0 : 0.0;
 
 			if (t->init == DMD_RT_INIT_RANDOM)
-				v = dmd_rt_random(t->seed, g + j);
+				v = dmd_rt_random(t->seed, g + (uint64_t)
+					dmd_rt_global(cyc, last, lo[last] + j));
 			dmd_rt_store(rt, buf, off + j, v);
 		}
 		for (i = last - 1; i >= 0; --i) {
@@ -237,16 +278,84 @@ static int dmd_rt_set_view(dmd_rt *rt, MPI_File fh, MPI_Offset offset,
 		fbox.type, "native", MPI_INFO_NULL);
 }
 
+/* The file type of the local box (lo, ext) of tensor "t" whose cyclic
+ * dimensions are "cyc" (a holder's blocks: strided in the file), from
+ * the start of the data.  Innermost dimension: the runs of consecutive
+ * global indices that the box's local indices map to, as an hindexed
+ * type of elements; each dimension outside it: one copy of the type
+ * inside per index, at the byte offset of its global index (blocks of
+ * one, so that no resized type is needed: ROMIO's flattening misplaces
+ * the rows of a resized type).  The whole box is one datatype whose
+ * elements come in the box's row-major order (increasing file offsets).
+ * For one dimension with S = 2, B = 2 and the box of holder 1 of 10
+ * elements: runs (2, 2), (6, 2).  *type is committed; free it after
+ * use. */
+static void dmd_rt_cyclic_type(dmd_rt *rt, const dmd_tensor_desc *t,
+	const int64_t *cyc, const int64_t *lo, const int64_t *ext,
+	MPI_Datatype *type)
+{
+	MPI_Datatype inner = rt->base, next;
+	MPI_Aint row = (MPI_Aint) rt->esize;
+	int d, last = t->ndim - 1;
+
+	for (d = last; d >= 0; --d) {
+		int *len = dmd_rt_malloc(rt, (size_t) (ext[d] + 1) * sizeof(int));
+		MPI_Aint *at = dmd_rt_malloc(rt, (size_t) (ext[d] + 1) *
+			sizeof(MPI_Aint));
+		int64_t k, prev = -2;
+		int n = 0;
+
+		for (k = 0; k < ext[d]; ++k) {
+			int64_t e = dmd_rt_global(cyc, d, lo[d] + k);
+
+			if (d == last && e == prev + 1)
+				len[n - 1]++;
+			else {
+				len[n] = 1;
+				at[n++] = (MPI_Aint) e * row;
+			}
+			prev = e;
+		}
+		MPI_Type_create_hindexed(n, len, at, inner, &next);
+		if (inner != rt->base)
+			MPI_Type_free(&inner);
+		free(len);
+		free(at);
+		row *= (MPI_Aint) t->shape[d];
+		inner = next;
+	}
+	*type = inner;
+	MPI_Type_commit(type);
+}
+
+/* Set the view of "fh" to the local box (lo, ext) of tensor "t" whose
+ * cyclic dimensions are "cyc" (see dmd_rt_cyclic_type; plain boxes and
+ * empty ones as dmd_rt_set_view).  *type: the file type to free after
+ * the file is closed (MPI_DATATYPE_NULL: none).  Return the MPI error
+ * code. */
+static int dmd_rt_set_local_view(dmd_rt *rt, MPI_File fh, MPI_Offset offset,
+	const dmd_tensor_desc *t, const int64_t *cyc, const int64_t *lo,
+	const int64_t *ext, MPI_Datatype *type)
+{
+	*type = MPI_DATATYPE_NULL;
+	if (!cyc || dmd_rt_nelem(t->ndim, ext) == 0)
+		return dmd_rt_set_view(rt, fh, offset, t, lo, ext);
+	dmd_rt_cyclic_type(rt, t, cyc, lo, ext, type);
+	return MPI_File_set_view(fh, offset, rt->base, *type, "native",
+		MPI_INFO_NULL);
+}
+
 /* Read the block (lo, ext) of tensor "t" from its .npy file into the box
  * at rel[] of "buf" (extents bx): rank 0 checks the header and broadcasts
  * its verdict, then every rank reads its block with collective MPI-IO.
  */
 static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
-	const int64_t *lo, const int64_t *ext, void *buf, const int64_t *rel,
-	const int64_t *bx)
+	const int64_t *cyc, const int64_t *lo, const int64_t *ext, void *buf,
+	const int64_t *rel, const int64_t *bx)
 {
 	struct dmd_rt_verdict v;
 	struct dmd_rt_box box;
+	MPI_Datatype ftype;
 	MPI_File fh;
 	char *path = dmd_rt_path(rt, t->file);
 	int rc;
@@ -270,7 +379,7 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 	rc = MPI_File_open(rt->cart, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
 			&fh);
 	dmd_rt_io_check(rt, rc, errno, "cannot open", path, t->name);
-	rc = dmd_rt_set_view(rt, fh, v.offset, t, lo, ext);
+	rc = dmd_rt_set_local_view(rt, fh, v.offset, t, cyc, lo, ext, &ftype);
 	dmd_rt_io_check(rt, rc, errno, "cannot set the view of", path,
 		t->name);
 	dmd_rt_box_get(rt, t->ndim, bx, rel, ext, &box);
@@ -281,6 +390,8 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 	errno = 0;
 	rc = MPI_File_close(&fh);
 	dmd_rt_io_check(rt, rc, errno, "cannot close", path, t->name);
+	if (ftype != MPI_DATATYPE_NULL)
+		MPI_Type_free(&ftype);
 	free(path);
 }
 
@@ -289,19 +400,20 @@ void dmd_read(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, void *buf, const int64_t *bo, const int64_t *bx)
 {
 	const dmd_tensor_desc *t = dmd_rt_tensor(rt, tensor, "dmd_read");
+	const int64_t *cyc = dmd_rt_cyclic(rt, tensor);
 	int64_t rel[DMD_RT_MAX_DIMS];
 
-	dmd_rt_check_block(rt, t, lo, ext, bo, bx, rel);
+	dmd_rt_check_block(rt, t, cyc, lo, ext, bo, bx, rel);
 	if (t->file && dmd_rt_lib_read(rt, tensor, lo, ext, buf, rel, bx))
 		return;
 	if (t->file) {
-		dmd_rt_read_npy(rt, t, lo, ext, buf, rel, bx);
+		dmd_rt_read_npy(rt, t, cyc, lo, ext, buf, rel, bx);
 		return;
 	}
 	if (t->init != DMD_RT_INIT_NONE && t->init != DMD_RT_INIT_ZEROS &&
 	    t->init != DMD_RT_INIT_ONES && t->init != DMD_RT_INIT_RANDOM)
 		dmd_fail(rt, "tensor '%s': bad init %d", t->name, t->init);
-	dmd_rt_fill(rt, t, lo, ext, buf, rel, bx);
+	dmd_rt_fill(rt, t, cyc, lo, ext, buf, rel, bx);
 }
 
 /* Write the temporary name of "path" for a process "pid" on "host",
@@ -431,11 +543,13 @@ static void dmd_rt_start_output(dmd_rt *rt, const dmd_tensor_desc *t,
  * "t", at rel[] in "buf" (extents bx), whether or not the rank writes the
  * tensor's file, as the .npy file DIR/NAME.rRANK.at_LO0_LO1...npy (a
  * scalar: DIR/NAME.rRANK.at.npy), so that every replica of an output can
- * be checked, not only the one in the file.  An empty block writes
- * nothing.  A failure stops every rank. */
+ * be checked, not only the one in the file.  A cyclic tensor's block is
+ * the rank's local array (its blocks one after another), named after the
+ * global indices of its first element.  An empty block writes nothing.
+ * A failure stops every rank. */
 static void dmd_rt_dump_block(dmd_rt *rt, const dmd_tensor_desc *t,
-	const int64_t *lo, const int64_t *ext, const void *buf,
-	const int64_t *rel, const int64_t *bx)
+	const int64_t *cyc, const int64_t *lo, const int64_t *ext,
+	const void *buf, const int64_t *rel, const int64_t *bx)
 {
 	int64_t zero[DMD_RT_MAX_DIMS] = { 0 }, n;
 	char path[PATH_MAX], why[PATH_MAX + 256], *data;
@@ -455,7 +569,7 @@ static void dmd_rt_dump_block(dmd_rt *rt, const dmd_tensor_desc *t,
 		rt->dump_dir, t->name, rt->rank);
 	for (i = 0; i < t->ndim && len < sizeof(path); ++i)
 		len += (size_t) snprintf(path + len, sizeof(path) - len,
-			"_%" PRId64, lo[i]);
+			"_%" PRId64, dmd_rt_global(cyc, i, lo[i]));
 	if (len < sizeof(path))
 		len += (size_t) snprintf(path + len, sizeof(path) - len, ".npy");
 	if (len >= sizeof(path))
@@ -488,9 +602,11 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *bx, int writer)
 {
 	const dmd_tensor_desc *t = dmd_rt_tensor(rt, tensor, "dmd_write");
+	const int64_t *cyc = dmd_rt_cyclic(rt, tensor);
 	int64_t rel[DMD_RT_MAX_DIMS], zero[DMD_RT_MAX_DIMS] = { 0 };
 	struct dmd_rt_verdict v;
 	struct dmd_rt_box box;
+	MPI_Datatype ftype = MPI_DATATYPE_NULL;
 	MPI_Offset total;
 	MPI_File fh;
 	char why[MPI_MAX_ERROR_STRING + 64];
@@ -499,10 +615,10 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 
 	if (!t->file)
 		dmd_fail(rt, "dmd_write: tensor '%s' has no file", t->name);
-	dmd_rt_check_block(rt, t, lo, ext, bo, bx, rel);
+	dmd_rt_check_block(rt, t, cyc, lo, ext, bo, bx, rel);
 	if (dmd_rt_lib_write(rt, tensor, lo, ext, buf, rel, bx))
 		return;
-	dmd_rt_dump_block(rt, t, lo, ext, buf, rel, bx);
+	dmd_rt_dump_block(rt, t, cyc, lo, ext, buf, rel, bx);
 	path = dmd_rt_path(rt, t->file);
 	memset(&v, 0, sizeof(v));
 	if (rt->rank == 0)
@@ -528,8 +644,8 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 		if (writer)
 			dmd_rt_box_get(rt, t->ndim, bx, rel, ext, &box);
 		errno = 0;
-		rc = dmd_rt_set_view(rt, fh, v.offset, t, writer ? lo : zero,
-			writer ? ext : zero);
+		rc = dmd_rt_set_local_view(rt, fh, v.offset, t, cyc,
+			writer ? lo : zero, writer ? ext : zero, &ftype);
 		dmd_rt_io_note(rc, errno, err);
 		errno = 0;
 		rc = dmd_rt_mpi_write_all(rt, fh,
@@ -539,6 +655,8 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 		errno = 0;
 		rc = MPI_File_close(&fh);
 		dmd_rt_io_note(rc, errno, err);
+		if (ftype != MPI_DATATYPE_NULL)
+			MPI_Type_free(&ftype);
 	}
 	MPI_Allreduce(err, all_err, 2, MPI_INT, MPI_MAX, rt->cart);
 	why[0] = '\0';

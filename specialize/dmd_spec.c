@@ -465,6 +465,86 @@ static void dmd_spec_push_indices(struct dmd_spec_build *b,
 	}
 }
 
+/* The loops of the per-rank schedule "rs" ([c] -> { S[i] -> L[t] }) of
+ * step "b->p" in the local coordinates of its output (see dmd_model.h):
+ * a time loop whose value is the output's index along a cyclic
+ * dimension d (t_l = e_d on every instance) runs over the local
+ * coordinate v_d(t_l) instead, so that a rank visits its blocks one
+ * after another, each element once, and no iteration of another rank's
+ * blocks is skipped (for S = 2, B = 2, Lmax = 6, the rank of block
+ * index 1 runs i_i from 6 to 11 rather than i from 2 to 11 under
+ * "if (i % 4 >= 2)").  v_d is injective and increasing on a holder's
+ * elements, so each element's iterations keep their order.  Only loops
+ * inside every communication point of the step: transfers run in lock
+ * step over the global time points. */
+static __isl_give isl_map *dmd_spec_local_loops(struct dmd_spec_build *b,
+	__isl_take isl_map *rs)
+{
+	const struct dmd_layout *lay = b->m->lay[b->p->out];
+	isl_multi_aff *acc, *dm, *ma;
+	isl_local_space *ls, *lsl;
+	isl_space *space;
+	isl_set *wrapped;
+	isl_size n_in;
+	int first = 0, changed = 0, l, d, i;
+
+	if (!rs || !lay || !lay->local || b->K == 0)
+		return rs;
+	for (i = 0; i < b->sp->n_xfer; ++i)
+		if (b->sp->xfer[i]->level + 1 > first)
+			first = b->sp->xfer[i]->level + 1;
+	n_in = isl_map_dim(rs, isl_dim_in);
+	if (n_in < 0 || isl_map_dim(rs, isl_dim_out) != b->K)
+		return isl_map_free(rs);
+	wrapped = isl_map_wrap(isl_map_copy(rs));
+	space = isl_set_get_space(wrapped);
+	dm = isl_multi_aff_domain_map(isl_space_unwrap(isl_space_copy(space)));
+	acc = isl_multi_aff_pullback_multi_aff(isl_multi_aff_copy(
+		b->p->acc[0].idx), dm);
+	ls = isl_local_space_from_space(space);
+	space = isl_space_range(isl_map_get_space(rs));
+	lsl = isl_local_space_from_space(isl_space_copy(space));
+	ma = isl_multi_aff_identity(isl_space_map_from_set(space));
+	for (l = first; ma && l < b->K; ++l) {
+		for (d = 0; d < lay->ndim; ++d) {
+			isl_aff *f1;
+			isl_set *eq;
+			isl_bool ok;
+
+			if (!lay->cyc[d])
+				continue;
+			f1 = dmd_layout_local_aff(lay, d, isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_set,
+				n_in + l));
+			eq = isl_aff_eq_set(f1, isl_multi_aff_get_aff(acc, d));
+			ok = isl_set_is_subset(wrapped, eq);
+			isl_set_free(eq);
+			if (ok < 0)
+				ma = isl_multi_aff_free(ma);
+			if (ok != isl_bool_true)
+				continue;
+			ma = isl_multi_aff_set_aff(ma, l,
+				dmd_layout_local_aff(lay, d,
+					isl_aff_var_on_domain(
+						isl_local_space_copy(lsl),
+						isl_dim_set, l)));
+			changed = 1;
+			break;
+		}
+	}
+	isl_local_space_free(ls);
+	isl_local_space_free(lsl);
+	isl_multi_aff_free(acc);
+	isl_set_free(wrapped);
+	if (!ma)
+		return isl_map_free(rs);
+	if (!changed) {
+		isl_multi_aff_free(ma);
+		return rs;
+	}
+	return isl_map_apply_range(rs, isl_map_from_multi_aff(ma));
+}
+
 /* The zero marker, the part buffer's clearing and the compute statement
  * (or GEMM leaf) of the step; with sp->late, the iterations that need
  * no ghost cell before the waits of the halo and the others after. */
@@ -510,6 +590,7 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 	dmd_spec_push_indices(b, s);
 	rs = isl_map_copy(p->rsched);
 	rs = isl_map_intersect_params(rs, isl_set_copy(b->spec->cell));
+	rs = dmd_spec_local_loops(b, rs);
 	if (isl_map_is_empty(rs) != isl_bool_false) {
 		isl_map_free(rs);
 		return;

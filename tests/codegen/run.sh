@@ -11,7 +11,10 @@
 # headers, with no line of 100 columns or more; `distmpmd plan` must give
 # as mem_max what the largest class allocates (its dmd_alloc sizes).  The
 # classes of every job of examples/ too (no goldens: compiled and
-# measured).
+# measured).  A job with a twin tests/codegen/axe/JOB.yaml (the same job
+# with its layouts written as Axe layouts, spec 1.2 'axe') must give the
+# same class listing, check output, common.h and class files as the job,
+# byte for byte.
 #	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job
 #						and every example)
 set -uo pipefail
@@ -46,6 +49,37 @@ compiles() {
     echo "FAIL $1: lines of 100 columns or more:"
     head -n 5 "$tmp/long" | sed 's/^/    /'
     return 1
+}
+# Do jobs "$1" and "$2" (a twin in another directory) build to the same
+# files?  classes, check (each run from its job's directory), emit
+# --common and every class; says where they differ.
+same_build() {
+    local a=$1 b=$2 k n out
+    out=$tmp/twin
+    mkdir -p "$out"
+    for cmd in classes check; do
+        (cd "$(dirname "$a")" && "$DMD" $cmd "$(basename "$a")") \
+            > "$out/a.$cmd" 2>&1
+        (cd "$(dirname "$b")" && "$DMD" $cmd "$(basename "$b")") \
+            > "$out/b.$cmd" 2>&1
+        if ! cmp -s "$out/a.$cmd" "$out/b.$cmd"; then
+            echo "FAIL $b: '$cmd' differs from $a's:"
+            diff "$out/a.$cmd" "$out/b.$cmd" | head -n 10 | sed 's/^/    /'
+            return 1
+        fi
+    done
+    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$out/a.classes")
+    [ -n "$n" ] || { echo "FAIL $b: no classes"; return 1; }
+    for k in common $(seq 0 $((n - 1))); do
+        if [ "$k" = common ]; then set -- --common; else set -- --class "$k"; fi
+        "$DMD" emit "$a" "$@" > "$out/a.c" 2>&1
+        "$DMD" emit "$b" "$@" > "$out/b.c" 2>&1
+        if [ ! -s "$out/a.c" ] || ! cmp -s "$out/a.c" "$out/b.c"; then
+            echo "FAIL $b: emit $* differs from $a's:"
+            diff "$out/a.c" "$out/b.c" | head -n 10 | sed 's/^/    /'
+            return 1
+        fi
+    done
 }
 for job in "${jobs[@]}"; do
     name=${job%.yaml}
@@ -115,6 +149,14 @@ PYEOF
     else
         echo "FAIL codegen $name"
         failed=$((failed + 1))
+    fi
+    if [ -f "axe/$job" ]; then
+        if same_build "$job" "axe/$job"; then
+            echo "ok codegen axe/$name: the same listing, check and C as $name"
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+        fi
     fi
 done
 for job in "${examples[@]}"; do

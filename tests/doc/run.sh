@@ -57,6 +57,7 @@ SECTIONS = {
     'dmd_parse_views': 'In a view',
     'dmd_parse_links': 'In a link',
     'dmd_parse_tensor': 'In a tensor',
+    'dmd_parse_axe': 'In an Axe layout',
     'dmd_parse_step': 'In a program step',
 }
 
@@ -131,8 +132,17 @@ for name, ws in sorted(words.items()):
 m = re.search(r'^## Not yet implemented\n(.*?)(?=^## )', md, re.S | re.M)
 rows = re.findall(r'^\| `([a-z_]+)`[^|]*\|[^|]*\| not yet', m.group(1),
                   re.M) if m else []
-check(len(rows) >= 2, 'job-format.md lists %d features as not yet' %
-      len(rows))
+# (views, memory, links, cyclic and axe while this was written, all
+# landed since: the table's rows stay, their status changes; the count
+# of rows guards against a table these regexes no longer read, the keys
+# below against rows left behind)
+table = re.findall(r'^\| `[^`]+`', m.group(1), re.M) if m else []
+check(len(table) >= 3, 'job-format.md\'s "not yet" table has %d rows, '
+      '%d of them keys listed as not yet' % (len(table), len(rows)))
+for k in ('cyclic', 'axe'):
+    check(not re.search(r'^\| `%s`.*\| not yet' % k,
+                        m.group(1) if m else '', re.M),
+          '%s is implemented: not listed as not yet' % k)
 for k in rows:
     check(k not in accepted, 'not yet: `%s` is not a key the reader '
           'accepts' % k, 'the reader accepts it now: update the table')

@@ -8,12 +8,14 @@
     fuzz.py --inputs FILE [REF]              write its inputs, poisoned
 
 For each seed, generate a small job (mesh of at most 8 ranks, uneven
-extents, random distributions, a random but valid schedule; for about a
-third of the seeds a view of the ranks, spec 1.1, that the schedule and
-most tensors use, over all the ranks or fewer), run it with `distmpmd run
---stats`, check that `distmpmd plan --json` predicted its bytes moved,
-busiest receiver and messages (per step too), and compare every output
-with the independent reference (tests/ref/dmd_ref.py).  The families: matrix products,
+extents, random distributions, some with cyclic blocks, some written as
+Axe layouts (spec 1.2, v3: the same layout, 'axe'), a random but
+valid schedule; for about a third of the seeds a view of the ranks, spec
+1.1, that the schedule and most tensors use, over all the ranks or fewer),
+run it with `distmpmd run --stats`, check that `distmpmd plan --json`
+predicted its bytes moved, busiest receiver and messages (per step too),
+and compare every output with the independent reference
+(tests/ref/dmd_ref.py).  The families: matrix products,
 stencils, random element-wise expressions (unary minus chains, every
 function and operator, numbers in every notation, self reads), and
 accesses whose in-bounds ranges cut each other (A[2 * i, i] into a
@@ -118,6 +120,39 @@ def quote(e):
     return e if re.fullmatch(r"[a-z]+", e) else '"%s"' % e
 
 
+def axe_layout(rng, dims, d, cyc, place, axes, shape):
+    """The layout of dist entries "d" (one axis or '-' each, blocks of
+    ceil(E/B)), cyclic block sizes "cyc" ("i: S") and "place", written as
+    an Axe layout (spec 1.2, v3: "axe: {D: ..., R: ..., O: ...}"), or None
+    when Axe cannot write it (an entry other than one axis, uneven
+    blocks, an empty dimension).  Memory strides are free: drawn."""
+    sizes = {int(c.split(":")[0]): int(c.split(":")[1]) for c in cyc}
+    D = []
+    for i, (e, E) in enumerate(zip(d, dims)):
+        mem = lambda n: [[n, rng.randint(0, 64), "m"]] if n > 1 or \
+            rng.random() < 0.2 else []
+        if E == 0 or (e != "-" and e not in axes):
+            return None
+        if e == "-":
+            D += mem(E)
+            continue
+        B = shape[axes.index(e)]
+        S = sizes.get(i, -(-E // B))
+        if E % (B * S):
+            return None
+        D += mem(E // (B * S)) + [[B, 1, e]] + mem(S)
+    R = [[n, 1, a] for a, n in zip(axes, shape) if a not in d and
+         a not in place and (n > 1 or rng.random() < 0.3)]
+    parts = ["D: [%s]" % ", ".join("[%d, %d, %s]" % tuple(it) for it in D)]
+    if R or rng.random() < 0.3:
+        parts.append("R: [%s]" % ", ".join("[%d, %d, %s]" % tuple(it)
+                                           for it in R))
+    if place or rng.random() < 0.3:
+        parts.append("O: {%s}" % ", ".join("%s: %d" % kv for kv in
+                                           sorted(place.items())))
+    return "axe: {%s}" % ", ".join(parts)
+
+
 def tensor(rng, name, dims, axes, shape, dtype, role, seed, layout=None):
     """The line of a tensor: a random layout (or layout = (entries,
     place)), a file for outputs and for half the inputs (the poisoning
@@ -129,6 +164,17 @@ def tensor(rng, name, dims, axes, shape, dtype, role, seed, layout=None):
                 len(offs) == len([e for e in d if e != "-"]):
             # balanced would apply to no dimension: the reader refuses that
             split = "block"
+        # sometimes cyclic blocks (spec 1.2, v3) on a split dimension
+        # without offsets, drawn from a generator of their own so that
+        # every seed's job is otherwise the one it always was
+        crng = random.Random("%s:%s" % (name, rng.getstate()[1][:8]))
+        cyc = ["%d: %d" % (i, crng.choice([1, 2, 3, 5]))
+               for i, e in enumerate(d)
+               if e != "-" and not any(o.startswith("%d:" % i)
+                                       for o in offs)
+               and crng.random() < 0.25]
+        if cyc:
+            split = "block"     # balanced and cyclic do not combine
         place = {}
         unused = [a for a in axes if not any(
             re.search(r"\b%s\b" % a, e) for e in d)]
@@ -142,12 +188,28 @@ def tensor(rng, name, dims, axes, shape, dtype, role, seed, layout=None):
              for i, e in enumerate(d)]
     else:
         (d, place), split, offs = layout, "block", []
-    s = "  %s: {shape: [%s], dtype: %s, dist: [%s], split: %s" % (
-        name, ", ".join(str(e) for e in dims), dtype,
-        ", ".join(quote(e) for e in d), split)
+        cyc = []
+    # sometimes the same layout written with 'axe' (spec 1.2, v3), from a
+    # generator of its own (every seed's job otherwise unchanged)
+    arng = random.Random("axe:%s:%s" % (name, rng.getstate()[1][:8]))
+    axe = None
+    if layout is None and not offs and (split == "block" or all(
+            e == "-" or dims[i] % shape[axes.index(e)] == 0
+            for i, e in enumerate(d) if e in axes)) and \
+            arng.random() < 0.2:
+        axe = axe_layout(arng, dims, d, cyc, place, axes, shape)
+    s = "  %s: {shape: [%s], dtype: %s" % (
+        name, ", ".join(str(e) for e in dims), dtype)
+    if axe:
+        s += ", " + axe
+    else:
+        s += ", dist: [%s], split: %s" % (", ".join(quote(e) for e in d),
+                                          split)
     if offs:
         s += ", offsets: {%s}" % ", ".join(offs)
-    if place:
+    if cyc and not axe:
+        s += ", cyclic: {%s}" % ", ".join(cyc)
+    if place and not axe:
         s += ", place: {%s}" % ", ".join("%s: %d" % kv
                                           for kv in sorted(place.items()))
     if role == "out" or rng.random() < 0.5:

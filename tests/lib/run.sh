@@ -267,5 +267,16 @@ else
     fail "errors"
 fi
 
+# --- a cyclic tensor with a file: refused (a library's blocks are boxes)
+printf 'name: cyc\nmesh: {axes: [x], shape: [2]}\ntensors:\n  A: {shape: [8], dtype: f64, dist: [x], cyclic: {0: 2}, file: A.npy}\n  B: {shape: [8], dtype: f64, dist: [x], file: B.npy}\ncompute: B[i] = A[i]\n' > cyc.yaml
+"$DMD" build cyc.yaml --lib -o b5 > e5 2>&1; s5=$?
+want5="cyc.yaml:4:3: error: tensor 'A' has a cyclic layout: build --lib does not handle cyclic tensors with a file yet (build programs, or give it a block layout)"
+if [ $s5 = 2 ] && [ "$(cat e5)" = "$want5" ] && [ ! -e b5 ]; then
+    ok "cyclic refused ($want5)"
+else
+    echo "    cyclic: $s5 $(cat e5)"
+    fail "cyclic refused"
+fi
+
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

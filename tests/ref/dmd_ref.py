@@ -73,7 +73,9 @@ partial; a partial B is not handled: '-').  From the layouts (spec 1.2,
 computed here independently of the compiler):
   * rank r holds element e of a tensor when it lies on the tensor's 'place'
     slice and, in every dimension, e lies in the block that the dist entry
-    evaluated on r's coordinates selects ('-': one block, the whole extent);
+    evaluated on r's coordinates selects ('-': one block, the whole extent;
+    a 'cyclic' dimension with block size S and B values of its entry: the
+    elements whose block e // S has (e // S) % B equal to the entry);
   * A not partial: every element goes to every rank that holds it in B's
     layout and not in A's, once: bytes = sum over ranks r of the elements
     r holds in B but not in A, times the element size;
@@ -1251,6 +1253,14 @@ def dist_function(text, axes, where):
     return lambda c: ev(tree, c)
 
 
+def cyclic_indices(extent, nblocks, size):
+    """[array of global indices] of each holder of a cyclic dimension (spec
+    1.2, v3): blocks of 'size' elements dealt round-robin over 'nblocks'
+    holders, each holder's in increasing order (its local layout)."""
+    e = np.arange(extent)
+    return [e[(e // size) % nblocks == b] for b in range(nblocks)]
+
+
 def block_ranges(extent, nblocks, split, offsets, where):
     """[(lo, hi)] of each block of a dimension (spec 1.2)."""
     if offsets is not None:
@@ -1272,7 +1282,10 @@ def block_ranges(extent, nblocks, split, offsets, where):
 
 class Layout:
     """Where a tensor lives on the mesh: which block of each dimension each
-    rank holds (ranks numbered row-major, last axis fastest)."""
+    rank holds (ranks numbered row-major, last axis fastest).  A block is,
+    per dimension, the array of the global indices it holds in the order
+    the rank stores them: a range, or a cyclic holder's blocks one after
+    another."""
 
     def __init__(self, job, t):
         mesh = job.doc.get("mesh")
@@ -1307,6 +1320,11 @@ class Layout:
                 self.extent[a] = e
         all_axes = self.axes + list(self.view_of)
         spec = t.spec
+        self.named = [dict(vc, **{a: c[k] for k, a in enumerate(self.axes)})
+                      for c, vc in zip(self.coords, vcoords)]
+        if "axe" in spec:
+            self.init_axe(t, spec["axe"], all_axes, views, where)
+            return
         dist = spec.get("dist")
         if not isinstance(dist, list) or len(dist) != len(t.shape):
             raise JobError(f"{where}: bad dist {dist!r}")
@@ -1316,6 +1334,13 @@ class Layout:
             raise JobError(f"{where}: bad place {place!r}")
         offsets = {int(k): v for k, v in (spec.get("offsets") or {}).items()}
         split = spec.get("split", "block")
+        cyclic = spec.get("cyclic") or {}
+        if not isinstance(cyclic, dict) or not all(
+                is_int(k) and 0 <= k < len(t.shape) and is_int(v) and v >= 1
+                and k not in offsets and (split != "balanced"
+                                          or dist[k] == "-")
+                for k, v in cyclic.items()):
+            raise JobError(f"{where}: bad cyclic {cyclic!r}")
         named = [dict(vc, **{a: c[k] for k, a in enumerate(self.axes)})
                  for c, vc in zip(self.coords, vcoords)]
         self.named = named
@@ -1359,8 +1384,107 @@ class Layout:
             if values != set(range(nb)):
                 raise JobError(f"{where}: dist entry {dist[d]!r} takes the "
                                f"values {sorted(values)}, not 0..B-1")
-            self.ranges.append(block_ranges(t.shape[d], nb, split,
-                                            offsets.get(d), where))
+            if d in cyclic:
+                self.ranges.append(cyclic_indices(t.shape[d], nb,
+                                                  cyclic[d]))
+            else:
+                self.ranges.append([np.arange(lo, hi) for lo, hi in
+                                    block_ranges(t.shape[d], nb, split,
+                                                 offsets.get(d), where)])
+        self.holders = {}
+        for r, b in enumerate(self.block):
+            if b is not None:
+                self.holders.setdefault(b, []).append(r)
+
+    def init_axe(self, t, axe, all_axes, views, where):
+        """An Axe layout (spec 1.2, v3) from its definition, element by
+        element: the row-major index of an element decomposed by the
+        extents of the D iterators (last fastest); its coordinate along an
+        axis of the layout's frame (the mesh, or the view its axes belong
+        to) the sum of index * stride over the iterators on that axis,
+        plus each replica's r * stride (every r), plus O; 'm' is local
+        memory.  Each rank's elements must then be a box (a layout of
+        1.2), which it stores in increasing order per dimension; ranks
+        holding the same box hold the same block."""
+        if not isinstance(axe, dict) or set(axe) - {"D", "R", "O"}:
+            raise JobError(f"{where}: bad axe {axe!r}")
+
+        def iters(key):
+            v = axe.get(key) or []
+            if not isinstance(v, list) or not all(
+                    isinstance(i, list) and len(i) == 3 and is_int(i[0])
+                    and i[0] >= 1 and is_int(i[1])
+                    and (i[2] == "m" or i[2] in all_axes) for i in v):
+                raise JobError(f"{where}: bad axe {key} {v!r}")
+            return [tuple(i) for i in v]
+        D, R = iters("D"), iters("R")
+        O = axe.get("O") or {}
+        if not isinstance(O, dict) or not all(
+                (a == "m" or a in all_axes) and is_int(v)
+                for a, v in O.items()):
+            raise JobError(f"{where}: bad axe O {O!r}")
+        mentioned = {a for _, _, a in D + R if a != "m"} | {
+            a for a in O if a != "m"} | set(t.partial)
+        frames = {self.view_of.get(a) for a in mentioned}
+        if len(frames) > 1:
+            raise JobError(f"{where}: axes of several views")
+        self.view = frames.pop() if frames else None
+        self.partial = list(t.partial)
+        fr = [a for a in all_axes if self.view_of.get(a) == self.view]
+        fshape = [self.extent[a] for a in fr]
+        n = math.prod(t.shape)
+        if math.prod(e for e, _, _ in D) != n:
+            raise JobError(f"{where}: the extents of D multiply to "
+                           f"{math.prod(e for e, _, _ in D)}, not {n}")
+        idx, coord = np.arange(n), {a: np.zeros(n, dtype=np.int64)
+                                    for a in fr}
+        for e, s, a in reversed(D):
+            if a != "m":
+                coord[a] += (idx % e) * s
+            idx = idx // e
+        for a, v in O.items():
+            if a != "m":
+                coord[a] += v
+        reps = [{}]
+        for e, s, a in R:
+            if a != "m":
+                reps = [dict(p, **{a: p.get(a, 0) + k * s})
+                        for p in reps for k in range(e)]
+        nranks = math.prod(fshape)
+        holds = np.zeros((nranks, n), dtype=bool)
+        for p in reps:
+            c = [coord[a] + p.get(a, 0) for a in fr]
+            if any(np.any((x < 0) | (x >= e)) for x, e in zip(c, fshape)):
+                raise JobError(f"{where}: an element's coordinate is "
+                               f"outside an axis of the mesh")
+            holds[np.ravel_multi_index(c, fshape) if fr else
+                  np.zeros(n, dtype=np.int64), np.arange(n)] = True
+        boxes = []
+        for r in range(len(self.coords)):
+            if r >= nranks:
+                boxes.append(None)
+                continue
+            if not t.shape:
+                boxes.append(() if holds[r, 0] else None)
+                continue
+            ix = np.unravel_index(np.nonzero(holds[r])[0], t.shape)
+            box = tuple(np.unique(x) for x in ix)
+            if len(ix[0]) == 0:
+                boxes.append(None)
+                continue
+            if math.prod(len(x) for x in box) != len(ix[0]):
+                raise JobError(f"{where}: rank {r}'s elements are not a "
+                               f"box: not a layout of 1.2")
+            boxes.append(box)
+        self.held = [b is not None for b in boxes]
+        self.ranges, ids = [], []
+        for d in range(len(t.shape)):
+            seen = sorted({tuple(b[d]) for b in boxes if b is not None})
+            self.ranges.append([np.array(x, dtype=np.int64) for x in seen])
+            ids.append({x: k for k, x in enumerate(seen)})
+        self.block = [None if b is None else tuple(
+            ids[d][tuple(b[d])] for d in range(len(t.shape)))
+            for b in boxes]
         self.holders = {}
         for r, b in enumerate(self.block):
             if b is not None:
@@ -1375,10 +1499,11 @@ class Layout:
 
 
 def box_size(a, b):
-    """Number of elements in the intersection of two boxes."""
+    """Number of elements in the intersection of two blocks (per dimension
+    arrays of global indices)."""
     n = 1
-    for (l1, h1), (l2, h2) in zip(a, b):
-        n *= max(0, min(h1, h2) - max(l1, l2))
+    for x, y in zip(a, b):
+        n *= len(np.intersect1d(x, y, assume_unique=True))
     return n
 
 
@@ -1582,8 +1707,9 @@ def cmd_blocks(job, directory, rtol):
         finite = want[np.isfinite(want)]
         scale = max(float(np.max(np.abs(finite))) if finite.size else 0.0,
                     1e-30)
-        unknown = [k for k in ("cyclic", "axe") if k in out.spec]
-        if not isinstance(out.spec.get("dist"), list):
+        unknown = []
+        if not isinstance(out.spec.get("dist"), list) and \
+                "axe" not in out.spec:
             unknown.append(f"dist {out.spec.get('dist')!r}")
         if unknown:
             # layouts this reference does not model (yet): say so
@@ -1595,23 +1721,23 @@ def cmd_blocks(job, directory, rtol):
         worst, n, bad = 0.0, 0, []
         for r in range(len(lay.coords)):
             box = lay.box(r)
-            if box is None or any(lo >= hi for lo, hi in box):
+            if box is None or any(len(ix) == 0 for ix in box):
                 continue
             fname = (f"{name}.r{r}.at" +
-                     "".join(f"_{lo}" for lo, _ in box) + ".npy")
+                     "".join(f"_{ix[0]}" for ix in box) + ".npy")
             if fname not in files:
                 bad.append(f"rank {r} wrote no block {fname}")
                 continue
             files.discard(fname)
             n += 1
-            shape = tuple(hi - lo for lo, hi in box)
+            shape = tuple(len(ix) for ix in box)
             problem = npy_problem(os.path.join(directory, fname), shape,
                                   out.dtype)
             if problem:
                 bad.append(f"rank {r}: {problem}")
                 continue
             got = np.load(os.path.join(directory, fname)).astype(np.float64)
-            w = want[tuple(slice(lo, hi) for lo, hi in box)]
+            w = want[np.ix_(*box)] if box else want[()]
             both_nan = np.isnan(got) & np.isnan(w)
             with np.errstate(invalid="ignore"):
                 diff = np.where((got == w) | both_nan, 0.0,
@@ -1621,7 +1747,7 @@ def cmd_blocks(job, directory, rtol):
             worst = max(worst, err)
             if err > tol:
                 at = np.unravel_index(int(np.argmax(diff)), diff.shape)
-                g = tuple(int(i) + lo for i, (lo, _) in zip(at, box))
+                g = tuple(int(ix[i]) for i, ix in zip(at, box))
                 bad.append(f"rank {r} holds {got[at]!r} at {g}, want "
                            f"{w[at]!r} (rel err {err:.1e})")
         if bad:

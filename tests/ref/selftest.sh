@@ -1279,7 +1279,9 @@ dump()
 np.save(os.path.join(d, "s.r0.at.npy"), want["s"])
 rc, out = run_ref("blocks", path, d)
 assert rc == 1 and "no rank should have written: s.r0.at.npy" in out, out
-# a layout the reference does not model is skipped, and says so
+# a cyclic layout (spec 1.2, v3): blocks of 2 of 5 elements dealt over 2
+# ranks; each rank dumps its blocks one after another (rank 0: elements
+# 0, 1, 4; rank 1: 2, 3), named after the first one's index
 path = write_job("""name: t
 mesh: {axes: [x], shape: [2]}
 tensors:
@@ -1287,11 +1289,141 @@ tensors:
   B: {shape: [5], dtype: f64, dist: [x], cyclic: {0: 2}, file: B.npy}
 compute: B[i] = A[i]
 """)
+want = expected(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r0.at_0.npy"), want[[0, 1, 4]])
+np.save(os.path.join(d, "B.r1.at_2.npy"), want[[2, 3]])
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 2 blocks" in out, out
+np.save(os.path.join(d, "B.r0.at_0.npy"), want[[0, 1, 2]])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 0 holds" in out and "at (4,)" in out, out
+np.save(os.path.join(d, "B.r0.at_0.npy"), want[0:4])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "shape (4,), want (3,)" in out, out
+# 2-D block-cyclic, MB = 2, NB = 3 on 2x2: rank (1, 0) holds rows 2, 3, 6
+# and columns 0, 1, 2, 6 of a 7x7 tensor
+path = write_job("""name: t
+mesh: {axes: [x, y], shape: [2, 2]}
+tensors:
+  A: {shape: [7, 7], dtype: f64, dist: [x, y], init: random, seed: 5}
+  B: {shape: [7, 7], dtype: f64, dist: [x, y], cyclic: {0: 2, 1: 3}, file: B.npy}
+compute: B[i, j] = A[i, j]
+""")
+want = expected(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+rows = [[0, 1, 4, 5], [2, 3, 6]]
+cols = [[0, 1, 2, 6], [3, 4, 5]]
+for x in range(2):
+    for y in range(2):
+        np.save(os.path.join(d, f"B.r{2 * x + y}.at_{rows[x][0]}_"
+                f"{cols[y][0]}.npy"), want[np.ix_(rows[x], cols[y])])
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 4 blocks" in out, out
+# ideal bytes from block to cyclic (A: rows [0, 4), [4, 7) over x, columns
+# [0, 4), [4, 7) over y).  Rank: B's elements - those A's block holds there:
+#   (0, 0) rows 0 1 4 5 x columns 0 1 2 6: 16 - rows 0 1 x 0 1 2: 6 -> 10
+#   (0, 1) rows 0 1 4 5 x columns 3 4 5:   12 - rows 0 1 x 4 5:   4 ->  8
+#   (1, 0) rows 2 3 6 x columns 0 1 2 6:   12 - row 6 x 0 1 2:    3 ->  9
+#   (1, 1) rows 2 3 6 x columns 3 4 5:      9 - row 6 x 4 5:      2 ->  7
+# 34 elements * 8 = 272 bytes.
+job = dmd_ref.Job(path)
+lay = dmd_ref.Layout(job, job.tensors["B"])
+assert [list(ix) for ix in lay.box(2)] == [[2, 3, 6], [0, 1, 2, 6]]
+rc, out = run_ref("ideal", path)
+assert rc == 0 and "\n1 1 272 " in out, out
+# an Axe layout (spec 1.2, v3), read by its definition element by
+# element: B's elements split over x (rank 0: 0, 1; rank 1: 2, 3)
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [4], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [4], dtype: f64, axe: {D: [[2, 1, x], [2, 1, m]]}, file: B.npy}
+compute: B[i] = A[i]
+""")
+want = expected(path)
+d = os.path.join(os.path.dirname(path), "blocks")
+os.mkdir(d)
+np.save(os.path.join(d, "B.r0.at_0.npy"), want[0:2])
+np.save(os.path.join(d, "B.r1.at_2.npy"), want[2:4])
+rc, out = run_ref("blocks", path, d)
+assert rc == 0 and "ok B: 2 blocks" in out, out
+np.save(os.path.join(d, "B.r1.at_2.npy"), want[0:2])
+rc, out = run_ref("blocks", path, d)
+assert rc == 1 and "FAIL B: rank 1 holds" in out, out
+# Axe layouts hold on each rank what their spellings with dist hold: the
+# seed's examples (002: 64x128 on 4 devices, split both ways; rows split
+# and replicated), a cyclic one, one placed by O, one dimension over two
+# axes, replicas over a second axis
+for mesh, axe, dist in [
+        ("{axes: [g], shape: [4]}",
+         "{D: [[2, 1, g], [32, 128, m], [2, 2, g], [64, 1, m]]}",
+         'dist: ["g % 2", "g // 2"]'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[2, 1, g], [32, 128, m], [128, 1, m]], R: [[2, 2, g]]}",
+         'dist: ["g % 2", "-"]'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[8, 256, m], [4, 1, g], [2, 128, m], [128, 1, m]]}",
+         'dist: [g, "-"], cyclic: {0: 2}'),
+        ("{axes: [g], shape: [4]}",
+         "{D: [[64, 128, m], [128, 1, m]], O: {g: 3}}",
+         'dist: ["-", "-"], place: {g: 3}'),
+        ("{axes: [x, y], shape: [2, 4]}",
+         "{D: [[2, 1, x], [4, 1, y], [8, 128, m], [128, 1, m]]}",
+         'dist: ["x * 4 + y", "-"]'),
+        ("{axes: [x, y], shape: [2, 4]}",
+         "{D: [[2, 64, m], [2, 1, x], [16, 128, m], [128, 1, m]], "
+         "R: [[4, 1, y]]}",
+         'dist: [x, "-"], cyclic: {0: 16}')]:
+    path = write_job(f"""name: t
+mesh: {mesh}
+tensors:
+  A: {{shape: [64, 128], dtype: f64, axe: {axe}, init: ones}}
+  B: {{shape: [64, 128], dtype: f64, {dist}, file: B.npy}}
+compute: B[i, j] = A[i, j]
+""")
+    job = dmd_ref.Job(path)
+    la = dmd_ref.Layout(job, job.tensors["A"])
+    lb = dmd_ref.Layout(job, job.tensors["B"])
+    for r in range(len(la.coords)):
+        ba, bb = la.box(r), lb.box(r)
+        assert (ba is None) == (bb is None) and (ba is None or [
+            list(x) for x in ba] == [list(x) for x in bb]), (axe, r)
+    assert sorted(map(sorted, la.holders.values())) == \
+        sorted(map(sorted, lb.holders.values())), axe
+    rc, out = run_ref("ideal", path)
+    assert rc == 0 and "\n1 1 0 0 " in out, (axe, out)
+# an Axe layout whose ranks' elements are not boxes (its iterators cut
+# across the rows of a 3x2 tensor: rank 0 holds (0, 0), (0, 1), (1, 0))
+# is refused
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [3, 2], dtype: f64, dist: [x, "-"], init: random, seed: 5}
+  B: {shape: [3, 2], dtype: f64, axe: {D: [[2, 1, x], [3, 1, m]]}, file: B.npy}
+compute: B[i, j] = A[i, j]
+""")
+job = dmd_ref.Job(path)
+try:
+    dmd_ref.Layout(job, job.tensors["B"])
+    assert False, "not a box: refused"
+except dmd_ref.JobError as e:
+    assert "not a box" in str(e), e
+# a layout the reference does not model is skipped, and says so
+path = write_job("""name: t
+mesh: {axes: [x], shape: [2]}
+tensors:
+  A: {shape: [4], dtype: f64, dist: [x], init: random, seed: 5}
+  B: {shape: [4], dtype: f64, dist: auto, file: B.npy}
+compute: B[i] = A[i]
+""")
 d = os.path.join(os.path.dirname(path), "blocks")
 os.mkdir(d)
 np.save(os.path.join(d, "B.r1.at_2.npy"), np.zeros(2))
 rc, out = run_ref("blocks", path, d)
-assert rc == 0 and "skip B: its layout (cyclic) is not modelled" in out, out
+assert rc == 0 and "skip B: its layout (dist 'auto') is not modelled" in out, out
 # a layout on a view of 2 of the 3 ranks (spec 1.1): B's rows [0, 3) on
 # rank 0 and [3, 5) on rank 1; rank 2, off the view, holds nothing
 path = write_job("""name: t
@@ -1385,6 +1517,7 @@ def chain(v):
 
 
 PROGRAMS = {
+    "cyclic_from_block_2x2": lambda v: {"B": 2 * v["A"]},
     "halo_offsets_4": lambda v: {"B": stencil3(v["A"])},
     "partial_reduce_2": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
     "partial_reduce_2x2": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
@@ -1444,6 +1577,11 @@ PROGRAMS = {
     # views of the mesh
     "partial_view_4": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
     "views_program_2x3": lambda v: {"O": v["X"] @ v["W"]},
+    # block-cyclic layouts
+    "cyclic_jacobi_3": lambda v: jacobi(v, 4),
+    "cyclic_partial_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
+    # Axe layouts
+    "axe_seed_4": lambda v: {"C": v["A"] * v["B"] + 1},
 }
 
 
@@ -1499,6 +1637,11 @@ def v1_counterpart(job, vals):
         want = vals["B"].copy()
         want[2:-1] += 0.5 * (vals["A"][:-3] + vals["A"][3:])
         return want
+    if stmt == "C[i,j]=relu(A[i,j])*B[i,j]-exp(B[i,j])/4":
+        a, b = vals["A"], vals["B"]
+        return np.maximum(a, 0) * b - np.exp(b) / 4
+    if stmt == "B[i]=3*A[i]+1":
+        return 3 * vals["A"] + 1
     raise AssertionError(f"no numpy counterpart for {stmt}")
 
 

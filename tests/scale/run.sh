@@ -191,6 +191,10 @@ classes tests/scale/summa_tail_256x256.yaml 16
 classes tests/scale/summa_tail_512x512.yaml 16
 classes tests/scale/johnson_16x16x16.yaml 12
 classes tests/scale/stencil_1d_2p20.yaml 4
+# 2-D block-cyclic with uneven extents on 512x512 (spec 1.2, v3)
+classes tests/scale/cyclic_512x512.yaml 6
+# SUMMA tensorized on 2-D block-cyclic layouts, short last holders
+classes tests/scale/summa_cyclic_512x512.yaml 4
 # the seed examples at their full sizes: built (compiled), not run
 check examples/summa.yaml =1 64
 check examples/pumma.yaml =1 64
