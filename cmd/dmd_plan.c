@@ -354,7 +354,7 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 	int k, n = 0;
 
 	for (k = 0; k < sr->n; ++k)
-		n += !sr->c[k].estimated;
+		n += !sr->c[k].estimated && !sr->c[k].skipped;
 	if (n == sr->n)
 		printf("  candidates (%d analysed; figures for the step, "
 			"memory of the busiest rank over the mesh):\n", n);
@@ -374,7 +374,9 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 			printf("~%10.4g s %12lld B max %12lld B mem",
 				c->fig.time_s, c->fig.bytes_recv_max,
 				c->fig.mem_max);
-		if (c->rejected || c->why)
+		if (c->skipped)
+			printf("  %s", c->why);
+		else if (c->rejected || c->why)
 			printf("  rejected: %s", c->rejected ? c->rejected :
 				c->why);
 		printf("\n");

@@ -169,10 +169,10 @@ static void stage_time(const char *stage)
 
 /* The most ranks on which a step that is not a matrix product and has
  * no schedule key is searched: its candidates have no closed-form
- * estimate, each is analysed exactly (seconds each on 16 ranks, minutes
- * on 64), so beyond this it keeps the empty schedule unless it says
+ * estimate, each is analysed exactly (seconds each on 12 ranks with
+ * cyclic layouts, minutes on 64), so beyond this it keeps the empty schedule unless it says
  * "schedule: auto". */
-#define SESSION_LOOPS_RANKS	16
+#define SESSION_LOOPS_RANKS	8
 
 /* Is step "p" of a job of "nranks" ranks searched: a step whose
  * schedule is the compiler's to choose (no schedule key, or schedule:

@@ -38,6 +38,7 @@ struct dmd_search_cand {
 	struct dmd_sched_cmd *cmds;
 	struct dmd_est_cand est;	/* what the estimate sees of it */
 	int costed;			/* analysed exactly */
+	int skipped;			/* not analysed ("why" says why) */
 	int estimated;			/* not analysed: "fig" estimated */
 	int est_over;			/* the estimate exceeds mesh.memory */
 	struct dmd_cost_figs fig;	/* the step's figures */
