@@ -335,7 +335,7 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	const struct dmd_xfer *x, __isl_keep isl_set *done,
 	__isl_keep isl_map *acc)
 {
-	isl_map *run, *c0, *c, *pieces;
+	isl_map *run, *c0, *c, *pieces, *by_rank;
 	isl_space *xs;
 	isl_bool ok, once;
 
@@ -344,7 +344,10 @@ __isl_give struct dmd_p2p *dmd_part_return(const struct dmd_model *m,
 	run = isl_map_intersect_domain(run, isl_set_unbind_params(
 		isl_set_copy(m->mesh->set), isl_multi_id_copy(m->mesh->ids)));
 	c0 = dmd_part_senders(m, m->lay[x->tensor], acc, run);
-	once = isl_map_is_single_valued(isl_map_reverse(run));
+	/* { R[r] -> S[i] } (run consumed) */
+	by_rank = isl_map_reverse(run);
+	once = isl_map_is_single_valued(by_rank);
+	isl_map_free(by_rank);
 	if (once < 0)
 		c0 = isl_map_free(c0);
 	c = once ? isl_map_copy(c0) : dmd_p2p_prefer(m, isl_map_copy(c0));
