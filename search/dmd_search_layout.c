@@ -368,7 +368,8 @@ static int dmd_layout_descend(struct dmd_layout_build *b, int *pick)
 		for (g = 0; g < l->n_groups; ++g) {
 			int keep = pick[g];
 
-			for (o = 0; o < l->g[g].n_opts; ++o) {
+			for (o = 0; o < l->g[g].n_opts &&
+			     l->n < DMD_LAYOUT_MAX_EVALS; ++o) {
 				struct dmd_layout_choice *c;
 
 				pick[g] = o;

@@ -17,7 +17,8 @@
  * program (partition/dmd_part_cost.c) within mesh.memory.  Every choice
  * is evaluated when there are at most DMD_LAYOUT_ALL of them; otherwise
  * one group at a time over all of its layouts, the others fixed, until
- * no change lowers the cost (at most DMD_LAYOUT_ROUNDS rounds).
+ * no change lowers the cost (at most DMD_LAYOUT_ROUNDS rounds, and
+ * DMD_LAYOUT_MAX_EVALS choices in all).
  *
  * Ownership: dmd_search_layouts gives a dmd_layouts that owns its
  * groups and choices; dmd_layouts_free releases it and returns NULL.
@@ -31,6 +32,9 @@
 
 #define DMD_LAYOUT_ALL		64
 #define DMD_LAYOUT_ROUNDS	3
+/* The most choices evaluated in all (each is the whole program
+ * analysed): beyond, the descent stops with the best so far. */
+#define DMD_LAYOUT_MAX_EVALS	128
 
 /* One group of automatic tensors and its candidate layouts: layout l
  * splits dimension d over the mesh axes whose axis[l][a] == d (-1: not
