@@ -174,20 +174,69 @@ static void stage_time(const char *stage)
  * "schedule: auto". */
 #define SESSION_LOOPS_RANKS	8
 
-/* Is step "p" of a job of "nranks" ranks searched: a step whose
- * schedule is the compiler's to choose (no schedule key, or schedule:
- * auto) that is a matrix product, or has index variables to distribute
- * and says "schedule: auto" or runs on at most SESSION_LOOPS_RANKS
- * ranks (spec 1.6).  The empty schedule (owner computes) is one of the
- * candidates and wins ties. */
-static int session_searched(const struct dmd_poly *p, long nranks)
+/* Does expression "e" read a tensor of "job" with a cyclic layout? */
+static int session_reads_cyclic(const struct dmd_job *job,
+	const struct dmd_expr *e)
 {
-	if (!dmd_step_is_auto(p->st))
+	int i, t;
+
+	if (e->type == DMD_EXPR_ACCESS) {
+		t = dmd_job_find_tensor(job, e->name);
+		if (t >= 0 && job->tensors[t].n_cyclic)
+			return 1;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		if (session_reads_cyclic(job, e->args[i]))
+			return 1;
+	return 0;
+}
+
+/* Is step "st" a redistribution (spec 1.5: B[i, j] = A[i, j], the
+ * same plain indices on both sides), whose empty schedule moves the
+ * ideal bytes, which the spec promises? */
+static int session_is_redistribution(const struct dmd_step *st)
+{
+	const struct dmd_expr *l = st->lhs, *r = st->rhs;
+	int i;
+
+	if (st->accumulate || r->type != DMD_EXPR_ACCESS ||
+	    r->n_arg != l->n_arg)
+		return 0;
+	for (i = 0; i < l->n_arg; ++i)
+		if (l->args[i]->type != DMD_EXPR_VAR ||
+		    r->args[i]->type != DMD_EXPR_VAR ||
+		    strcmp(l->args[i]->name, r->args[i]->name))
+			return 0;
+	return 1;
+}
+
+/* Is step "p" of "job" searched: a step whose schedule is the
+ * compiler's to choose (no schedule key, or schedule: auto) that is a
+ * matrix product, or has index variables to distribute and says
+ * "schedule: auto" or runs on at most SESSION_LOOPS_RANKS ranks (spec
+ * 1.6).  The empty schedule (owner computes) is one of the candidates
+ * and wins ties.  Without a schedule key, a redistribution keeps the
+ * empty schedule (it moves the ideal bytes, spec 1.5, where a loop
+ * distribution with fewer messages may move more), and so does a step
+ * on cyclic layouts (distributing its loops is not supported there
+ * yet: some such programs fail their proofs as emitted). */
+static int session_searched(const struct dmd_poly *p,
+	const struct dmd_job *job)
+{
+	const struct dmd_step *st = p->st;
+
+	if (!dmd_step_is_auto(st))
 		return 0;
 	if (dmd_search_is_product(p))
 		return 1;
-	return dmd_search_handles(p) &&
-		(p->st->schedule_auto || nranks <= SESSION_LOOPS_RANKS);
+	if (!dmd_search_handles(p))
+		return 0;
+	if (st->schedule_auto)
+		return 1;
+	return job->nranks <= SESSION_LOOPS_RANKS &&
+		!session_is_redistribution(st) &&
+		!session_reads_cyclic(job, st->lhs) &&
+		!session_reads_cyclic(job, st->rhs);
 }
 
 /* Search the matrix-product steps of the analysed job of "s" whose
@@ -202,7 +251,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
-		if (session_searched(s->m->poly[i], s->job->nranks))
+		if (session_searched(s->m->poly[i], s->job))
 			break;
 	if (i == n)
 		return DMD_OK;
@@ -213,7 +262,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
-		if (!session_searched(p, s->job->nranks))
+		if (!session_searched(p, s->job))
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])
