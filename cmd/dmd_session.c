@@ -167,78 +167,6 @@ static void stage_time(const char *stage)
 	t0 = t;
 }
 
-/* The most ranks on which a step that is not a matrix product and has
- * no schedule key is searched: its candidates have no closed-form
- * estimate, each is analysed exactly (seconds each on 12 ranks with
- * cyclic layouts, minutes on 64), so beyond this it keeps the empty schedule unless it says
- * "schedule: auto". */
-#define SESSION_LOOPS_RANKS	8
-
-/* Does expression "e" read a tensor of "job" with a cyclic layout? */
-static int session_reads_cyclic(const struct dmd_job *job,
-	const struct dmd_expr *e)
-{
-	int i, t;
-
-	if (e->type == DMD_EXPR_ACCESS) {
-		t = dmd_job_find_tensor(job, e->name);
-		if (t >= 0 && job->tensors[t].n_cyclic)
-			return 1;
-	}
-	for (i = 0; i < e->n_arg; ++i)
-		if (session_reads_cyclic(job, e->args[i]))
-			return 1;
-	return 0;
-}
-
-/* Is step "st" a redistribution (spec 1.5: B[i, j] = A[i, j], the
- * same plain indices on both sides), whose empty schedule moves the
- * ideal bytes, which the spec promises? */
-static int session_is_redistribution(const struct dmd_step *st)
-{
-	const struct dmd_expr *l = st->lhs, *r = st->rhs;
-	int i;
-
-	if (st->accumulate || r->type != DMD_EXPR_ACCESS ||
-	    r->n_arg != l->n_arg)
-		return 0;
-	for (i = 0; i < l->n_arg; ++i)
-		if (l->args[i]->type != DMD_EXPR_VAR ||
-		    r->args[i]->type != DMD_EXPR_VAR ||
-		    strcmp(l->args[i]->name, r->args[i]->name))
-			return 0;
-	return 1;
-}
-
-/* Is step "p" of "job" searched: a step whose schedule is the
- * compiler's to choose (no schedule key, or schedule: auto) that is a
- * matrix product, or has index variables to distribute and says
- * "schedule: auto" or runs on at most SESSION_LOOPS_RANKS ranks (spec
- * 1.6).  The empty schedule (owner computes) is one of the candidates
- * and wins ties.  Without a schedule key, a redistribution keeps the
- * empty schedule (it moves the ideal bytes, spec 1.5, where a loop
- * distribution with fewer messages may move more), and so does a step
- * on cyclic layouts (distributing its loops is not supported there
- * yet: some such programs fail their proofs as emitted). */
-static int session_searched(const struct dmd_poly *p,
-	const struct dmd_job *job)
-{
-	const struct dmd_step *st = p->st;
-
-	if (!dmd_step_is_auto(st))
-		return 0;
-	if (dmd_search_is_product(p))
-		return 1;
-	if (!dmd_search_handles(p))
-		return 0;
-	if (st->schedule_auto)
-		return 1;
-	return job->nranks <= SESSION_LOOPS_RANKS &&
-		!session_is_redistribution(st) &&
-		!session_reads_cyclic(job, st->lhs) &&
-		!session_reads_cyclic(job, st->rhs);
-}
-
 /* Search the matrix-product steps of the analysed job of "s" whose
  * schedule is the compiler's to choose (search/dmd_search.c): each gets
  * the best candidate (applied to the job at once, so that the next
@@ -251,7 +179,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
-		if (session_searched(s->m->poly[i], s->job))
+		if (dmd_search_wanted(s->m->poly[i], s->job))
 			break;
 	if (i == n)
 		return DMD_OK;
@@ -262,7 +190,7 @@ static enum dmd_status session_search(struct dmd_session *s)
 	for (i = 0; i < n; ++i) {
 		const struct dmd_poly *p = s->m->poly[i];
 
-		if (!session_searched(p, s->job))
+		if (!dmd_search_wanted(p, s->job))
 			continue;
 		s->found[i] = dmd_search_step(s->ctx, s->job, s->m, i);
 		if (!s->found[i])
@@ -287,45 +215,20 @@ static enum dmd_status session_search(struct dmd_session *s)
  * views it added are gone; the searches, plan and model are freed. */
 static void session_undo_search(struct dmd_session *s, int nv)
 {
-	struct dmd_job *job = s->job;
-	int i, j;
+	int i;
 
-	for (i = 0; s->found && i < s->n_found; ++i) {
-		struct dmd_step *st;
-
-		if (!s->found[i] || s->found[i]->best < 0 || !s->m)
-			continue;
-		st = (struct dmd_step *) s->m->poly[i]->st;
-		for (j = 0; j < st->n_cmds; ++j)
-			dmd_sched_cmd_clear(&st->cmds[j]);
-		free(st->cmds);
-		st->cmds = NULL;
-		st->n_cmds = 0;
-	}
+	for (i = 0; s->found && i < s->n_found; ++i)
+		if (s->found[i] && s->found[i]->best >= 0 && s->m)
+			dmd_step_clear_schedule((struct dmd_step *)
+				s->m->poly[i]->st);
 	for (i = 0; s->found && i < s->n_found; ++i)
 		dmd_search_free(s->found[i]);
 	free(s->found);
 	s->found = NULL;
 	s->n_found = 0;
-	for (i = nv; i < job->n_views; ++i) {
-		free(job->views[i].name);
-		for (j = 0; j < job->views[i].n_axes; ++j)
-			free(job->views[i].axes[j]);
-		memset(&job->views[i], 0, sizeof(job->views[i]));
-	}
-	job->n_views = nv;
+	dmd_job_drop_views(s->job, nv);
 	s->plan = dmd_part_plan_free(s->plan);
 	s->m = dmd_model_free(s->m);
-}
-
-/* Where the analysis of a choice of layouts sends its messages: the
- * first is kept (why the choice is refused). */
-static void session_layout_diag(const char *line, void *user)
-{
-	char **why = user;
-
-	if (!*why)
-		*why = strdup(line);
 }
 
 /* Evaluate the job of "s" with its layouts as they are now (a
@@ -344,7 +247,7 @@ static enum dmd_status session_layout_eval(void *user,
 	int nv = job->n_views;
 	enum dmd_status st;
 
-	dmd_diag_init(&diag, &session_layout_diag, why);
+	dmd_diag_init(&diag, &dmd_diag_keep_first, why);
 	job->diag = &diag;
 	st = dmd_model_build(s->ctx, job, &s->m);
 	if (st == DMD_OK)
@@ -354,14 +257,7 @@ static enum dmd_status session_layout_eval(void *user,
 	if (st == DMD_OK)
 		st = dmd_part_verify(s->plan, &proofs);
 	if (st == DMD_OK)
-		cost = dmd_part_cost(s->plan, NULL);
-	if (cost) {
-		struct dmd_cell cell = { s->m->mesh->set };
-		struct dmd_cells one = { 1, &cell };
-
-		if (dmd_part_cost_memory(s->plan, &one, cost) < 0)
-			cost = dmd_part_cost_free(cost);
-	}
+		cost = dmd_part_cost_mesh(s->plan);
 	if (cost)
 		*fig = cost->total;
 	job->diag = saved;

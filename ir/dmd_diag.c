@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dmd_diag.h"
 
@@ -14,6 +15,15 @@ void dmd_diag_init(struct dmd_diag *diag, dmd_diag_fn fn, void *user)
 	diag->fn = fn;
 	diag->user = user;
 	diag->n_errors = 0;
+}
+
+/* Keep the first message in *(char **) user (see the header). */
+void dmd_diag_keep_first(const char *line, void *user)
+{
+	char **first = user;
+
+	if (!*first)
+		*first = strdup(line);
 }
 
 /* Report "PATH:LINE:COL: error: <fmt...>" to "diag": count it and hand

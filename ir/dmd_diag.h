@@ -42,6 +42,10 @@ struct dmd_diag {
 /* Start "diag" with no message; messages go to "fn" (with "user"), or
  * to stderr if "fn" is NULL. */
 void dmd_diag_init(struct dmd_diag *diag, dmd_diag_fn fn, void *user);
+/* A dmd_diag_fn that keeps the first message in *(char **) user (a
+ * copy, for the caller to free) and drops the others: why an analysis
+ * tried on the side (a search candidate) was refused. */
+void dmd_diag_keep_first(const char *line, void *user);
 /* Report "PATH:LINE:COL: error: <fmt...>" (see the top) to "diag"
  * (NULL: to stderr, counted nowhere). */
 void dmd_diag_verror(struct dmd_diag *diag, const char *path,

@@ -138,17 +138,14 @@ static void dmd_job_tensor_clear(struct dmd_tensor *tensor)
  * NULL. */
 static struct dmd_step *dmd_job_steps_free(struct dmd_step *steps, int n)
 {
-	int i, j;
+	int i;
 
 	if (!steps)
 		return NULL;
 	for (i = 0; i < n; ++i) {
 		dmd_expr_free(steps[i].lhs);
 		dmd_expr_free(steps[i].rhs);
-		if (steps[i].cmds)
-			for (j = 0; j < steps[i].n_cmds; ++j)
-				dmd_sched_cmd_clear(&steps[i].cmds[j]);
-		free(steps[i].cmds);
+		dmd_step_clear_schedule(&steps[i]);
 		dmd_job_steps_free(steps[i].steps, steps[i].n_steps);
 	}
 	free(steps);
@@ -167,13 +164,7 @@ struct dmd_job *dmd_job_free(struct dmd_job *job)
 	free(job->name);
 	for (i = 0; i < DMD_MAX_AXES; ++i)
 		free(job->axes[i]);
-	for (i = 0; i < job->n_views; ++i) {
-		int j;
-
-		free(job->views[i].name);
-		for (j = 0; j < job->views[i].n_axes; ++j)
-			free(job->views[i].axes[j]);
-	}
+	dmd_job_drop_views(job, 0);
 	if (job->tensors)
 		for (i = 0; i < job->n_tensors; ++i)
 			dmd_job_tensor_clear(&job->tensors[i]);
@@ -377,4 +368,46 @@ int dmd_tensor_set_dist_axes(const struct dmd_job *job, struct dmd_tensor *t,
 error:
 	dmd_expr_free(e);
 	return -1;
+}
+
+/* Release the views of "job" from the "nv"-th on (see the header). */
+void dmd_job_drop_views(struct dmd_job *job, int nv)
+{
+	int i, j;
+
+	for (i = nv; i < job->n_views; ++i) {
+		free(job->views[i].name);
+		for (j = 0; j < job->views[i].n_axes; ++j)
+			free(job->views[i].axes[j]);
+		memset(&job->views[i], 0, sizeof(job->views[i]));
+	}
+	job->n_views = nv;
+}
+
+/* Release the schedule commands of step "st" (see the header). */
+void dmd_step_clear_schedule(struct dmd_step *st)
+{
+	int j;
+
+	for (j = 0; st->cmds && j < st->n_cmds; ++j)
+		dmd_sched_cmd_clear(&st->cmds[j]);
+	free(st->cmds);
+	st->cmds = NULL;
+	st->n_cmds = 0;
+}
+
+/* Do accesses "x" and "y" have the same plain indices (see the
+ * header)? */
+int dmd_expr_same_vars(const struct dmd_expr *x, const struct dmd_expr *y)
+{
+	int i;
+
+	if (x->n_arg != y->n_arg)
+		return 0;
+	for (i = 0; i < x->n_arg; ++i)
+		if (x->args[i]->type != DMD_EXPR_VAR ||
+		    y->args[i]->type != DMD_EXPR_VAR ||
+		    strcmp(x->args[i]->name, y->args[i]->name))
+			return 0;
+	return 1;
 }

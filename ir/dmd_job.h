@@ -339,6 +339,18 @@ void dmd_job_error(const struct dmd_job *job, struct dmd_loc loc,
 void dmd_job_verror(const struct dmd_job *job, struct dmd_loc loc,
 	const char *fmt, va_list ap);
 
+/* Do accesses "x" and "y" have the same plain index variables in the
+ * same order (B[i, j] and A[i, j]; not A[j, i] or A[i + 1, j])? */
+int dmd_expr_same_vars(const struct dmd_expr *x, const struct dmd_expr *y);
+
+/* Release the schedule commands of step "st": it has none after (as a
+ * step the search gave one had before). */
+void dmd_step_clear_schedule(struct dmd_step *st);
+
+/* Release the views of "job" from the "nv"-th on (those a search added);
+ * the job keeps its first "nv". */
+void dmd_job_drop_views(struct dmd_job *job, int nv);
+
 /* Make dimension "d" of tensor "t" of "job" split over the mesh axes
  * axes[0..n) (indices of mesh axes, in mesh order), row-major: "x" for
  * one axis, "x * 4 + y" for two axes of extents [., 4]; not split if

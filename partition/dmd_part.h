@@ -313,6 +313,11 @@ struct dmd_cost *dmd_part_cost_mem(const struct dmd_plan *plan,
 	const struct dmd_cells *cells);
 int dmd_part_cost_memory(const struct dmd_plan *plan,
 	const struct dmd_cells *cells, struct dmd_cost *cost);
+/* The whole cost of "plan" with, as memory, that of the busiest rank
+ * over the whole mesh (one cell: an upper bound of what its class
+ * allocates; the search's figure, before there are classes).  NULL
+ * after a message if a figure cannot be counted exactly. */
+struct dmd_cost *dmd_part_cost_mesh(const struct dmd_plan *plan);
 struct dmd_cost *dmd_part_cost_free(struct dmd_cost *cost);
 
 #endif

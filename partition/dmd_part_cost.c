@@ -1309,3 +1309,17 @@ error:
 	}
 	return dmd_part_cost_free(cost);
 }
+
+/* The cost of "plan" with the memory of the busiest rank over the mesh
+ * (see the header): dmd_part_cost and dmd_part_cost_memory on one cell,
+ * the mesh. */
+struct dmd_cost *dmd_part_cost_mesh(const struct dmd_plan *plan)
+{
+	struct dmd_cell cell = { plan->m->mesh->set };
+	struct dmd_cells one = { 1, &cell };
+	struct dmd_cost *cost = dmd_part_cost(plan, NULL);
+
+	if (cost && dmd_part_cost_memory(plan, &one, cost) < 0)
+		cost = dmd_part_cost_free(cost);
+	return cost;
+}

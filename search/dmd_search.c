@@ -117,6 +117,64 @@ int dmd_search_is_product(const struct dmd_poly *p)
 	return ok;
 }
 
+/* The most ranks on which a step that is not a matrix product and has
+ * no schedule key is searched: its candidates have no closed-form
+ * estimate, each is analysed exactly (seconds each on 12 ranks with
+ * cyclic layouts, minutes on 64), so beyond this it keeps the empty
+ * schedule unless it says "schedule: auto". */
+#define DMD_SEARCH_LOOPS_RANKS	8
+
+/* Does expression "e" read a tensor of "job" with a cyclic layout? */
+static int dmd_search_reads_cyclic(const struct dmd_job *job,
+	const struct dmd_expr *e)
+{
+	int i, t;
+
+	if (e->type == DMD_EXPR_ACCESS) {
+		t = dmd_job_find_tensor(job, e->name);
+		if (t >= 0 && job->tensors[t].n_cyclic)
+			return 1;
+	}
+	for (i = 0; i < e->n_arg; ++i)
+		if (dmd_search_reads_cyclic(job, e->args[i]))
+			return 1;
+	return 0;
+}
+
+/* Is step "st" a redistribution (spec 1.5: B[i, j] = A[i, j], the same
+ * plain indices on both sides), whose empty schedule moves the ideal
+ * bytes that the spec promises? */
+static int dmd_search_is_redistribution(const struct dmd_step *st)
+{
+	return !st->accumulate && st->rhs->type == DMD_EXPR_ACCESS &&
+		dmd_expr_same_vars(st->lhs, st->rhs);
+}
+
+/* Is step "p" of "job" searched (see the header)?  The empty schedule
+ * (owner computes) is one of the candidates and wins ties.  Without a
+ * schedule key, a redistribution keeps the empty schedule (a loop
+ * distribution with fewer messages may move more than the ideal
+ * bytes), and so does a step on cyclic layouts (distributing its loops
+ * is not supported there yet: some such programs fail their proofs as
+ * emitted). */
+int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job)
+{
+	const struct dmd_step *st = p->st;
+
+	if (!dmd_step_is_auto(st))
+		return 0;
+	if (dmd_search_is_product(p))
+		return 1;
+	if (!dmd_search_handles(p))
+		return 0;
+	if (st->schedule_auto)
+		return 1;
+	return job->nranks <= DMD_SEARCH_LOOPS_RANKS &&
+		!dmd_search_is_redistribution(st) &&
+		!dmd_search_reads_cyclic(job, st->lhs) &&
+		!dmd_search_reads_cyclic(job, st->rhs);
+}
+
 /* Is "name" free for a new loop or view axis? */
 static int dmd_search_free_name(struct dmd_search_build *b, const char *name)
 {
@@ -608,16 +666,6 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 	return 0;
 }
 
-/* Where the analysis of a candidate sends its messages: the first is
- * kept (the reason the candidate is refused). */
-static void dmd_search_diag(const char *line, void *user)
-{
-	char **why = user;
-
-	if (!*why)
-		*why = strdup(line);
-}
-
 /* The isl operations one candidate's analysis may take: a positive
  * integer in DMD_SEARCH_QUOTA (for experiments), else
  * DMD_SEARCH_MAX_OPS. */
@@ -667,7 +715,7 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	b->st->cmds = c->cmds;
 	b->st->n_cmds = c->n_cmds;
 	/* the analysis's messages are the candidate's, not the job's */
-	dmd_diag_init(&diag, &dmd_search_diag, &c->why);
+	dmd_diag_init(&diag, &dmd_diag_keep_first, &c->why);
 	job->diag = &diag;
 	/* a candidate whose analysis would take too long is given up (a
 	 * count of isl operations: the same choice on every machine) */
@@ -678,15 +726,7 @@ static void dmd_search_eval(struct dmd_search_build *b,
 	if (plan && dmd_part_verify(plan, &proofs) != DMD_OK)
 		plan = dmd_part_plan_free(plan);
 	if (plan)
-		cost = dmd_part_cost(plan, NULL);
-	if (cost) {
-		/* the memory of the busiest rank over the whole mesh */
-		struct dmd_cell cell = { m->mesh->set };
-		struct dmd_cells one = { 1, &cell };
-
-		if (dmd_part_cost_memory(plan, &one, cost) < 0)
-			cost = dmd_part_cost_free(cost);
-	}
+		cost = dmd_part_cost_mesh(plan);
 	quota = isl_ctx_last_error(b->ctx) == isl_error_quota;
 	isl_ctx_set_max_operations(b->ctx, 0);
 	job->diag = saved_diag;

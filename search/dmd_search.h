@@ -66,6 +66,13 @@ int dmd_search_is_product(const struct dmd_poly *p);
  * the ranks, the empty schedule kept on a tie. */
 int dmd_search_handles(const struct dmd_poly *p);
 
+/* Is step "p" of "job" searched: its schedule is the compiler's to
+ * choose (no schedule key, or schedule: auto) and it is a matrix
+ * product, or has index variables to distribute and says "schedule:
+ * auto", or runs on at most DMD_SEARCH_LOOPS_RANKS ranks and is neither
+ * a redistribution nor a step on cyclic layouts (see dmd_search.c). */
+int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job);
+
 /* Search a schedule for step "step" of "m"'s job (which must have no
  * schedule): the candidates, costed and sorted.  "job" is the model's
  * job, modified while each candidate is analysed and restored after.

@@ -43,23 +43,6 @@ static int dmd_layout_find(struct dmd_layout_build *b, int t)
 	return t;
 }
 
-/* Do accesses "x" and "y" use the same plain index variables, in the
- * same order? */
-static int dmd_layout_same_indices(const struct dmd_expr *x,
-	const struct dmd_expr *y)
-{
-	int i;
-
-	if (x->n_arg != y->n_arg)
-		return 0;
-	for (i = 0; i < x->n_arg; ++i)
-		if (x->args[i]->type != DMD_EXPR_VAR ||
-		    y->args[i]->type != DMD_EXPR_VAR ||
-		    strcmp(x->args[i]->name, y->args[i]->name))
-			return 0;
-	return 1;
-}
-
 /* Join the output of a step, written by access "lhs", with every
  * automatic tensor of the same shape that "e" reads with the same
  * indices. */
@@ -77,7 +60,7 @@ static void dmd_layout_join_expr(struct dmd_layout_build *b,
 		    job->tensors[t].ndim != job->tensors[u].ndim ||
 		    memcmp(job->tensors[t].shape, job->tensors[u].shape,
 			job->tensors[t].ndim * sizeof(long)) ||
-		    !dmd_layout_same_indices(lhs, e))
+		    !dmd_expr_same_vars(lhs, e))
 			return;
 		b->parent[dmd_layout_find(b, t)] = dmd_layout_find(b, u);
 		return;
