@@ -706,6 +706,8 @@ static int dmd_build_manifest(struct dmd_build *b)
 		}
 		mc[i].set = (char *) in->cls[i].set;
 		mc[i].why = (char *) in->cls[i].why;
+		mc[i].n_blocks = in->cls[i].n_blocks;
+		mc[i].blocks = (char **) in->cls[i].blocks;
 		mc[i].n_ranges = in->cls[i].n_ranges;
 		mc[i].ranges = in->cls[i].ranges;
 		mc[i].count = in->cls[i].count;

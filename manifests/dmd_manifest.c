@@ -475,7 +475,8 @@ static int dmd_manifest_emit_mpi(yaml_emitter_t *e,
 }
 
 /* Emit class "c" as a block mapping with the keys id, source, binary,
- * sha256 (if present), ranks, count and, if present, set and why. */
+ * sha256 (if present), ranks, count and, if present, set, why and
+ * blocks (a list of lines: the blocks of each cyclic tensor). */
 static int dmd_manifest_emit_class(yaml_emitter_t *e,
 	const struct dmd_mclass *c)
 {
@@ -502,6 +503,14 @@ static int dmd_manifest_emit_class(yaml_emitter_t *e,
 	if (c->set && dmd_manifest_emit_key_str(e, "set", c->set) < 0)
 		return -1;
 	if (c->why && dmd_manifest_emit_key_str(e, "why", c->why) < 0)
+		return -1;
+	if (c->n_blocks > 0 && (dmd_manifest_emit_str(e, "blocks") < 0 ||
+	    dmd_manifest_emit_seq(e, 0) < 0))
+		return -1;
+	for (j = 0; j < c->n_blocks; ++j)
+		if (dmd_manifest_emit_str(e, c->blocks[j]) < 0)
+			return -1;
+	if (c->n_blocks > 0 && dmd_manifest_emit_seq_end(e) < 0)
 		return -1;
 	return dmd_manifest_emit_map_end(e);
 }

@@ -20,6 +20,10 @@ struct dmd_mclass {
 	long (*ranges)[2];	/* inclusive, increasing, non-adjacent */
 	long count;
 	char *sha256;		/* of the binary, 64 hex digits; NULL: none */
+	int n_blocks;
+	char **blocks;		/* per cyclic tensor, the blocks it holds
+				 * ("A: dim 0: 2 blocks of 2, ..."); written,
+				 * not read back (borrowed) */
 };
 
 /* A .npy file of the job (spec 1.2 'file'), as the manifest lists it:

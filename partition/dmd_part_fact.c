@@ -386,12 +386,17 @@ static __isl_give struct dmd_facts *dmd_fact_all(const struct dmd_plan *plan)
 			continue;
 		for (d = 0; d < m->lay[t]->ndim; ++d) {
 			free(what);
-			what = dmd_fact_name("%s's block origin "
-				"along dim %d", tn, d);
+			what = m->lay[t]->cyc[d] ?
+				dmd_fact_name("%s's local origin along dim "
+					"%d (%ld per cyclic holder)",
+					tn, d, m->lay[t]->cyc_L[d]) :
+				dmd_fact_name("%s's block origin along dim "
+					"%d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->lo[d]);
 			free(what);
-			what = dmd_fact_name("%s's block extent "
-				"along dim %d", tn, d);
+			what = dmd_fact_name(m->lay[t]->cyc[d] ?
+				"%s's elements held along dim %d" :
+				"%s's block extent along dim %d", tn, d);
 			r |= dmd_fact_pw_aff(&b, what, m->lay[t]->ext[d]);
 			if (!plan->ghost[t])
 				continue;
@@ -517,6 +522,15 @@ static int dmd_why_add(struct dmd_why *why, char *fact)
 	return 0;
 }
 
+/* Is "s" a plain decimal integer?  Then store it in *v. */
+static int dmd_fact_long(const char *s, long *v)
+{
+	char *end;
+
+	*v = strtol(s, &end, 10);
+	return *s && !*end;
+}
+
 /* The line of "set"'s blocks of cyclic tensor "t": "A: dim 0: 2
  * blocks of 2 (dealt over 2 holders), dim 1: 2 blocks of 3 (dealt over
  * 2 holders); 4 x 5 elements" (the number of blocks ceil(ext / S) of
@@ -527,6 +541,7 @@ static char *dmd_fact_blocks(const struct dmd_model *m, int t,
 {
 	const struct dmd_layout *lay = m->lay[t];
 	char *s = strdup(m->job->tensors[t].name), buf[128];
+	long ext;
 	int d, one;
 
 	s = dmd_fact_cat(s, ":");
@@ -546,10 +561,20 @@ static char *dmd_fact_blocks(const struct dmd_model *m, int t,
 		v = dmd_fact_value(m, nb, set);
 		isl_pw_aff_free(nb);
 		s = dmd_fact_cat(s, v ? v : "?");
-		snprintf(buf, sizeof(buf), " block%s of %ld (dealt over %ld "
-			"holders)", v && !strcmp(v, "1") ? "" : "s",
-			lay->cyc[d], lay->cyc_B[d]);
+		snprintf(buf, sizeof(buf), " block%s of %ld",
+			v && !strcmp(v, "1") ? "" : "s", lay->cyc[d]);
+		s = dmd_fact_cat(s, buf);
 		free(v);
+		/* the last block short: "2 blocks of 2, the last of 1" */
+		v = dmd_fact_value(m, lay->ext[d], set);
+		if (v && dmd_fact_long(v, &ext) && ext % lay->cyc[d]) {
+			snprintf(buf, sizeof(buf), ", the last of %ld",
+				ext % lay->cyc[d]);
+			s = dmd_fact_cat(s, buf);
+		}
+		free(v);
+		snprintf(buf, sizeof(buf), " (dealt over %ld holders)",
+			lay->cyc_B[d]);
 		s = dmd_fact_cat(s, buf);
 	}
 	s = dmd_fact_cat(s, ";");

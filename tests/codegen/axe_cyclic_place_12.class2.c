@@ -3,14 +3,14 @@
  * Ranks: [x, y, z] -> {  : y = 1 and z = 0 and 0 <= x <= 1 }
  *   (rank 2, 8; 2 ranks)
  * Why these ranks form a class:
- *   A's block origin along dim 0 = 0
- *   A's block extent along dim 0 = 0
- *   A's block origin along dim 1 = 0
- *   A's block extent along dim 1 = 0
- *   C's block origin along dim 0 = 0
- *   C's block extent along dim 0 = 0
- *   C's block origin along dim 1 = 0
- *   C's block extent along dim 1 = 0
+ *   A's local origin along dim 0 (6 per cyclic holder) = 0
+ *   A's elements held along dim 0 = 0
+ *   A's local origin along dim 1 (4 per cyclic holder) = 0
+ *   A's elements held along dim 1 = 0
+ *   C's local origin along dim 0 (6 per cyclic holder) = 0
+ *   C's elements held along dim 0 = 0
+ *   C's local origin along dim 1 (4 per cyclic holder) = 0
+ *   C's elements held along dim 1 = 0
  *   writes C: no
  *   the origin of the B box needed in step 1 along dim 0 = 0
  *   the extent of the B box needed in step 1 along dim 0 = 0

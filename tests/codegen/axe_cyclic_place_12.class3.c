@@ -3,14 +3,14 @@
  * Ranks: [x, y, z] -> {  : y = 1 and z = 1 and 0 <= x <= 1 }
  *   (rank 3, 9; 2 ranks)
  * Why these ranks form a class:
- *   A's block origin along dim 0 = 6 * x
- *   A's block extent along dim 0 = 6
- *   A's block origin along dim 1 = 4
- *   A's block extent along dim 1 = 4
- *   C's block origin along dim 0 = 6 * x
- *   C's block extent along dim 0 = 6
- *   C's block origin along dim 1 = 4
- *   C's block extent along dim 1 = 4
+ *   A's local origin along dim 0 (6 per cyclic holder) = 6 * x
+ *   A's elements held along dim 0 = 6
+ *   A's local origin along dim 1 (4 per cyclic holder) = 4
+ *   A's elements held along dim 1 = 4
+ *   C's local origin along dim 0 (6 per cyclic holder) = 6 * x
+ *   C's elements held along dim 0 = 6
+ *   C's local origin along dim 1 (4 per cyclic holder) = 4
+ *   C's elements held along dim 1 = 4
  *   writes C: yes
  *   the origin of the B box needed in step 1 along dim 0 = 2 * x
  *   the extent of the B box needed in step 1 along dim 0 = 10

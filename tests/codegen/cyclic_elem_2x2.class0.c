@@ -3,12 +3,12 @@
  * Ranks: [x, y] -> {  : x = 0 and y = 0 }
  *   (rank 0; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 4
- *   A's block extent along dim 1 = 6
- *   B's block extent along dim 0 = 4
- *   B's block extent along dim 1 = 6
- *   C's block extent along dim 0 = 4
- *   C's block extent along dim 1 = 6
+ *   A's elements held along dim 0 = 4
+ *   A's elements held along dim 1 = 6
+ *   B's elements held along dim 0 = 4
+ *   B's elements held along dim 1 = 6
+ *   C's elements held along dim 0 = 4
+ *   C's elements held along dim 1 = 6
  *   the first value of loop i = 0
  *   the last value of loop i = 5
  *   the first value of loop j = 0

@@ -3,8 +3,8 @@
  * Ranks: [x] -> {  : x = 0 }
  *   (rank 0; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 6
- *   B's block extent along dim 0 = 6
+ *   A's elements held along dim 0 = 6
+ *   B's elements held along dim 0 = 6
  *   the origin of the A box needed in step 1 along dim 0 = 0
  *   the extent of the A box needed in step 1 along dim 0 = 16
  *   receives A from x - 2: no

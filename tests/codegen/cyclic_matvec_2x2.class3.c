@@ -3,12 +3,12 @@
  * Ranks: [x, y] -> {  : x = 1 and y = 1 }
  *   (rank 3; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 6
+ *   A's elements held along dim 0 = 6
  *   A's buffer origin along dim 0 = 8
  *   A's buffer extent along dim 0 = 6
- *   A's block extent along dim 1 = 4
- *   v's block extent along dim 0 = 4
- *   w's block extent along dim 0 = 6
+ *   A's elements held along dim 1 = 4
+ *   v's elements held along dim 0 = 4
+ *   w's elements held along dim 0 = 6
  *   writes w: no
  *   the origin of the A box needed in step 1 along dim 0 = 8
  *   the extent of the A box needed in step 1 along dim 0 = 6

@@ -3,7 +3,7 @@
  * Ranks: [x] -> {  : x = 0 }
  *   (rank 0; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 2
+ *   A's elements held along dim 0 = 2
  *   B's block extent along dim 0 = 1
  *   writes B: yes
  *   the origin of the A box needed in step 1 along dim 0 = 0

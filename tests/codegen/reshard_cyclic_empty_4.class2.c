@@ -3,7 +3,7 @@
  * Ranks: [x] -> {  : x = 2 }
  *   (rank 2; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 0
+ *   A's elements held along dim 0 = 0
  *   B's block extent along dim 0 = 1
  *   writes B: yes
  *   the origin of the A box needed in step 1 along dim 0 = 2

@@ -3,7 +3,7 @@
  * Ranks: [x] -> {  : x = 3 }
  *   (rank 3; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 0
+ *   A's elements held along dim 0 = 0
  *   B's block extent along dim 0 = 0
  *   writes B: no
  *   the origin of the A box needed in step 1 along dim 0 = 0

@@ -3,8 +3,8 @@
  * Ranks: [r] -> {  : r = 1 }
  *   (rank 1; 1 rank)
  * Why these ranks form a class:
- *   A's block extent along dim 0 = 4
- *   A's block extent along dim 1 = 3
+ *   A's elements held along dim 0 = 4
+ *   A's elements held along dim 1 = 3
  *   B's block origin along dim 0 = 2
  *   B's block extent along dim 0 = 2
  *   writes B: yes

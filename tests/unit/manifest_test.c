@@ -169,9 +169,9 @@ static long ranges4_1[][2] = { { 2, 2 } };
 static struct dmd_mclass classes4[] = {
 	{ 0, "class0.c", "class0", "[x, y] -> { : x = 0 or y = 1 }",
 	  "every extent is even; rank 2 has no east neighbour: it's alone",
-	  2, ranges4_0, 3, NULL },
+	  2, ranges4_0, 3, NULL, 0, NULL },
 	{ 1, "class1.c", "class1", "[x, y] -> { : x = 1 and y = 0 }",
-	  "the corner (1, 0)", 1, ranges4_1, 1, NULL },
+	  "the corner (1, 0)", 1, ranges4_1, 1, NULL, 0, NULL },
 };
 static const struct dmd_manifest manifest4 = {
 	"toy", 2, axes4, shape4, 4, 2, classes4,
@@ -298,11 +298,15 @@ static void test_round_trip(const char *work)
 	static char *axes[] = { "p" };
 	static long shape[] = { 20 };
 	static long even[10][2], odd[10][2];
+	static char *odd_blocks[] = {
+		"A: dim 0: 2 blocks of 2, the last of 1 (dealt over 2 "
+		"holders); 3 elements", "yes",
+	};
 	static struct dmd_mclass classes[] = {
-		{ 7, "even.c", "even", NULL, NULL, 10, even, 10, NULL },
+		{ 7, "even.c", "even", NULL, NULL, 10, even, 10, NULL, 0, NULL },
 		{ 3, "odd.c", "odd", "[p] -> { : p mod 2 = 1 }", "true", 10,
 		  odd, 10, "0123456789abcdef0123456789abcdef"
-		  "0123456789abcdef0123456789abcdef" },
+		  "0123456789abcdef0123456789abcdef", 2, odd_blocks },
 	};
 	static const struct dmd_manifest m20 = {
 		"1e3", 1, axes, shape, 20, 2, classes, NULL, NULL, NULL, NULL,
@@ -326,6 +330,11 @@ static void test_round_trip(const char *work)
 		"many ranges are written one per line");
 	CHECK(text && !strstr(text, "set: null") &&
 		strstr(text, "count: 10\n- id: 3"), "NULL set and why are left out");
+	CHECK(text && strstr(text, "  why: 'true'\n  blocks:\n  - 'A: dim 0: 2 "
+		"blocks of 2, the last of 1 (dealt over 2 holders); 3 "
+		"elements'\n  - 'yes'\n") && !strstr(text, "blocks: []"),
+		"the blocks of cyclic tensors follow why, one line each "
+		"(left out when there are none)");
 	CHECK(text && strstr(text, "  binary: odd\n  sha256: '0123456789abcdef"
 		"0123456789abcdef0123456789abcdef0123456789abcdef'\n  ranks:"),
 		"the sha256 follows the binary (quoted: it starts with a digit)");
@@ -354,7 +363,7 @@ static void test_files(const char *work)
 	static long shape[] = { 2 };
 	static long ranges[][2] = { { 0, 1 } };
 	static struct dmd_mclass classes[] = {
-		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, NULL },
+		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, NULL, 0, NULL },
 	};
 	static long shape_b[] = { 96, 48 }, shape_c[] = { 7 };
 	static struct dmd_mfile files[] = {
@@ -630,7 +639,7 @@ static char *make_launch_dir(const char *work, const char *name,
 	static long ranges[][2] = { { 0, 1 } };
 	static char sha[65];
 	static struct dmd_mclass classes[] = {
-		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, sha },
+		{ 0, "class0.c", "class0", NULL, NULL, 1, ranges, 2, sha, 0, NULL },
 	};
 	static const struct dmd_manifest m2 = {
 		"hello", 1, axes, shape, 2, 1, classes, NULL, NULL, NULL, NULL,
