@@ -9,7 +9,8 @@
 
 For each seed, generate a small program job (spec 1.5: 2-5 steps, a mesh
 of at most 6 ranks, uneven extents, intermediates in layouts that differ
-from step to step, matrix products with random valid schedules, partial
+from step to step (some block-cyclic), matrix products with random valid
+schedules, partial
 sums read by a later step, `repeat` blocks, steps that read what they
 write, random expressions (unary minus chains, every function), steps
 whose accesses cut each other's ranges (D[i] = A[i + 1] - A[i] into a
@@ -58,12 +59,13 @@ class Layout:
     {dim: [cuts]}, place {axis: coord}, partial [axes]."""
 
     def __init__(self, dist, split="block", offsets=None, place=None,
-                 partial=None):
+                 partial=None, cyclic=None):
         self.dist = dist
         self.split = split
         self.offsets = offsets or {}
         self.place = place or {}
         self.partial = partial or []
+        self.cyclic = cyclic or {}      # {dim: block size} (spec 1.2)
 
     def axes_used(self, axes):
         used = set()
@@ -88,6 +90,9 @@ class Layout:
                 "%s: %d" % kv for kv in sorted(self.place.items()))
         if self.partial:
             s += ", partial: [%s]" % ", ".join(self.partial)
+        if self.cyclic:
+            s += ", cyclic: {%s}" % ", ".join(
+                "%d: %d" % kv for kv in sorted(self.cyclic.items()))
         return s
 
 
@@ -146,7 +151,15 @@ def rand_layout(rng, dims, axes, shape, kind=None, allow_place=False,
     split_dims = [e for e in d if e != "-"]
     if split == "balanced" and offsets and len(offsets) == len(split_dims):
         split = "block"
-    lay = Layout(d, split, offsets)
+    # sometimes block-cyclic (spec 1.2, v3) on a split dimension without
+    # offsets, drawn from a generator of its own so that every seed's
+    # program is otherwise the one it always was
+    crng = random.Random("cyc:%s" % (rng.getstate()[1][:8],))
+    cyclic = {i: crng.choice([1, 2, 3]) for i, e in enumerate(d)
+              if e != "-" and i not in offsets and crng.random() < 0.2}
+    if cyclic:
+        split = "block"     # balanced and cyclic do not combine
+    lay = Layout(d, split, offsets, cyclic=cyclic)
     unused = [a for a in axes if a not in lay.axes_used(axes)]
     if allow_place and unused and rng.random() < 0.15:
         a = rng.choice(unused)
