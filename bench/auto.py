@@ -21,11 +21,22 @@ from the search):
   3-D on every p x q x s  distribute m, n and k (split reduction)
 
     bench/auto.py [--quick] [--jsonl FILE]
+    bench/auto.py --time [--reps N] [--jsonl FILE]
 
 prints the table (Markdown) on stdout; --jsonl appends one record per
 case (kind "auto": bench/run.sh's part `auto`, rendered by report.py);
 --quick: small cases only.  Exit status 1 if a plan failed or the
 automatic plan is above 1.02x the best hand schedule.
+
+--time (the issue's time goal, on jobs that run here: <= 8 ranks): for
+each of TIME_CASES it builds the automatic job and every hand schedule,
+runs them with `distmpmd run --stats` N rounds (default 5), the methods
+interleaved and their order rotated each round, and compares the medians
+of `time_s` (the slowest rank's compute phase, transfers included): the
+automatic plan's against the best hand schedule's (goal: at most 1.10x).
+Every run's C.npy is checked against the sequential reference
+(`distmpmd ref check`) once per method.  Records of kind "auto_time";
+exit status 1 if a run failed, a result was wrong or the goal was missed.
 """
 import argparse
 import json
@@ -228,12 +239,143 @@ def run_case(tmp, name, m, n, k, P, mem):
     return rec
 
 
+# (name, m, n, k, P): runs here (<= 8 ranks), the local products large
+# enough that the launch does not dominate
+TIME_CASES = [
+    ("square", 1024, 1024, 1024, 4),
+    ("tall-skinny", 65536, 128, 128, 4),
+    ("long-k", 128, 128, 65536, 4),
+    ("square, P = 8", 1024, 1024, 1024, 8),
+]
+
+
+def dmd(args, cwd, timeout=900):
+    """Run distmpmd with "args" in "cwd": (exit status, stdout, stderr)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    r = subprocess.run([DMD] + args, cwd=cwd, capture_output=True,
+                       text=True, timeout=timeout, env=env)
+    return r.returncode, r.stdout, r.stderr
+
+
+def build_checked(d, name, m, n, k, P, views, sched):
+    """Write the job in directory "d", build it and check one run against
+    the reference: None, or why not."""
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "job.yaml"), "w") as f:
+        f.write(job_text(name, m, n, k, P, None, views, sched))
+    for args in (["build", "job.yaml", "-o", "b"], ["run", "b", "-q"],
+                 ["ref", "check", "job.yaml"]):
+        rc, _, err = dmd(args, d)
+        if rc != 0:
+            return "%s: %s" % (args[0], (err.strip().splitlines() or
+                                         ["exit %d" % rc])[-1])
+    return None
+
+
+def run_time(d):
+    """time_s of one run of the build in directory "d" (None: failed)."""
+    rc, out, _ = dmd(["run", "b", "--stats", "-q"], d)
+    if rc != 0:
+        return None
+    for line in out.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)["time_s"]
+    return None
+
+
+def time_case(tmp, name, m, n, k, P, reps):
+    """The record of one time case: medians of time_s of the automatic
+    plan and of every hand schedule, interleaved."""
+    rec = {"kind": "auto_time", "case": name, "m": m, "n": n, "k": k,
+           "P": P, "reps": reps}
+    methods = [("auto", None, None)] + hand_schedules(P)
+    dirs, times = {}, {}
+    for i, (label, views, sched) in enumerate(methods):
+        d = os.path.join(tmp, "%s-%d" % (name.replace(" ", "_").replace(
+            ",", "").replace("=", ""), i))
+        err = build_checked(d, "t%d" % i, m, n, k, P, views, sched)
+        if err:
+            print("  %s: %s: %s" % (name, label, err), file=sys.stderr)
+            if label == "auto":
+                rec["error"] = err
+                return rec
+            continue
+        dirs[label], times[label] = d, []
+    rc, out, _ = dmd(["plan", "job.yaml", "--json"], dirs["auto"])
+    if rc == 0:
+        st = json.loads(out)["steps"][0]
+        rec["auto"] = [c["algorithm"] for c in st["candidates"]
+                       if c["chosen"]][0]
+    labels = list(dirs)
+    for r in range(reps):
+        rot = labels[r % len(labels):] + labels[:r % len(labels)]
+        for label in rot:
+            t = run_time(dirs[label])
+            if t is None:
+                rec["error"] = "%s: a run failed" % label
+                return rec
+            times[label].append(t)
+    med = {l: sorted(v)[len(v) // 2] for l, v in times.items()}
+    hand = min((l for l in med if l != "auto"), key=lambda l: med[l])
+    rec.update(auto_s=med["auto"], hand=hand, hand_s=med[hand],
+               methods=len(med), medians=med,
+               loadavg=open("/proc/loadavg").read().split()[:3])
+    return rec
+
+
+TIME_HEAD = ["## Automatic schedules against hand schedules: time", "",
+             "Medians of `run --stats` `time_s` (the slowest rank's "
+             "compute phase, transfers included) over interleaved rounds "
+             "(`bench/auto.py --time`), f64, A, B and C in row blocks over "
+             "a 1-D mesh of P ranks; every method's result checked against "
+             "the sequential reference once.  *best hand*: the fastest of "
+             "the hand schedules of the bytes table (1-D on m, n, k; SUMMA "
+             "and whole-k 2-D; 3-D).  Goal: auto / hand at most 1.10.", "",
+             "| case | m x n x k | P | auto: algorithm | auto s | "
+             "best hand | hand s | auto / hand | methods | rounds |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def time_table(recs):
+    """The Markdown table of the records of kind "auto_time"; and whether
+    every case met the goal (auto at most 1.10x the best hand)."""
+    lines = list(TIME_HEAD)
+    ok = True
+    for r in recs:
+        if r.get("error"):
+            lines.append("| %s | | %d | failed: %s | | | | | | |"
+                         % (r["case"], r["P"], r["error"]))
+            ok = False
+            continue
+        ratio = r["auto_s"] / r["hand_s"]
+        ok &= ratio <= 1.10
+        lines.append("| %s | %d x %d x %d | %d | %s | %.4f | %s | %.4f | "
+                     "%.3f | %d | %d |" % (
+                         r["case"], r["m"], r["n"], r["k"], r["P"],
+                         r.get("auto", "?"), r["auto_s"], r["hand"],
+                         r["hand_s"], ratio, r["methods"], r["reps"]))
+    return lines, ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--time", action="store_true")
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--jsonl", default=None)
     a = ap.parse_args()
     recs = []
+    if a.time:
+        with tempfile.TemporaryDirectory() as tmp:
+            for case in TIME_CASES:
+                recs.append(time_case(tmp, *case, a.reps))
+                print(time_table(recs[-1:])[0][-1], file=sys.stderr)
+                if a.jsonl:
+                    with open(a.jsonl, "a") as f:
+                        f.write(json.dumps(recs[-1]) + "\n")
+        lines, ok = time_table(recs)
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0 if ok else 1
     with tempfile.TemporaryDirectory() as tmp:
         for case in (QUICK if a.quick else CASES):
             recs.append(run_case(tmp, *case))

@@ -601,6 +601,24 @@ class Report:
                            "best hand schedule's (every case)",
                            f"worst {worst:.3f}x", "met" if ok else "**not met**"))
 
+    def auto_time(self):
+        """The automatic schedules' time against the hand ones
+        (bench/auto.py --time)."""
+        recs = self.of("auto_time")
+        if not recs:
+            return
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import auto
+        lines, ok = auto.time_table(recs)
+        self.w()
+        for line in lines:
+            self.w(line)
+        worst = max((r["auto_s"] / r["hand_s"] if r.get("hand_s")
+                     else float("inf")) for r in recs)
+        self.goals.append(("automatic plan's time_s <= 1.10x the best hand "
+                           "schedule's (<= 8 ranks, medians)",
+                           f"worst {worst:.3f}x", "met" if ok else "**not met**"))
+
     def build(self):
         self.header()
         head = len(self.lines)
@@ -611,6 +629,7 @@ class Report:
         self.bytes_goal()
         self.checks()
         self.auto_sched()
+        self.auto_time()
         self.problems()
         self.lines[head:head] = self.goals_table()
         return "\n".join(self.lines) + "\n"

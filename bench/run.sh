@@ -17,6 +17,8 @@
 #   auto     bench/auto.py: the automatic schedule's bytes at the busiest
 #            receiver against every hand schedule's and the lower bound
 #            (plan only; BENCH_AUTO_QUICK=1 for the small cases)
+#   autotime bench/auto.py --time: the automatic schedule's time_s against
+#            every hand schedule's on <= 8 ranks (BENCH_REPS rounds)
 # Every method is launched once per round, BENCH_REPS rounds, the methods
 # interleaved (and the order rotated each round); medians are reported.
 # Every launch runs under `timeout`.  The report goes to stdout and to
@@ -28,7 +30,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 dmd=${DISTMPMD:-$top/bin/distmpmd}
 py=/usr/bin/python3
-parts=${BENCH_PARTS:-checks classes stencil gemm12 gemm22 auto}
+parts=${BENCH_PARTS:-checks classes stencil gemm12 gemm22 auto autotime}
 reps=${BENCH_REPS:-5}
 sizes12=${BENCH_SIZES_1X2:-2048 4096}
 sizes22=${BENCH_SIZES:-1024 2048}
@@ -580,6 +582,13 @@ if has_part auto; then
 	$py "$here/auto.py" ${BENCH_AUTO_QUICK:+--quick} --jsonl "$results" \
 		> /dev/null || say "auto: a case failed or missed 1.02x"
 	mark "auto: end"
+fi
+if has_part autotime; then
+	say "part autotime (automatic schedules vs hand schedules, time)"
+	mark "autotime: start"
+	$py "$here/auto.py" --time --reps "$reps" --jsonl "$results" \
+		> /dev/null || say "autotime: a case failed or missed 1.10x"
+	mark "autotime: end"
 fi
 
 # --------------------------------------------------------------------------
