@@ -477,7 +477,10 @@ static __isl_give isl_printer *dmd_emit_corner(struct dmd_emit_ctx *ctx,
 }
 
 /* dmd_gemm(rt, ta, tb, M, N, K, A.., lda, B.., ldb, C.., ldc) with lo
- * the origins of i, j, k and ext their extents (u.gemm). */
+ * the origins of i, j, k and ext their extents (u.gemm); the corners of
+ * A, B and C at the origins of their own dimensions when the step has
+ * them (u.gemm.org: an operand indexed by the global index of another's
+ * local coordinate). */
 static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, struct dmd_spec_payload *pl)
 {
@@ -488,6 +491,8 @@ static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	const char *C = p0->acc[0].expr->name;
 	isl_ast_expr **e = dmd_spec_exprs(pl, pl->stmt->u.gemm.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.gemm.ext);
+	isl_ast_expr **o = pl->stmt->u.gemm.org ?
+		dmd_spec_exprs(pl, pl->stmt->u.gemm.org) : NULL;
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "dmd_gemm(rt, %d, %d, ", g->ta, g->tb);
@@ -500,17 +505,24 @@ static __isl_give isl_printer *dmd_emit_gemm(struct dmd_emit_ctx *ctx,
 	p = isl_printer_end_line(p);
 	p = isl_printer_indent(p, 4);
 	p = isl_printer_start_line(p);
-	p = g->ta ? dmd_emit_corner(ctx, p, A, "v", e[2], e[0]) :
-		dmd_emit_corner(ctx, p, A, "v", e[0], e[2]);
+	if (o)
+		p = dmd_emit_corner(ctx, p, A, "v", o[0], o[1]);
+	else
+		p = g->ta ? dmd_emit_corner(ctx, p, A, "v", e[2], e[0]) :
+			dmd_emit_corner(ctx, p, A, "v", e[0], e[2]);
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
-	p = g->tb ? dmd_emit_corner(ctx, p, B, "v", e[1], e[2]) :
-		dmd_emit_corner(ctx, p, B, "v", e[2], e[1]);
+	if (o)
+		p = dmd_emit_corner(ctx, p, B, "v", o[2], o[3]);
+	else
+		p = g->tb ? dmd_emit_corner(ctx, p, B, "v", e[1], e[2]) :
+			dmd_emit_corner(ctx, p, B, "v", e[2], e[1]);
 	p = isl_printer_print_str(p, ",");
 	p = isl_printer_end_line(p);
 	p = isl_printer_start_line(p);
-	p = dmd_emit_corner(ctx, p, C, "w", e[0], e[1]);
+	p = o ? dmd_emit_corner(ctx, p, C, "w", o[4], o[5]) :
+		dmd_emit_corner(ctx, p, C, "w", e[0], e[1]);
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	return isl_printer_indent(p, -4);

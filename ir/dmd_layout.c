@@ -239,6 +239,34 @@ __isl_give isl_aff *dmd_layout_local_aff(const struct dmd_layout *lay, int d,
 	return isl_aff_add(v, o);
 }
 
+/* The global index of local coordinate "v" along cyclic dimension "d" of
+ * "lay" (the inverse of dmd_layout_local_aff on the local coordinates a
+ * holder uses):
+ *   e = ((r // S) B + b) S + (v mod S),  b = v // Lmax, r = v mod Lmax
+ * e.g. for S = 2, B = 2, Lmax = 6: 2 (2 floor((v mod 6)/2) + floor(v/6))
+ * + (v mod 2).  "v" itself when the dimension is not cyclic. */
+__isl_give isl_aff *dmd_layout_global_aff(const struct dmd_layout *lay,
+	int d, __isl_take isl_aff *v)
+{
+	isl_ctx *ctx;
+	isl_aff *b, *q, *o, *e;
+	long S, B, L;
+
+	if (!v || !lay->cyc[d])
+		return v;
+	ctx = isl_aff_get_ctx(v);
+	S = lay->cyc[d];
+	B = lay->cyc_B[d];
+	L = lay->cyc_L[d];
+	b = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_copy(v), L));
+	q = isl_aff_mod_val(isl_aff_copy(v), isl_val_int_from_si(ctx, L));
+	q = isl_aff_floor(isl_aff_scale_down_ui(q, S));
+	o = isl_aff_mod_val(v, isl_val_int_from_si(ctx, S));
+	e = isl_aff_add(isl_aff_scale_val(q, isl_val_int_from_si(ctx, B)), b);
+	e = isl_aff_scale_val(e, isl_val_int_from_si(ctx, S));
+	return isl_aff_add(e, o);
+}
+
 /* The map of "lay" from global to local coordinates (see dmd_model.h):
  * { T[e] -> T[v] } with v from dmd_layout_local_aff on each cyclic
  * dimension, e.g. for S = 2, B = 2, Lmax = 6:

@@ -330,6 +330,8 @@ __isl_null struct dmd_layout *dmd_layout_free(
 	__isl_take struct dmd_layout *lay);
 __isl_give isl_aff *dmd_layout_local_aff(const struct dmd_layout *lay, int d,
 	__isl_take isl_aff *e);
+__isl_give isl_aff *dmd_layout_global_aff(const struct dmd_layout *lay,
+	int d, __isl_take isl_aff *v);
 
 /* ir/dmd_poly.c */
 __isl_give struct dmd_poly *dmd_poly_build(const struct dmd_mesh *mesh,

@@ -1422,6 +1422,28 @@ static void dmd_poly_cyclic_show(const struct dmd_layout *lay, int d,
 		snprintf(buf, 80, "not cyclic");
 }
 
+/* Is dimension "d" (extent "E") of "lay" held whole by every rank that
+ * holds the tensor: [c] -> { : lo = 0 and ext in { 0, E } } everywhere
+ * (not distributed, or over axes of extent 1)? */
+static int dmd_poly_held_whole(const struct dmd_mesh *mesh,
+	const struct dmd_layout *lay, int d, long E)
+{
+	isl_set *bad;
+	int whole;
+
+	bad = isl_pw_aff_ne_set(isl_pw_aff_copy(lay->lo[d]),
+		dmd_isl_cst(mesh->space, 0));
+	bad = isl_set_union(bad, isl_set_intersect(
+		isl_pw_aff_ne_set(isl_pw_aff_copy(lay->ext[d]),
+			dmd_isl_cst(mesh->space, 0)),
+		isl_pw_aff_ne_set(isl_pw_aff_copy(lay->ext[d]),
+			dmd_isl_cst(mesh->space, E))));
+	bad = isl_set_intersect_params(bad, isl_set_copy(mesh->set));
+	whole = dmd_isl_bool(isl_set_is_empty(bad));
+	isl_set_free(bad);
+	return whole;
+}
+
 /* A tensorized step ("gemm_cmd") that accesses a cyclic tensor runs in
  * local coordinates (see dmd_model.h): each index variable m that
  * indexes a cyclic dimension is replaced by its local coordinate v_m
@@ -1435,6 +1457,13 @@ static void dmd_poly_cyclic_show(const struct dmd_layout *lay, int d,
  * requires of its descriptors), and every holder but the last of a
  * cyclic dimension to hold Lmax elements (else the local coordinates
  * have gaps between holders, which a box of iterations would cross).
+ * A dimension held whole by every holder (not distributed, or over axes
+ * of extent 1, as B's rows on a 1xQ grid) may be indexed by a variable
+ * that runs over another tensor's cyclic dimension: its access is the
+ * global index of the local coordinate (dmd_layout_global_aff), e.g.
+ * B[2 (2 floor((k mod 6)/2) + floor(k/6)) + (k mod 2), n]; whether the
+ * GEMM's boxes are then whole panels of it is checked by the plan
+ * (dmd_plan_gemm: within a k block the rows must be consecutive).
  * Anything else is refused at the tensorize command.  Sets *done. */
 static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	int *done)
@@ -1445,7 +1474,7 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	isl_local_space *ls;
 	isl_aff_list *list;
 	isl_multi_aff *ma;
-	int *vd = NULL, *vt = NULL, a, d, m, any = 0;
+	int *vd = NULL, *vt = NULL, *glob = NULL, a, d, m, any = 0;
 
 	*done = 0;
 	for (a = 0; a < p->n_acc; ++a)
@@ -1457,7 +1486,8 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	vl = calloc(p->n_vars + 1, sizeof(*vl));
 	vd = calloc(p->n_vars + 1, sizeof(*vd));
 	vt = calloc(p->n_vars + 1, sizeof(*vt));
-	if (!vl || !vd || !vt)
+	glob = calloc(p->n_acc + 1, sizeof(*glob));
+	if (!vl || !vd || !vt || !glob)
 		goto error;
 	for (a = 0; a < p->n_acc; ++a) {
 		const struct dmd_layout *lay = b->lay[p->acc[a].tensor];
@@ -1498,6 +1528,17 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 			if (vl[m] && !dmd_poly_same_cyclic(vl[m], vd[m], lay,
 					d)) {
 				char what[2][80];
+				int whole = 0;
+
+				if (!lay->cyc[d])
+					whole = dmd_poly_held_whole(b->mesh,
+						lay, d, t->shape[d]);
+				if (whole < 0)
+					goto error;
+				if (whole) {
+					glob[a] |= 1 << d;
+					continue;
+				}
 
 				dmd_poly_cyclic_show(vl[m], vd[m], what[0]);
 				dmd_poly_cyclic_show(lay, d, what[1]);
@@ -1547,6 +1588,19 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	if (!p->domain)
 		goto error;
 	for (a = 0; a < p->n_acc; ++a) {
+		const struct dmd_expr *e = p->acc[a].expr;
+
+		for (d = 0; glob[a] && d < e->n_arg; ++d) {
+			isl_aff *g;
+
+			if (!(glob[a] & (1 << d)))
+				continue;
+			m = dmd_poly_find_var(p, e->args[d]->name);
+			g = isl_multi_aff_get_aff(p->acc[a].idx, d);
+			g = dmd_layout_global_aff(vl[m], vd[m], g);
+			p->acc[a].idx = isl_multi_aff_set_aff(p->acc[a].idx,
+				d, g);
+		}
 		isl_map_free(p->acc[a].map);
 		p->acc[a].map = isl_map_intersect_domain(isl_map_from_multi_aff(
 			isl_multi_aff_copy(p->acc[a].idx)),
@@ -1561,11 +1615,13 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	free(vl);
 	free(vd);
 	free(vt);
+	free(glob);
 	return 0;
 error:
 	free(vl);
 	free(vd);
 	free(vt);
+	free(glob);
 	return -1;
 }
 

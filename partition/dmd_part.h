@@ -93,11 +93,15 @@ struct dmd_xfer {
 };
 
 /* The GEMM leaf of a step: at each point of the q outer time loops
- * G[t], C[i0.., j0..] += op(A) op(B) over the box lo/ext of (i, j, k). */
+ * G[t], C[i0.., j0..] += op(A) op(B) over the box lo/ext of (i, j, k).
+ * "org" (NULL unless some operand is not indexed by the variables
+ * themselves, see dmd_poly_local_gemm): per operand A, B, C the origins
+ * of its two dimensions, in its dimensions' order. */
 struct dmd_gemm_plan {
 	int q;
 	isl_set *dom;			/* [c] -> { G[t] : box not empty } */
 	isl_pw_aff *lo[3], *ext[3];
+	isl_pw_aff *(*org)[2];		/* [3][2] or NULL */
 };
 
 /* The plan of one step.  "provider" gives, per access of the step

@@ -345,6 +345,16 @@ static int dmd_fact_step(struct dmd_fact_build *b,
 				"%s in step %d", nm[d], sp->step + 1);
 			r |= dmd_fact_pw_aff(b, what, sp->gemm->lo[d]);
 		}
+		for (d = 0; sp->gemm->org && d < 6; ++d) {
+			static const char *op[3] = { "A", "B", "C" };
+
+			free(what);
+			what = dmd_fact_name("the GEMM's origin of %s along "
+				"its dimension %d in step %d", op[d / 2], d % 2,
+				sp->step + 1);
+			r |= dmd_fact_pw_aff(b, what,
+				sp->gemm->org[d / 2][d % 2]);
+		}
 		free(what);
 		return r ? -1 : 0;
 	}

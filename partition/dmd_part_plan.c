@@ -514,8 +514,102 @@ static int dmd_plan_zero(struct dmd_plan *plan, int s)
 	return 0;
 }
 
+/* The origin, at each point G[t] of the GEMM's outer loops ("rev":
+ * { G[t] -> S[i] }, origins "lo"), of dimension "d" of access "a" of
+ * "p", which is indexed by variable "v" (a role of the GEMM: i, j or k);
+ * NULL in *org when the access is that variable itself.  Otherwise the
+ * access must be a translation of the variable on every box: the offset
+ * idx_d(i) - i_v takes one value per G[t] (e.g. B's global rows of a k
+ * block of A's local columns, consecutive when the block lies within one
+ * cyclic block), and the origin is lo_v + that offset.  A located error
+ * if not. */
+static int dmd_plan_gemm_org(const struct dmd_model *m,
+	const struct dmd_poly *p, __isl_keep isl_map *rev,
+	isl_pw_aff *const *lo, int a, int d, int v, isl_pw_aff **org)
+{
+	isl_local_space *ls;
+	isl_aff *idx, *var;
+	isl_map *off;
+	isl_bool plain, single;
+
+	*org = NULL;
+	idx = isl_multi_aff_get_aff(p->acc[a].idx, d);
+	ls = isl_local_space_from_space(isl_aff_get_domain_space(idx));
+	var = isl_aff_var_on_domain(ls, isl_dim_set, v);
+	plain = isl_aff_plain_is_equal(idx, var);
+	if (plain != isl_bool_false) {
+		isl_aff_free(idx);
+		isl_aff_free(var);
+		return plain < 0 ? -1 : 0;
+	}
+	off = isl_map_apply_range(isl_map_copy(rev),
+		isl_map_from_aff(isl_aff_sub(idx, var)));
+	single = isl_map_is_single_valued(off);
+	if (single == isl_bool_true)
+		*org = isl_pw_aff_coalesce(isl_pw_aff_add(isl_pw_aff_copy(
+			lo[v]), isl_map_dim_min(off, 0)));
+	else
+		isl_map_free(off);
+	if (single == isl_bool_false)
+		dmd_job_error(m->job, p->gemm->loc, "tensorize(..., gemm): "
+			"the elements of '%s' along dimension %d under the "
+			"outer loops are not consecutive (a block of the "
+			"GEMM's loops crosses a cyclic block): not a product "
+			"of whole local panels (not supported)",
+			m->job->tensors[p->acc[a].tensor].name, d);
+	return single == isl_bool_true && *org ? 0 : -1;
+}
+
+/* The origins of the GEMM's operands A, B and C along their dimensions
+ * (dmd_plan_gemm_org), into g->org; left NULL when every access is
+ * indexed by the variables themselves (the origins are g->lo). */
+static int dmd_plan_gemm_orgs(const struct dmd_model *m,
+	const struct dmd_poly *p, __isl_keep isl_map *rev,
+	struct dmd_gemm_plan *g)
+{
+	const struct dmd_gemm_info *gi = p->gemm;
+	int acc[3] = { gi->acc_a, gi->acc_b, 0 };
+	int var[3][2] = { { 0, 2 }, { 2, 1 }, { 0, 1 } };
+	isl_pw_aff *org[3][2];
+	int x, d, any = 0, r = 0;
+
+	if (gi->ta) {
+		var[0][0] = 2;
+		var[0][1] = 0;
+	}
+	if (gi->tb) {
+		var[1][0] = 1;
+		var[1][1] = 2;
+	}
+	for (x = 0; x < 3; ++x)
+		for (d = 0; d < 2; ++d) {
+			org[x][d] = NULL;
+			if (r == 0 && dmd_plan_gemm_org(m, p, rev, g->lo,
+					acc[x], d, var[x][d], &org[x][d]) < 0)
+				r = -1;
+			if (org[x][d])
+				any = 1;
+		}
+	if (r == 0 && any) {
+		g->org = calloc(3, sizeof(*g->org));
+		if (!g->org)
+			r = -1;
+	}
+	for (x = 0; x < 3; ++x)
+		for (d = 0; d < 2; ++d) {
+			if (r == 0 && any && !org[x][d])
+				org[x][d] = isl_pw_aff_copy(g->lo[var[x][d]]);
+			if (r == 0 && any)
+				g->org[x][d] = org[x][d];
+			else
+				isl_pw_aff_free(org[x][d]);
+		}
+	return r;
+}
+
 /* The boxes of the GEMM leaf of step "s": at each point of the outer q
- * time loops, the iterations must form a box in (i, j, k). */
+ * time loops, the iterations must form a box in (i, j, k), and each
+ * operand's elements a box of the same extents (dmd_plan_gemm_orgs). */
 static int dmd_plan_gemm(struct dmd_plan *plan, int s)
 {
 	const struct dmd_model *m = plan->m;
@@ -552,10 +646,14 @@ static int dmd_plan_gemm(struct dmd_plan *plan, int s)
 	prod = isl_map_flat_range_product(prod, pi[2]);
 	prod = isl_map_set_tuple_name(prod, isl_dim_out, "S");
 	box = isl_map_is_equal(rev, prod);
-	isl_map_free(rev);
 	isl_map_free(prod);
-	if (box == isl_bool_true)
-		return 0;
+	if (box == isl_bool_true) {
+		box = dmd_plan_gemm_orgs(m, p, rev, g) < 0 ? isl_bool_error :
+			isl_bool_true;
+		isl_map_free(rev);
+		return box == isl_bool_true ? 0 : -1;
+	}
+	isl_map_free(rev);
 	if (box == isl_bool_false)
 		dmd_job_error(m->job, p->gemm->loc, "tensorize(..., gemm): the "
 			"iterations under the outer loops do not form a box");
@@ -819,6 +917,9 @@ __isl_null struct dmd_plan *dmd_part_plan_free(__isl_take struct dmd_plan *plan)
 				isl_pw_aff_free(sp->gemm->lo[d]);
 				isl_pw_aff_free(sp->gemm->ext[d]);
 			}
+			for (d = 0; sp->gemm->org && d < 6; ++d)
+				isl_pw_aff_free(sp->gemm->org[d / 2][d % 2]);
+			free(sp->gemm->org);
 			free(sp->gemm);
 		}
 	}

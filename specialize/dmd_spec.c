@@ -579,6 +579,9 @@ static void dmd_spec_compute(struct dmd_spec_build *b)
 			dmd_spec_push(b, s, isl_pw_aff_copy(sp->gemm->lo[d]));
 		for (d = 0; d < 3; ++d)
 			dmd_spec_push(b, s, isl_pw_aff_copy(sp->gemm->ext[d]));
+		for (d = 0; sp->gemm->org && d < 6; ++d)
+			dmd_spec_push(b, s, isl_pw_aff_copy(
+				sp->gemm->org[d / 2][d % 2]));
 		dmd_spec_place(b, s, isl_set_copy(sp->gemm->dom), b->K, 0,
 			b->K, DMD_SPEC_NEST);
 		return;
@@ -691,7 +694,8 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 	case DMD_SPEC_GEMM:
 		u->gemm.lo = q;
 		u->gemm.ext = q + 3;
-		n = 6;
+		u->gemm.org = s->n_pa == 12 ? q + 6 : NULL;
+		n = u->gemm.org ? 12 : 6;
 		break;
 	case DMD_SPEC_ZERO:
 		u->zero.e = q;

@@ -107,7 +107,10 @@ union dmd_spec_fields {
 		struct dmd_spec_access *acc;	/* owned */
 		const struct dmd_spec_ctype *type;
 	} comp;
-	struct { isl_pw_aff **lo, **ext; } gemm;	/* i, j, k */
+	struct {
+		isl_pw_aff **lo, **ext;			/* i, j, k */
+		isl_pw_aff **org;	/* A, B, C: 2 each, or NULL */
+	} gemm;
 	struct { isl_pw_aff **e; } zero;		/* the element */
 	struct { isl_pw_aff **par; } clear;
 	struct { isl_pw_aff **par, **root, **lo, **ext; } bcast;

@@ -526,6 +526,9 @@ static void dmd_uses_gemm(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	}
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, pl->stmt->u.gemm.lo), 3);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, pl->stmt->u.gemm.ext), 3);
+	if (pl->stmt->u.gemm.org)
+		dmd_uses_exprs(u, dmd_spec_exprs(pl, pl->stmt->u.gemm.org),
+			6);
 }
 
 /* A post of a broadcast (dmd_emit_bcast). */
