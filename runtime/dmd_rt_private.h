@@ -54,10 +54,21 @@ struct dmd_rt_type {
 	MPI_Datatype type;
 };
 
-/* A received contribution that dmd_wait adds into a box of "dbuf":
- * "tmp" (owned) holds the box's elements contiguously.
+/* What dmd_wait does with a staged box (struct dmd_rt_sum). */
+enum dmd_rt_stage_kind {
+	DMD_RT_STAGE_ADD,	/* a received contribution: add it in */
+	DMD_RT_STAGE_COPY,	/* a strided box received packed: unpack */
+	DMD_RT_STAGE_SEND	/* a strided box sent packed: nothing */
+};
+
+/* A box of "dbuf" staged in "tmp" (owned), its elements contiguous: a
+ * received contribution that dmd_wait adds into the box, or a strided
+ * box moved packed (MPICH's derived-datatype path is many times slower
+ * than a contiguous message, see dmd_rt_xfer.c), which dmd_wait unpacks
+ * (received) or just frees (sent).
  */
 struct dmd_rt_sum {
+	enum dmd_rt_stage_kind kind;
 	void *tmp;
 	void *dbuf;
 	int ndim;

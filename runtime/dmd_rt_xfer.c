@@ -15,6 +15,15 @@
  * MPI 3: dmd_rt_mpi.c).  Derived types use int counts per level (see
  * dmd_rt_make_type).
  *
+ * A strided box (one that needs a derived datatype) is not given to MPI
+ * as such: with MPICH 4 over shared memory, a message of a derived
+ * datatype moves many times slower than a contiguous one (32 rows of
+ * 16384 doubles between 4 ranks: 0.43 s against 0.07 s packed by hand,
+ * bench note in doc/design-notes.md), so the runtime packs a strided box
+ * into a contiguous staging buffer when it posts a send and receives a
+ * strided box into one that dmd_wait unpacks (struct dmd_rt_sum).  The
+ * derived datatypes serve the file views of MPI-IO (dmd_rt_io.c).
+ *
  * Transfers: each dmd_req collects the MPI requests posted on it since its
  * last dmd_wait; a request with posted operations is "in flight" and is
  * listed in rt->inflight, so that dmd_gemm can let MPI progress on it.
@@ -308,6 +317,52 @@ static int dmd_rt_off_view(dmd_rt *rt, dmd_req *q, MPI_Comm comm, int ndim,
 	return 1;
 }
 
+static void dmd_rt_rows(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
+	const int64_t *dlo, const void *sbuf, const int64_t *sx,
+	const int64_t *slo, const int64_t *cnt,
+	void (*row)(dmd_rt *rt, void *d, const void *s, int64_t n));
+static void dmd_rt_row_copy(dmd_rt *rt, void *d, const void *s, int64_t n);
+
+/* Stage the box (lo, cnt) of "buf" (extents bx[], "n" elements) on "q"
+ * for dmd_wait to treat as "kind" says; a box sent is packed now.
+ * Returns the staging buffer, contiguous, owned by "q".
+ */
+static void *dmd_rt_stage(dmd_rt *rt, dmd_req *q, enum dmd_rt_stage_kind kind,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, int64_t n)
+{
+	int64_t zero[DMD_RT_MAX_DIMS] = { 0 };
+	struct dmd_rt_sum *s;
+	int d;
+
+	if ((uint64_t) n > SIZE_MAX / rt->esize)
+		dmd_fail(rt, "transfer '%s': box of %" PRId64 " elements is "
+			"too large", q->label, n);
+	q->sums = dmd_rt_grow(rt, q->sums, &q->cap_sums, q->n_sums + 1,
+		sizeof(*q->sums));
+	s = &q->sums[q->n_sums++];
+	s->kind = kind;
+	s->tmp = NULL;
+	s->dbuf = (void *) buf;
+	s->ndim = ndim;
+	for (d = 0; d < ndim; ++d) {
+		s->bx[d] = bx[d];
+		s->lo[d] = lo[d];
+		s->cnt[d] = cnt[d];
+	}
+	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
+	if (kind == DMD_RT_STAGE_SEND)
+		dmd_rt_rows(rt, s->tmp, ndim, cnt, zero, buf, bx, lo, cnt,
+			&dmd_rt_row_copy);
+	return s->tmp;
+}
+
+/* Is "box" strided (described by a derived datatype)? */
+static int dmd_rt_strided(const dmd_rt *rt, const struct dmd_rt_box *box)
+{
+	return box->type != rt->base;
+}
+
 /* Post the broadcast of a box along "axis" from coordinate "root". */
 void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
@@ -325,8 +380,16 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	dmd_rt_mpi_ibcast(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
-		box.type, (int) root, comm, dmd_rt_slot(rt, q, box.nelem));
+	if (dmd_rt_strided(rt, &box))
+		dmd_rt_mpi_ibcast(rt, dmd_rt_stage(rt, q,
+			rt->coords[axis] == root ? DMD_RT_STAGE_SEND :
+			DMD_RT_STAGE_COPY, buf, ndim, bx, lo, cnt, box.nelem),
+			box.nelem, rt->base, (int) root, comm,
+			dmd_rt_slot(rt, q, box.nelem));
+	else
+		dmd_rt_mpi_ibcast(rt, dmd_rt_box_ptr(rt, buf, &box),
+			box.count, box.type, (int) root, comm,
+			dmd_rt_slot(rt, q, box.nelem));
 	if (rt->coords[axis] != root)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -354,18 +417,27 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	src = (c + d) % p;
 	dmd_rt_box_get(rt, ndim, rx, rlo, rcnt, &rbox);
 	if (rbox.nelem > 0) {
-		dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, rbuf, &rbox),
-			rbox.count,
-			rbox.type, src, q->tag, comm,
-			dmd_rt_slot(rt, q, rbox.nelem));
+		if (dmd_rt_strided(rt, &rbox))
+			dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q,
+				DMD_RT_STAGE_COPY, rbuf, ndim, rx, rlo, rcnt,
+				rbox.nelem), rbox.nelem, rt->base, src,
+				q->tag, comm, dmd_rt_slot(rt, q, rbox.nelem));
+		else
+			dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, rbuf, &rbox),
+				rbox.count, rbox.type, src, q->tag, comm,
+				dmd_rt_slot(rt, q, rbox.nelem));
 		if (src != c)
 			dmd_rt_count(rt, q, rbox.nelem);
 	}
 	dmd_rt_box_get(rt, ndim, sx, slo, scnt, &sbox);
-	if (sbox.nelem > 0)
+	if (sbox.nelem > 0 && dmd_rt_strided(rt, &sbox))
+		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
+			sbuf, ndim, sx, slo, scnt, sbox.nelem), sbox.nelem,
+			rt->base, dst, q->tag, comm,
+			dmd_rt_slot(rt, q, sbox.nelem));
+	else if (sbox.nelem > 0)
 		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, sbuf, &sbox),
-			sbox.count,
-			sbox.type, dst, q->tag, comm,
+			sbox.count, sbox.type, dst, q->tag, comm,
 			dmd_rt_slot(rt, q, sbox.nelem));
 }
 
@@ -396,9 +468,15 @@ void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
-		box.type, from, q->tag, rt->cart,
-		dmd_rt_slot(rt, q, box.nelem));
+	if (dmd_rt_strided(rt, &box))
+		dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY,
+			buf, ndim, bx, lo, cnt, box.nelem), box.nelem,
+			rt->base, from, q->tag, rt->cart,
+			dmd_rt_slot(rt, q, box.nelem));
+	else
+		dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, buf, &box),
+			box.count, box.type, from, q->tag, rt->cart,
+			dmd_rt_slot(rt, q, box.nelem));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -414,9 +492,15 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, buf, &box), box.count,
-		box.type, to, q->tag, rt->cart,
-		dmd_rt_slot(rt, q, box.nelem));
+	if (dmd_rt_strided(rt, &box))
+		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
+			buf, ndim, bx, lo, cnt, box.nelem), box.nelem,
+			rt->base, to, q->tag, rt->cart,
+			dmd_rt_slot(rt, q, box.nelem));
+	else
+		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, buf, &box),
+			box.count, box.type, to, q->tag, rt->cart,
+			dmd_rt_slot(rt, q, box.nelem));
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;
@@ -426,30 +510,14 @@ void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
 {
 	int from = dmd_rt_coords_rank(rt, q, src);
-	struct dmd_rt_sum *s;
 	int64_t n;
-	int d;
 
 	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
 	n = dmd_rt_nelem(ndim, cnt);
 	if (n == 0)
 		return;
-	if ((uint64_t) n > SIZE_MAX / rt->esize)
-		dmd_fail(rt, "transfer '%s': box of %" PRId64 " elements is "
-			"too large", q->label, n);
-	q->sums = dmd_rt_grow(rt, q->sums, &q->cap_sums, q->n_sums + 1,
-		sizeof(*q->sums));
-	s = &q->sums[q->n_sums++];
-	s->tmp = NULL;
-	s->dbuf = buf;
-	s->ndim = ndim;
-	for (d = 0; d < ndim; ++d) {
-		s->bx[d] = bx[d];
-		s->lo[d] = lo[d];
-		s->cnt[d] = cnt[d];
-	}
-	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
-	dmd_rt_mpi_irecv(rt, s->tmp, n, rt->base, from, q->tag, rt->cart,
+	dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_ADD, buf, ndim,
+		bx, lo, cnt, n), n, rt->base, from, q->tag, rt->cart,
 		dmd_rt_slot(rt, q, n));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, n);
@@ -548,8 +616,8 @@ int64_t dmd_rt_progress(dmd_rt *rt)
 }
 
 /* Complete every operation posted on "q" since its last wait, then add
- * the received contributions; record the wait and the transfer for the
- * trace.
+ * the received contributions and unpack the strided boxes received
+ * packed; record the wait and the transfer for the trace.
  */
 void dmd_wait(dmd_rt *rt, dmd_req *q)
 {
@@ -565,8 +633,11 @@ void dmd_wait(dmd_rt *rt, dmd_req *q)
 	for (k = 0; k < q->n_sums; ++k) {
 		struct dmd_rt_sum *s = &q->sums[k];
 
-		dmd_rt_rows(rt, s->dbuf, s->ndim, s->bx, s->lo, s->tmp,
-			s->cnt, zero, s->cnt, &dmd_rt_row_add);
+		if (s->kind != DMD_RT_STAGE_SEND)
+			dmd_rt_rows(rt, s->dbuf, s->ndim, s->bx, s->lo, s->tmp,
+				s->cnt, zero, s->cnt,
+				s->kind == DMD_RT_STAGE_ADD ? &dmd_rt_row_add :
+				&dmd_rt_row_copy);
 		free(s->tmp);
 		s->tmp = NULL;
 	}
