@@ -1580,6 +1580,7 @@ PROGRAMS = {
     # block-cyclic layouts
     "cyclic_jacobi_3": lambda v: jacobi(v, 4),
     "cyclic_partial_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
+    "cyclic_partial_auto_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
     # Axe layouts
     "axe_seed_4": lambda v: {"C": v["A"] * v["B"] + 1},
 }
