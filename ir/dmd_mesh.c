@@ -273,6 +273,57 @@ __isl_give isl_map *dmd_mesh_line(const struct dmd_mesh *mesh, int a)
 	return line;
 }
 
+/* Does the coordinate along axis "b" change along the lines of axis "a"
+ * (see dmd_model.h)?  Compared on the ranks of both frames. */
+isl_bool dmd_mesh_crosses(const struct dmd_mesh *mesh, int a, int b)
+{
+	int v = dmd_mesh_axis_view(mesh, b);
+	isl_space *rs;
+	isl_set *f;
+	isl_map *line, *same;
+	isl_bool sub;
+
+	if (a == b)
+		return isl_bool_true;
+	line = dmd_mesh_line(mesh, a);
+	if (v >= 0) {
+		rs = dmd_mesh_rank_space(mesh);
+		f = dmd_mesh_frame_at(mesh, v, rs, isl_dim_set, 0);
+		isl_space_free(rs);
+		line = isl_map_intersect_domain(line, isl_set_copy(f));
+		line = isl_map_intersect_range(line, f);
+	}
+	same = dmd_mesh_equate(mesh, isl_map_copy(line), 0, 0, b);
+	sub = isl_map_is_subset(line, same);
+	isl_map_free(line);
+	isl_map_free(same);
+	if (sub < 0)
+		return sub;
+	return sub ? isl_bool_false : isl_bool_true;
+}
+
+/* "map" { R[r] -> X[x] } keeping, for each x and each line along axis
+ * "a", only the rank of least coordinate along "a" (see dmd_model.h):
+ *	map - { r -> x : r2 -> x in map, r2 on r's line, a(r2) < a(r) } */
+__isl_give isl_map *dmd_mesh_first_along(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, int a)
+{
+	isl_map *before;
+	isl_space *space;
+	isl_set *w;
+	isl_pw_aff *c1, *c2;
+	int n = mesh->n;
+
+	w = isl_map_wrap(dmd_mesh_line(mesh, a));
+	space = isl_set_get_space(w);
+	c1 = dmd_mesh_coord_at(mesh, a, space, isl_dim_set, 0);
+	c2 = dmd_mesh_coord_at(mesh, a, space, isl_dim_set, n);
+	isl_space_free(space);
+	w = isl_set_intersect(w, isl_pw_aff_lt_set(c2, c1));
+	before = isl_map_apply_range(isl_set_unwrap(w), isl_map_copy(map));
+	return isl_map_subtract(map, before);
+}
+
 /* "set" spread along axis "a" (see dmd_model.h). */
 __isl_give isl_set *dmd_mesh_eliminate(const struct dmd_mesh *mesh,
 	__isl_take isl_set *set, int a)

@@ -291,6 +291,16 @@ __isl_give isl_set *dmd_mesh_eliminate(const struct dmd_mesh *mesh,
  * along its other axes } (the line along "a"; for a mesh axis, equal
  * coordinates along the other mesh axes). */
 __isl_give isl_map *dmd_mesh_line(const struct dmd_mesh *mesh, int a);
+/* Does the coordinate along axis "b" change along the lines of axis
+ * "a" (ranks of both frames)?  True for b = a; for view axis u = 2 x + y
+ * of a 2x2 mesh and mesh axis y (or x); false for axes of the same
+ * frame. */
+isl_bool dmd_mesh_crosses(const struct dmd_mesh *mesh, int a, int b);
+/* "map" { R[r] -> X[x] } with, for each x and each line along axis
+ * "a", only the rank of that line of least coordinate along "a" that
+ * "map" relates to x. */
+__isl_give isl_map *dmd_mesh_first_along(const struct dmd_mesh *mesh,
+	__isl_take isl_map *map, int a);
 /* The ranks written in the coordinates of view "v" instead of the mesh
  * coordinates, for the code of a step distributed over the view: the
  * parameters c_x.. of the mesh replaced by c_a.. of the view (the

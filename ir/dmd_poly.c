@@ -1033,7 +1033,7 @@ static int dmd_poly_linear(const struct dmd_expr *e, const char *t)
 }
 
 /* May step "p" run on the partials of its output?  Its output is
- * partial, no loop distributes a partial axis ("dist"), and the right
+ * partial, no loop distributes or crosses a partial axis ("dist"), and the right
  * side reads exactly one partial tensor (possibly the output), partial
  * along the same axes, and is linear in it. */
 static int dmd_poly_may_run_on_partials(struct dmd_poly_build *b,
@@ -1071,13 +1071,43 @@ static int dmd_poly_may_run_on_partials(struct dmd_poly_build *b,
 	return dmd_poly_linear(p->st->rhs, b->job->tensors[t].name);
 }
 
+/* Mark with 2 in "dist" (1 on the axes a loop is distributed over)
+ * every partial axis of the step's output along whose lines the
+ * coordinate of a distributed axis changes: a loop over view axis
+ * u = 2 x + y of a 2x2 mesh pins an iteration to one coordinate along
+ * partial axis y, which need not be 0.  -1 on error. */
+static int dmd_poly_crossed(struct dmd_poly_build *b, int *dist)
+{
+	const struct dmd_mesh *mesh = b->mesh;
+	const struct dmd_layout *out = b->lay[b->p->out];
+	int i, a, pa;
+
+	for (i = 0; i < out->n_partial; ++i) {
+		pa = out->partial[i];
+		for (a = 0; !dist[pa] && a < mesh->n_all; ++a) {
+			isl_bool c;
+
+			if (dist[a] != 1)
+				continue;
+			c = dmd_mesh_crosses(mesh, pa, a);
+			if (c < 0)
+				return -1;
+			if (c)
+				dist[pa] = 2;
+		}
+	}
+	return 0;
+}
+
 /* Which ranks execute which iterations ("owner computes").  The loops a
  * schedule distributes fix the coordinates along their axes.  A step
  * that may run on the partials of its output, and whose holders can run
  * every iteration, runs there, every rank on its own partials.  Else,
  * along the output's partial axes that no loop distributes, only
  * coordinate 0 executes (the partial sums must count each contribution
- * once).  Of
+ * once); along those that a loop over another axis crosses (a view axis
+ * spanning them, dmd_poly_crossed), only the least coordinate of each
+ * line that may execute the iteration.  Of
  * the ranks left, those that hold the element an iteration writes all
  * execute it (every replica of the output computes its own elements:
  * nothing is sent back); an iteration that no such holder executes runs
@@ -1100,6 +1130,10 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 	for (i = 0; i < p->n_loops; ++i)
 		if (p->loops[i].kind == DMD_LOOP_SPACE)
 			dist[p->loops[i].axis] = 1;
+	if (dmd_poly_crossed(b, dist) < 0) {
+		free(dist);
+		return -1;
+	}
 	dom = isl_map_domain(isl_map_copy(p->rsched));
 	e = isl_set_unbind_params_insert_domain(dom,
 		isl_multi_id_copy(mesh->ids));
@@ -1131,12 +1165,16 @@ static int dmd_poly_executors(struct dmd_poly_build *b)
 		}
 		isl_map_free(hold);
 	}
-	for (i = 0; i < out->n_partial; ++i)
-		if (!dist[out->partial[i]]) {
+	for (i = 0; i < out->n_partial; ++i) {
+		if (dist[out->partial[i]] == 1)
+			continue;
+		if (dist[out->partial[i]] == 2)
+			e = dmd_mesh_first_along(mesh, e, out->partial[i]);
+		else
 			e = dmd_mesh_fix(mesh, e, isl_dim_in, 0,
 				out->partial[i], 0);
-			fixed = 1;
-		}
+		fixed = 1;
+	}
 	free(dist);
 	/* one executor per iteration already (every axis distributed) */
 	hold = isl_map_reverse(isl_map_copy(e));

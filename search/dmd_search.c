@@ -124,23 +124,6 @@ int dmd_search_is_product(const struct dmd_poly *p)
  * schedule unless it says "schedule: auto". */
 #define DMD_SEARCH_LOOPS_RANKS	8
 
-/* Does expression "e" read a tensor of "job" with a cyclic layout? */
-static int dmd_search_reads_cyclic(const struct dmd_job *job,
-	const struct dmd_expr *e)
-{
-	int i, t;
-
-	if (e->type == DMD_EXPR_ACCESS) {
-		t = dmd_job_find_tensor(job, e->name);
-		if (t >= 0 && job->tensors[t].n_cyclic)
-			return 1;
-	}
-	for (i = 0; i < e->n_arg; ++i)
-		if (dmd_search_reads_cyclic(job, e->args[i]))
-			return 1;
-	return 0;
-}
-
 /* Is step "st" a redistribution (spec 1.5: B[i, j] = A[i, j], the same
  * plain indices on both sides), whose empty schedule moves the ideal
  * bytes that the spec promises? */
@@ -154,9 +137,7 @@ static int dmd_search_is_redistribution(const struct dmd_step *st)
  * (owner computes) is one of the candidates and wins ties.  Without a
  * schedule key, a redistribution keeps the empty schedule (a loop
  * distribution with fewer messages may move more than the ideal
- * bytes), and so does a step on cyclic layouts (distributing its loops
- * is not supported there yet: some such programs fail their proofs as
- * emitted). */
+ * bytes). */
 int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job)
 {
 	const struct dmd_step *st = p->st;
@@ -170,9 +151,7 @@ int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job)
 	if (st->schedule_auto)
 		return 1;
 	return job->nranks <= DMD_SEARCH_LOOPS_RANKS &&
-		!dmd_search_is_redistribution(st) &&
-		!dmd_search_reads_cyclic(job, st->lhs) &&
-		!dmd_search_reads_cyclic(job, st->rhs);
+		!dmd_search_is_redistribution(st);
 }
 
 /* Is "name" free for a new loop or view axis? */

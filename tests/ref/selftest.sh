@@ -1518,6 +1518,7 @@ def chain(v):
 
 PROGRAMS = {
     "cyclic_from_block_2x2": lambda v: {"B": 2 * v["A"]},
+    "cyclic_from_block_auto_2x2": lambda v: {"B": 2 * v["A"]},
     "halo_offsets_4": lambda v: {"B": stencil3(v["A"])},
     "partial_reduce_2": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
     "partial_reduce_2x2": lambda v: {"R": v["X"] @ v["W"], "S": v["X"] @ v["W"]},
@@ -1580,6 +1581,7 @@ PROGRAMS = {
     # block-cyclic layouts
     "cyclic_jacobi_3": lambda v: jacobi(v, 4),
     "cyclic_partial_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
+    "cyclic_partial_auto_2x2": lambda v: {"R": 2 * (v["X"] @ v["v"])},
     # Axe layouts
     "axe_seed_4": lambda v: {"C": v["A"] * v["B"] + 1},
 }
