@@ -368,32 +368,75 @@ static void dmd_est_shifted(const struct dmd_est_cand *cand,
 	}
 }
 
+/* The view coordinates "u" of the rank at sample "s" for candidate
+ * "cand" (over the first Q ranks) and the intervals "lo", "len" of the
+ * loops it runs (empty for an idle rank).  Is it active? */
+static int dmd_est_coords(const struct dmd_est *e,
+	const struct dmd_est_cand *cand, int s, long Q, long *u, long *lo,
+	long *len)
+{
+	long r = e->rank[s];
+	int active = r < Q, a, d;
+
+	for (a = 0; a < 3; ++a)
+		u[a] = 0;
+	for (a = cand->n - 1; a >= 0 && active; --a) {
+		u[a] = r % cand->shape[a];
+		r /= cand->shape[a];
+	}
+	for (d = 0; d < 3; ++d) {
+		if (active)
+			dmd_est_interval(e, cand, u, d, &lo[d], &len[d]);
+		else
+			lo[d] = len[d] = 0;
+	}
+	return active;
+}
+
+/* Does every sampled rank hold all it needs of operand "t" with
+ * candidate "cand"?  Then its transfer is local (dmd_part_plan.c tries
+ * that before a shift): a rotation shifts nothing. */
+static int dmd_est_local(const struct dmd_est *e,
+	const struct dmd_est_cand *cand, const struct dmd_est_tensor *t,
+	long Q)
+{
+	long u[3], lo[3], len[3];
+	int s, d;
+
+	for (s = 0; s < e->ns; ++s) {
+		double need = 1, have = 1;
+
+		if (!dmd_est_coords(e, cand, s, Q, u, lo, len))
+			continue;
+		for (d = 0; d < 2; ++d) {
+			int l = t->loop[d];
+
+			need *= len[l];
+			have *= dmd_est_meet(lo[l], len[l], t->lo[2 * s + d],
+				t->len[2 * s + d]);
+		}
+		if (have < need)
+			return 0;
+	}
+	return 1;
+}
+
 /* Estimate candidate "cand" (see the file's comment) into "fig". */
 void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 	struct dmd_cost_figs *fig)
 {
 	long Q = 1;
 	double tmax = 0, total = 0, rmax = 0, mmax = 0, fmax = 0, msgs = 0;
-	int s, a, x, d;
+	int s, a, x, d, local[2] = { 1, 1 };
 
 	for (a = 0; a < cand->n; ++a)
 		Q *= cand->shape[a];
+	for (x = 0; x < 2 && cand->rot; ++x)
+		local[x] = dmd_est_local(e, cand, &e->t[x], Q);
 	for (s = 0; s < e->ns; ++s) {
-		long r = e->rank[s], u[3] = { 0, 0, 0 }, lo[3], len[3];
+		long u[3], lo[3], len[3];
 		double recv = 0, nmsg = 0, flops, t, ce, cm, mem = 0;
-		int active = r < Q;
-
-		for (a = cand->n - 1; a >= 0 && active; --a) {
-			u[a] = r % cand->shape[a];
-			r /= cand->shape[a];
-		}
-		for (d = 0; d < 3; ++d) {
-			if (active)
-				dmd_est_interval(e, cand, u, d, &lo[d],
-					&len[d]);
-			else
-				lo[d] = len[d] = 0;
-		}
+		int active = dmd_est_coords(e, cand, s, Q, u, lo, len);
 		/* the operands */
 		for (x = 0; x < 2; ++x) {
 			const struct dmd_est_tensor *t = &e->t[x];
@@ -408,7 +451,7 @@ void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 					t->lo[2 * s + d], t->len[2 * s + d]);
 			}
 			in = need - have;
-			shifted = active && cand->rot &&
+			shifted = active && cand->rot && !local[x] &&
 				dmd_search_est_shifts(cand, t->loop[0] == 2 ?
 					t->loop[1] : t->loop[0]);
 			if (shifted) {
