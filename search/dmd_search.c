@@ -9,8 +9,12 @@
  * when a slightly smaller count P' >= 0.9 P has more divisors than P, those
  * of P', the other ranks idle: 61 ranks as 3x4x5), and per view:
  *   [P]          1-D: distribute i, or j, or k (a split reduction)
- *   [P1, P2]     2-D: distribute i and j; SUMMA (k in lcm(P1, P2)
- *                panels, broadcast at each) or the whole k at once
+ *   [P1, P2]     2-D: distribute i and j; SUMMA (k in L = lcm(P1, P2)
+ *                panels, broadcast at each) or the whole k at once;
+ *                the panel loop rotated by the coordinate of an axis of
+ *                extent L (PUMMA: one operand shifts around that axis's
+ *                ring, the other is broadcast) or, on a square view, by
+ *                both (Cannon: both shift)
  *   [P1, P2, P3] 3-D: distribute i, j and k
  * always with tensorize for the local product.  A view equal to the mesh
  * uses the mesh's own axes.  Every candidate is first estimated in
@@ -364,17 +368,33 @@ static struct dmd_search_cand *dmd_search_new(struct dmd_search_build *b)
 	return c;
 }
 
+/* The loop (0: i, 1: j) besides k of operand "x" (0: A, 1: B) of "b":
+ * A has one of i, j and k, B the other (dmd_search_is_product). */
+static int dmd_search_operand_loop(struct dmd_search_build *b, int x)
+{
+	const struct dmd_expr *acc = b->p->st->rhs->args[x];
+	int d;
+
+	for (d = 0; d < 2; ++d)
+		if (strcmp(acc->args[d]->name, b->kv))
+			return strcmp(acc->args[d]->name, b->iv) ? 1 : 0;
+	return 0;
+}
+
 /* Add the candidate that distributes the loops "dist" (n of them, among
  * i, j, k) over a view of "shape" (n extents), with k in "panels" panels
- * communicated at each (0: none). */
+ * communicated at each (0: none), the panel loop rotated by the view
+ * coordinates of the axes in the bit set "rot" (0: none; DISTAL's
+ * rotate: panel (t + sum of those coordinates) mod panels at time t). */
 static int dmd_search_add(struct dmd_search_build *b, int n,
-	const char *const *dist, const long *shape, long panels)
+	const char *const *dist, const long *shape, long panels, int rot)
 {
 	struct dmd_search_cand *c = dmd_search_new(b);
 	const char *axes[3], *outer[3], *inner[3], *order[6], *gemm[3];
-	const char *ko = NULL, *ki = NULL, *loops[3];
+	const char *ko = NULL, *ki = NULL, *kr = NULL, *loops[3];
+	const char *rv[3];
 	char desc[256], suf[64];
-	int i, d, r = 0;
+	int i, d, r = 0, nr = 0;
 
 	/* names are fresh within a candidate (each is analysed alone) */
 	for (i = 0; i < b->n_used; ++i)
@@ -384,6 +404,7 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 		return -1;
 	c->est.n = n;
 	c->est.panels = panels;
+	c->est.rot = panels > 0 ? rot : 0;
 	for (i = 0; i < n; ++i) {
 		c->est.shape[i] = shape[i];
 		c->est.loop[i] = !strcmp(dist[i], b->iv) ? 0 :
@@ -432,10 +453,22 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 		r |= dmd_search_cmd(c, DMD_CMD_REORDER, n + 4);
 		for (i = 0; i < n + 4; ++i)
 			r |= dmd_search_arg_id(c, i, order[i]);
+		for (i = 0; i < n; ++i)
+			if (c->est.rot >> i & 1)
+				rv[nr++] = outer[i];
+		if (nr > 0) {
+			kr = dmd_search_name(b, "kor");
+			if (!kr)
+				return -1;
+			r |= dmd_search_cmd(c, DMD_CMD_ROTATE, 3);
+			r |= dmd_search_arg_id(c, 0, ko);
+			r |= dmd_search_arg_list(c, 1, nr, rv);
+			r |= dmd_search_arg_id(c, 2, kr);
+		}
 		r |= dmd_search_cmd(c, DMD_CMD_COMMUNICATE, 2);
 		r |= dmd_search_arg_list(c, 0, strcmp(b->a, b->b) ? 2 : 1,
 			comm);
-		r |= dmd_search_arg_id(c, 1, ko);
+		r |= dmd_search_arg_id(c, 1, nr > 0 ? kr : ko);
 	}
 	r |= dmd_search_cmd(c, DMD_CMD_TENSORIZE, 2);
 	r |= dmd_search_arg_list(c, 0, 3, gemm);
@@ -443,7 +476,17 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 	if (n == 1)
 		snprintf(desc, sizeof(desc), "1-D over %s (%ld ranks)",
 			dist[0], shape[0]);
-	else if (n == 2)
+	else if (n == 2 && nr > 0) {
+		/* Cannon: both operands shift; PUMMA: the one named shifts,
+		 * the other is broadcast */
+		int sa = dmd_search_est_shifts(&c->est,
+			dmd_search_operand_loop(b, 0));
+
+		snprintf(desc, sizeof(desc), "2-D over %s x %s (%ldx%ld), "
+			"%s%.40s%s", dist[0], dist[1], shape[0], shape[1],
+			nr == 2 ? "Cannon" : "PUMMA, ", nr == 2 ? "" :
+			sa ? b->a : b->b, nr == 2 ? "" : " shifts");
+	} else if (n == 2)
 		snprintf(desc, sizeof(desc), "2-D over %s x %s (%ldx%ld), "
 			"%s", dist[0], dist[1], shape[0], shape[1],
 			panels ? "SUMMA" : "the whole k at once");
@@ -608,7 +651,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 	const char *ij[2] = { b->iv, b->jv }, *ijk[3] = { b->iv, b->jv,
 		b->kv };
 	long s1[1] = { P }, s2[2], s3[3], a, c, K = 1;
-	int v;
+	int v, rot;
 
 	for (v = 0; v < b->p->n_vars; ++v)
 		if (!strcmp(b->p->vars[v], b->kv))
@@ -616,7 +659,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 	for (v = 0; v < 3; ++v) {
 		const char *one[1] = { ijk[v] };
 
-		if (dmd_search_add(b, 1, one, s1, 0) < 0)
+		if (dmd_search_add(b, 1, one, s1, 0, 0) < 0)
 			return -1;
 	}
 	for (a = 2; a <= P / 2; ++a) {
@@ -626,10 +669,21 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 			continue;
 		s2[0] = a, s2[1] = P / a;
 		l = a / dmd_search_gcd(a, P / a) * (P / a);
-		if (dmd_search_add(b, 2, ij, s2, 0) < 0)
+		if (dmd_search_add(b, 2, ij, s2, 0, 0) < 0)
 			return -1;
-		if (l > 1 && l <= K && dmd_search_add(b, 2, ij, s2, l) < 0)
+		if (l > K)
+			continue;
+		if (dmd_search_add(b, 2, ij, s2, l, 0) < 0)
 			return -1;
+		/* rotated by the coordinates along which a panel's operand
+		 * can shift around the ring: l panels on an axis of l
+		 * ranks (Cannon on a square view, PUMMA on either axis of
+		 * P1 x P2 whose extent is the lcm) */
+		for (rot = 1; rot <= 3; ++rot)
+			if ((!(rot & 1) || l == s2[0]) &&
+			    (!(rot & 2) || l == s2[1]) &&
+			    dmd_search_add(b, 2, ij, s2, l, rot) < 0)
+				return -1;
 	}
 	for (a = 2; a <= P / 4; ++a) {
 		if (P % a)
@@ -638,7 +692,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 			if ((P / a) % c)
 				continue;
 			s3[0] = a, s3[1] = c, s3[2] = P / a / c;
-			if (dmd_search_add(b, 3, ijk, s3, 0) < 0)
+			if (dmd_search_add(b, 3, ijk, s3, 0, 0) < 0)
 				return -1;
 		}
 	}

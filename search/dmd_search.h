@@ -5,15 +5,16 @@
  *
  * A candidate is a view of the ranks (or the mesh itself) and a schedule
  * of the step over it: 1-D on each of the three loops, 2-D with the
- * output's two loops distributed (SUMMA with k panels, or the whole k at
- * once), 3-D with all three distributed (the partial products summed onto
- * the output's holders).  Each is estimated in closed form; the best
- * estimated few are analysed exactly as a job whose step had that
- * schedule (the model, the transfer plan and its proofs, the cost); a
- * candidate the analysis refuses is dropped, one whose memory exceeds
- * mesh.memory is rejected; the others keep their estimates.  The declared layouts of the inputs
- * and the output stay as they are: every candidate's cost includes
- * bringing the data from them and returning the results to them.
+ * output's two loops distributed (SUMMA with k panels, Cannon and PUMMA
+ * with the panels rotated, or the whole k at once), 3-D with all three
+ * distributed (the partial products summed onto the output's holders).
+ * Each is estimated in closed form; the best estimated few are analysed
+ * exactly as a job whose step had that schedule (the model, the transfer
+ * plan and its proofs, the cost); a candidate the analysis refuses is
+ * dropped, one whose memory exceeds mesh.memory is rejected; the others
+ * keep their estimates.  The declared layouts of the inputs and the
+ * output stay as they are: every candidate's cost includes bringing the
+ * data from them and returning the results to them.
  *
  * Ownership: dmd_search_step gives a dmd_search that owns its candidates;
  * dmd_search_free releases it and returns NULL.

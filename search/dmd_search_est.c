@@ -13,6 +13,9 @@
  * the declared layout's box, read from the model (lo, ext at r's mesh
  * coordinates).  Per rank:
  *   received of A, B = |needed box| - |needed box ∩ held box|
+ *                      (an operand that a rotated candidate shifts:
+ *                      |needed box| - |first panel ∩ held box|, see
+ *                      dmd_est_shifted)
  *   received of C    = sum over the other ranks s that compute a box K_s
  *                      of C: |K_s ∩ H_r| (H_r: the box r holds)
  *   flops            = 2 |I_r| |J_r| |K_r|
@@ -307,36 +310,138 @@ static void dmd_est_result(const struct dmd_est *e,
 	}
 }
 
+/* Does the operand whose loop besides k is "xl" shift (see the
+ * header)? */
+int dmd_search_est_shifts(const struct dmd_est_cand *c, int xl)
+{
+	int a;
+
+	for (a = 0; a < c->n; ++a)
+		if (c->loop[a] != xl && c->loop[a] != 2 && (c->rot >> a & 1))
+			return 1;
+	return 0;
+}
+
+/* What operand "t", shifted around a ring by candidate "cand", costs
+ * the rank at sample "s" with view coordinates "u", needing the box
+ * "lo", "len" of the loops: at the first time point the panel (sum of
+ * the rotated coordinates) mod panels, fetched unless held (from about
+ * as many holders as it takes held blocks); at each later one the panel
+ * its neighbour had, received whole when not empty (dmd_part_cost.c
+ * counts a shift so, held or not).  Received elements in *in, messages
+ * in *msgs. */
+static void dmd_est_shifted(const struct dmd_est_cand *cand,
+	const struct dmd_est_tensor *t, int s, const long *u, const long *lo,
+	const long *len, double *in, double *msgs)
+{
+	long L = cand->panels, p0 = 0, klo, klen, t1;
+	double need = 1, need0 = 1, have0 = 1;
+	int a, d;
+
+	for (a = 0; a < cand->n; ++a)
+		if (cand->rot >> a & 1)
+			p0 += u[a];
+	p0 %= L;
+	for (d = 0; d < 2; ++d) {
+		int l = t->loop[d];
+		long plo = lo[l], plen = len[l];
+
+		if (l == 2) {
+			dmd_est_block(len[2], L, p0, &klo, &klen);
+			plo = lo[2] + klo;
+			plen = klen;
+		}
+		need *= len[l];
+		need0 *= plen;
+		have0 *= dmd_est_meet(plo, plen, t->lo[2 * s + d],
+			t->len[2 * s + d]);
+	}
+	*in = need - have0;
+	*msgs = 0;
+	if (need0 > have0)
+		*msgs = dmd_est_max(1, (double) (long) ((need0 - have0) /
+			t->block + 0.999));
+	for (t1 = 1; t1 < L; ++t1) {
+		dmd_est_block(len[2], L, (t1 + p0) % L, &klo, &klen);
+		if (klen > 0 && need > 0)
+			*msgs += 1;
+	}
+}
+
+/* The view coordinates "u" of the rank at sample "s" for candidate
+ * "cand" (over the first Q ranks) and the intervals "lo", "len" of the
+ * loops it runs (empty for an idle rank).  Is it active? */
+static int dmd_est_coords(const struct dmd_est *e,
+	const struct dmd_est_cand *cand, int s, long Q, long *u, long *lo,
+	long *len)
+{
+	long r = e->rank[s];
+	int active = r < Q, a, d;
+
+	for (a = 0; a < 3; ++a)
+		u[a] = 0;
+	for (a = cand->n - 1; a >= 0 && active; --a) {
+		u[a] = r % cand->shape[a];
+		r /= cand->shape[a];
+	}
+	for (d = 0; d < 3; ++d) {
+		if (active)
+			dmd_est_interval(e, cand, u, d, &lo[d], &len[d]);
+		else
+			lo[d] = len[d] = 0;
+	}
+	return active;
+}
+
+/* Does every sampled rank hold all it needs of operand "t" with
+ * candidate "cand"?  Then its transfer is local (dmd_part_plan.c tries
+ * that before a shift): a rotation shifts nothing. */
+static int dmd_est_local(const struct dmd_est *e,
+	const struct dmd_est_cand *cand, const struct dmd_est_tensor *t,
+	long Q)
+{
+	long u[3], lo[3], len[3];
+	int s, d;
+
+	for (s = 0; s < e->ns; ++s) {
+		double need = 1, have = 1;
+
+		if (!dmd_est_coords(e, cand, s, Q, u, lo, len))
+			continue;
+		for (d = 0; d < 2; ++d) {
+			int l = t->loop[d];
+
+			need *= len[l];
+			have *= dmd_est_meet(lo[l], len[l], t->lo[2 * s + d],
+				t->len[2 * s + d]);
+		}
+		if (have < need)
+			return 0;
+	}
+	return 1;
+}
+
 /* Estimate candidate "cand" (see the file's comment) into "fig". */
 void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 	struct dmd_cost_figs *fig)
 {
 	long Q = 1;
 	double tmax = 0, total = 0, rmax = 0, mmax = 0, fmax = 0, msgs = 0;
-	int s, a, x, d;
+	int s, a, x, d, local[2] = { 1, 1 };
 
 	for (a = 0; a < cand->n; ++a)
 		Q *= cand->shape[a];
+	for (x = 0; x < 2 && cand->rot; ++x)
+		local[x] = dmd_est_local(e, cand, &e->t[x], Q);
 	for (s = 0; s < e->ns; ++s) {
-		long r = e->rank[s], u[3] = { 0, 0, 0 }, lo[3], len[3];
+		long u[3], lo[3], len[3];
 		double recv = 0, nmsg = 0, flops, t, ce, cm, mem = 0;
-		int active = r < Q;
-
-		for (a = cand->n - 1; a >= 0 && active; --a) {
-			u[a] = r % cand->shape[a];
-			r /= cand->shape[a];
-		}
-		for (d = 0; d < 3; ++d) {
-			if (active)
-				dmd_est_interval(e, cand, u, d, &lo[d],
-					&len[d]);
-			else
-				lo[d] = len[d] = 0;
-		}
+		int active = dmd_est_coords(e, cand, s, Q, u, lo, len);
 		/* the operands */
 		for (x = 0; x < 2; ++x) {
 			const struct dmd_est_tensor *t = &e->t[x];
 			double need = 1, have = 1, in;
+			int shifted;
 
 			for (d = 0; d < 2; ++d) {
 				int l = t->loop[d];
@@ -346,13 +451,22 @@ void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 					t->lo[2 * s + d], t->len[2 * s + d]);
 			}
 			in = need - have;
-			recv += in;
-			/* from about as many holders as it takes blocks; a
-			 * panel at a time with SUMMA */
-			if (in > 0)
+			shifted = active && cand->rot && !local[x] &&
+				dmd_search_est_shifts(cand, t->loop[0] == 2 ?
+					t->loop[1] : t->loop[0]);
+			if (shifted) {
+				double sm;
+
+				dmd_est_shifted(cand, t, s, u, lo, len, &in,
+					&sm);
+				nmsg += sm;
+			} else if (in > 0)
+				/* from about as many holders as it takes
+				 * blocks; a panel at a time with SUMMA */
 				nmsg += dmd_est_max(dmd_est_max(1,
 					(double) (long) (in / t->block +
 						0.999)), cand->panels);
+			recv += in;
 			mem += need / (cand->panels > 0 ? cand->panels : 1);
 		}
 		dmd_est_result(e, cand, s, u, active, &ce, &cm);

@@ -15,13 +15,21 @@ struct dmd_est;
 
 /* A candidate as the estimate sees it: loop[a] (0: i, 1: j, 2: k)
  * distributed over view axis a of extent shape[a], n axes; k in
- * "panels" panels (0: at once). */
+ * "panels" panels (0: at once), the panel loop rotated by the
+ * coordinates of the view axes in the bit set "rot" (0: not rotated). */
 struct dmd_est_cand {
 	int n;
 	int loop[3];
 	long shape[3];
 	long panels;
+	int rot;			/* bit a: panels rotated by axis a */
 };
+
+/* Does the operand whose loop besides k is "xl" (0: i, 1: j) shift
+ * around a ring with candidate "c" (its panel loop rotated by the
+ * coordinate of the axis of the other output loop, along which its
+ * panels differ from rank to rank), rather than being broadcast? */
+int dmd_search_est_shifts(const struct dmd_est_cand *c, int xl);
 
 /* The boxes the declared layouts of product step "p" give the ranks (a
  * sample of them on large meshes); "iv", "jv", "kv" name its loops i, j

@@ -199,6 +199,8 @@ def check_command(check, tree):
         return ["bash", "tests/e2e/run.sh"] + args, {"E2E_TIMEOUT": "60"}
     if kind == "codegen" and args:
         return ["bash", "tests/codegen/run.sh"] + args, {}
+    if kind == "plan" and args:
+        return ["bash", "tests/plan/run.sh", "--only"] + args, {}
     if kind == "errors" and args:
         return ["bash", "tests/errors/run.sh"] + args, {}
     if kind in scripts and not args:
