@@ -864,21 +864,24 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
  * time is within DMD_SEARCH_NEAR of the best analysed so far ("best":
  * the best time analysed before, -1: none), at most DMD_SEARCH_EXACT of
  * them (once one is analysed within mesh.memory: until then every next
- * one).  The others keep their estimates. */
+ * one, but no more than DMD_SEARCH_EXACT that the analysis refuses or
+ * gives up: each of those may have taken the whole operation quota).
+ * The others keep their estimates. */
 static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 	double best)
 {
 	struct dmd_search *s = b->s;
-	int i, k = dmd_search_exact(), n = 0;
+	int i, k = dmd_search_exact(), n = 0, failed = 0;
 
 	for (i = first; i < s->n; ++i) {
 		struct dmd_search_cand *c = &s->c[i];
 
-		if (k > 0 && n > 0 && best >= 0 && (n >= k ||
-		    c->fig.time_s > best * DMD_SEARCH_NEAR))
+		if (k > 0 && n > 0 && ((best >= 0 && (n >= k ||
+		    c->fig.time_s > best * DMD_SEARCH_NEAR)) || failed >= k))
 			break;
 		dmd_search_eval_timed(b, c);
 		++n;
+		failed += !c->costed;
 		if (c->costed && !c->rejected &&
 		    (best < 0 || c->fig.time_s < best))
 			best = c->fig.time_s;
