@@ -2,7 +2,9 @@
  * among candidates by their modeled cost; see search/dmd_search.h.  A
  * step that is not a matrix product gets the empty schedule and the
  * distributions of 1 to 3 of its loops as candidates
- * (dmd_search_loops).
+ * (dmd_search_loops): the empty schedule analysed exactly, the others
+ * estimated in closed form (search/dmd_search_est_loops.c) and the best
+ * few analysed (dmd_search_prune_loops).
  *
  * For C[i, j] (+)= A * B over P ranks, the views are every ordered
  * factorization of P into one, two or three factors of at least 2 (and,
