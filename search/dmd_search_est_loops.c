@@ -34,8 +34,8 @@
  *
  * The estimate does not apply (dmd_search_est_loops_new gives NULL and
  * dmd_search_est_loops_applies says no) to accesses that are not affine
- * with integer coefficients, and to tensors with cyclic or partial
- * layouts.
+ * with integer coefficients, to tensors with cyclic or partial layouts,
+ * and to steps of more than DMD_EST_VARS index variables.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +58,11 @@
 #define DMD_EST_CELLS	65536
 #define DMD_EST_BLOCKS	4096
 
-/* The most accesses of one tensor in a step that are told apart. */
+/* The most accesses of one tensor in a step that are told apart (the
+ * others are left out of its union of boxes), and the most index
+ * variables of a step the estimate applies to. */
 #define DMD_EST_ACC	32
+#define DMD_EST_VARS	64
 
 /* An access: tensor[cst + coef . vars] per dimension. */
 struct dmd_estl_acc {
@@ -191,7 +194,7 @@ static int dmd_estl_read_acc(const struct dmd_access *a, int nv,
 int dmd_search_est_loops_applies(const struct dmd_poly *p,
 	const struct dmd_job *job)
 {
-	int a, ok = 1;
+	int a, ok = p->n_vars <= DMD_EST_VARS;
 
 	for (a = 0; ok && a < p->n_acc; ++a) {
 		struct dmd_estl_acc x = { 0 };
@@ -612,7 +615,7 @@ static void dmd_estl_result(const struct dmd_est_loops *e,
 	const struct dmd_estl_acc *x = &e->acc[0];
 	const struct dmd_estl_tensor *t = &e->t[x->tensor];
 	const long *hlo = &t->lo[s * t->nd], *hlen = &t->len[s * t->nd];
-	long q0[3], q1[3], q[3], ilo[64], ihi[64];
+	long q0[3], q1[3], q[3], ilo[DMD_EST_VARS], ihi[DMD_EST_VARS];
 	long lo[DMD_MAX_DIMS], len[DMD_MAX_DIMS];
 	double kb = 1;
 	int a, d, v, own_red = 1;
@@ -621,8 +624,6 @@ static void dmd_estl_result(const struct dmd_est_loops *e,
 	for (d = 0; d < t->nd; ++d)
 		if (hlen[d] <= 0)
 			return;
-	if (e->nv > 64)
-		return;
 	/* the senders of each element: the nonempty blocks of the summed
 	 * variables distributed; the range of blocks of the others that
 	 * meets the held box */
@@ -713,14 +714,12 @@ static void dmd_estl_result(const struct dmd_est_loops *e,
 void dmd_search_est_loops(const struct dmd_est_loops *e,
 	const struct dmd_est_cand *c, struct dmd_cost_figs *fig)
 {
-	long Q = 1, ilo[64], ihi[64];
+	long Q = 1, ilo[DMD_EST_VARS], ihi[DMD_EST_VARS];
 	long lo[DMD_EST_ACC * DMD_MAX_DIMS], len[DMD_EST_ACC * DMD_MAX_DIMS];
 	double tmax = 0, total = 0, rmax = 0, mmax = 0, fmax = 0, msgs = 0;
 	int s, a, v, x, d;
 
 	memset(fig, 0, sizeof(*fig));
-	if (e->nv > 64)
-		return;
 	for (a = 0; a < c->n; ++a)
 		Q *= c->shape[a];
 	for (s = 0; s < e->ns; ++s) {
