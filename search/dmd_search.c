@@ -2,7 +2,9 @@
  * among candidates by their modeled cost; see search/dmd_search.h.  A
  * step that is not a matrix product gets the empty schedule and the
  * distributions of 1 to 3 of its loops as candidates
- * (dmd_search_loops).
+ * (dmd_search_loops): the empty schedule analysed exactly, the others
+ * estimated in closed form (search/dmd_search_est_loops.c) and the best
+ * few analysed (dmd_search_prune_loops).
  *
  * For C[i, j] (+)= A * B over P ranks, the views are every ordered
  * factorization of P into one, two or three factors of at least 2 (and,
@@ -122,10 +124,11 @@ int dmd_search_is_product(const struct dmd_poly *p)
 }
 
 /* The most ranks on which a step that is not a matrix product and has
- * no schedule key is searched: its candidates have no closed-form
- * estimate, each is analysed exactly (seconds each on 12 ranks with
- * cyclic layouts, minutes on 64), so beyond this it keeps the empty
- * schedule unless it says "schedule: auto". */
+ * no schedule key is searched when its candidates have no closed-form
+ * estimate (dmd_search_est_loops_applies: an access that is not affine,
+ * a partial layout): each is then analysed exactly (seconds each on 12
+ * ranks with cyclic layouts, minutes on 64), so beyond this it keeps the
+ * empty schedule unless it says "schedule: auto". */
 #define DMD_SEARCH_LOOPS_RANKS	8
 
 /* Is step "st" a redistribution (spec 1.5: B[i, j] = A[i, j], the same
@@ -139,7 +142,9 @@ static int dmd_search_is_redistribution(const struct dmd_step *st)
 
 /* Is step "p" of "job" searched (see the header)?  The empty schedule
  * (owner computes) is one of the candidates and wins ties.  Without a
- * schedule key, a redistribution keeps the empty schedule (a loop
+ * schedule key, a step whose loop distributions the closed-form
+ * estimate does not cover is searched on at most DMD_SEARCH_LOOPS_RANKS
+ * ranks; a redistribution keeps the empty schedule (a loop
  * distribution with fewer messages may move more than the ideal
  * bytes). */
 int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job)
@@ -154,7 +159,8 @@ int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job)
 		return 0;
 	if (st->schedule_auto)
 		return 1;
-	return job->nranks <= DMD_SEARCH_LOOPS_RANKS &&
+	return (job->nranks <= DMD_SEARCH_LOOPS_RANKS ||
+		dmd_search_est_loops_applies(p, job)) &&
 		!dmd_search_is_redistribution(st);
 }
 
@@ -528,6 +534,15 @@ static int dmd_search_add_loops(struct dmd_search_build *b, int n,
 	b->n_used = 0;
 	if (!c || dmd_search_axes(b, c, n, shape, axes) < 0)
 		return -1;
+	c->est.n = n;
+	for (i = 0; i < n; ++i) {
+		int v;
+
+		c->est.shape[i] = shape[i];
+		for (v = 0; v < b->p->n_vars; ++v)
+			if (!strcmp(b->p->vars[v], dist[i]))
+				c->est.loop[i] = v;
+	}
 	for (i = 0; i < n; ++i) {
 		snprintf(suf, sizeof(suf), "%.40so", dist[i]);
 		outer[i] = dmd_search_name(b, suf);
@@ -879,18 +894,42 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
 	fprintf(stderr, "\n");
 }
 
-/* Estimate every candidate (search/dmd_search_est.c), then analyse
- * exactly, in the estimates' order, the best estimated and the next ones
- * whose estimated time is within DMD_SEARCH_NEAR of the best analysed so
- * far, at most DMD_SEARCH_EXACT of them (once one is analysed within
- * mesh.memory: until then every next one).  The others keep their
- * estimates. */
+/* Analyse exactly, in their order (by their estimates), the candidates
+ * "first" .. s->n - 1: the first, then the next ones whose estimated
+ * time is within DMD_SEARCH_NEAR of the best analysed so far ("best":
+ * the best time analysed before, -1: none), at most DMD_SEARCH_EXACT of
+ * them (once one is analysed within mesh.memory: until then every next
+ * one, but no more than DMD_SEARCH_EXACT that the analysis refuses or
+ * gives up: each of those may have taken the whole operation quota).
+ * The others keep their estimates. */
+static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
+	double best)
+{
+	struct dmd_search *s = b->s;
+	int i, k = dmd_search_exact(), n = 0, failed = 0;
+
+	for (i = first; i < s->n; ++i) {
+		struct dmd_search_cand *c = &s->c[i];
+
+		if (k > 0 && n > 0 && ((best >= 0 && (n >= k ||
+		    c->fig.time_s > best * DMD_SEARCH_NEAR)) || failed >= k))
+			break;
+		dmd_search_eval_timed(b, c);
+		++n;
+		failed += !c->costed;
+		if (c->costed && !c->rejected &&
+		    (best < 0 || c->fig.time_s < best))
+			best = c->fig.time_s;
+	}
+}
+
+/* Estimate every candidate (search/dmd_search_est.c), then analyse the
+ * best few exactly (dmd_search_analyse_best). */
 static int dmd_search_prune(struct dmd_search_build *b)
 {
 	struct dmd_search *s = b->s;
 	struct dmd_est *e;
-	int i, k = dmd_search_exact(), n = 0;
-	double best = -1;
+	int i;
 
 	e = dmd_search_est_new(b->m, b->p, b->iv, b->jv, b->kv);
 	if (!e)
@@ -905,18 +944,55 @@ static int dmd_search_prune(struct dmd_search_build *b)
 	}
 	dmd_search_est_free(e);
 	qsort(s->c, s->n, sizeof(*s->c), &dmd_search_cmp_est);
-	for (i = 0; i < s->n; ++i) {
+	dmd_search_analyse_best(b, 0, -1);
+	return 0;
+}
+
+/* The candidates of a step that is not a matrix product: the empty
+ * schedule (the first) analysed exactly, always.  When the step has no
+ * schedule key and the empty schedule moves nothing, the others are not
+ * analysed: they could only trade bytes for a better spread of its flops
+ * (spec 1.6 asks the least modeled time: see doc/design-notes.md for
+ * what this gives up).  Else the loop distributions are estimated in
+ * closed form (search/dmd_search_est_loops.c) and the best few analysed
+ * (dmd_search_analyse_best, the empty schedule's time the best so far);
+ * where the estimate does not apply, every one is analysed. */
+static int dmd_search_prune_loops(struct dmd_search_build *b)
+{
+	struct dmd_search *s = b->s;
+	struct dmd_search_cand *c0 = &s->c[0];
+	struct dmd_est_loops *e;
+	int i;
+
+	dmd_search_eval_timed(b, c0);
+	if (!b->st->schedule_auto && c0->costed && !c0->rejected &&
+	    c0->fig.bytes_recv_max == 0) {
+		for (i = 1; i < s->n; ++i) {
+			s->c[i].skipped = 1;
+			s->c[i].why = strdup("not analysed: the empty "
+				"schedule moves nothing");
+		}
+		return 0;
+	}
+	e = dmd_search_est_loops_new(b->m, b->p);
+	if (!e) {
+		for (i = 1; i < s->n; ++i)
+			dmd_search_eval_timed(b, &s->c[i]);
+		return 0;
+	}
+	for (i = 1; i < s->n; ++i) {
 		struct dmd_search_cand *c = &s->c[i];
 
-		if (k > 0 && best >= 0 && (n >= k ||
-		    c->fig.time_s > best * DMD_SEARCH_NEAR))
-			break;
-		dmd_search_eval_timed(b, c);
-		++n;
-		if (c->costed && !c->rejected &&
-		    (best < 0 || c->fig.time_s < best))
-			best = c->fig.time_s;
+		dmd_search_est_loops(e, &c->est, &c->fig);
+		c->estimated = 1;
+		c->est_over = b->job->memory &&
+			c->fig.mem_max > b->job->memory;
 	}
+	dmd_search_est_loops_free(e);
+	if (s->n > 1)
+		qsort(s->c + 1, s->n - 1, sizeof(*s->c), &dmd_search_cmp_est);
+	dmd_search_analyse_best(b, 1, c0->costed && !c0->rejected ?
+		c0->fig.time_s : -1);
 	return 0;
 }
 
@@ -969,26 +1045,9 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 			dmd_search_loops(&b, best);
 	for (i = 0; i < b.s->n; ++i)
 		b.s->c[i].order = i;
-	/* products: estimated, the best few analysed; other steps: all */
-	if (r == 0 && b.kv)
-		r = dmd_search_prune(&b);
-	for (i = 0; r == 0 && !b.kv && i < b.s->n; ++i) {
-		dmd_search_eval_timed(&b, &b.s->c[i]);
-		/* a step without a schedule key whose empty schedule (the
-		 * first candidate) moves nothing keeps it unanalysed others:
-		 * they could only trade bytes for a better spread of its
-		 * flops (spec 1.6 asks the least modeled time: see
-		 * doc/design-notes.md for what this gives up) */
-		if (i == 0 && !b.st->schedule_auto && b.s->c[0].costed &&
-		    !b.s->c[0].rejected && b.s->c[0].fig.bytes_recv_max == 0) {
-			while (++i < b.s->n) {
-				b.s->c[i].skipped = 1;
-				b.s->c[i].why = strdup("not analysed: the "
-					"empty schedule moves nothing");
-			}
-			break;
-		}
-	}
+	/* estimated, the best few analysed */
+	if (r == 0)
+		r = b.kv ? dmd_search_prune(&b) : dmd_search_prune_loops(&b);
 	for (i = 0; i < b.n_used; ++i)
 		free(b.used[i]);
 	free(b.used);

@@ -1,5 +1,6 @@
 /* dmd_search.h: the search room (spec 1.6, first part): schedules for a
- * matrix-product step that has none, chosen by the cost model
+ * step that has none (a matrix product; or another step: loop
+ * distributions, see dmd_search_handles), chosen by the cost model
  * (partition/dmd_part_cost.c) among candidate algorithms on views of the
  * ranks.
  *
@@ -70,8 +71,10 @@ int dmd_search_handles(const struct dmd_poly *p);
 /* Is step "p" of "job" searched: its schedule is the compiler's to
  * choose (no schedule key, or schedule: auto) and it is a matrix
  * product, or has index variables to distribute and says "schedule:
- * auto", or runs on at most DMD_SEARCH_LOOPS_RANKS ranks and is neither
- * a redistribution nor a step on cyclic layouts (see dmd_search.c). */
+ * auto", or has no schedule key, is neither a redistribution nor a step
+ * on cyclic layouts, and either the closed-form estimate applies to it
+ * (dmd_search_est_loops_applies) or it runs on at most
+ * DMD_SEARCH_LOOPS_RANKS ranks (see dmd_search.c). */
 int dmd_search_wanted(const struct dmd_poly *p, const struct dmd_job *job);
 
 /* Search a schedule for step "step" of "m"'s job (which must have no

@@ -82,7 +82,7 @@ struct dmd_est *dmd_search_est_free(struct dmd_est *e)
 
 /* The value of "pa" ([c] -> { [v] }) at the mesh coordinates "c" (of
  * "m"'s axes); 0 where it is not defined.  -1 on error. */
-static int dmd_est_eval(const struct dmd_mesh *mesh,
+int dmd_search_est_eval(const struct dmd_mesh *mesh,
 	__isl_keep isl_pw_aff *pa, const long *c, long *v)
 {
 	isl_space *sp = isl_pw_aff_get_domain_space(pa);
@@ -157,9 +157,9 @@ static int dmd_est_tensor(struct dmd_est *e, const struct dmd_model *m,
 			r /= m->mesh->shape[i];
 		}
 		for (d = 0; d < 2; ++d)
-			if (dmd_est_eval(m->mesh, lay->lo[d], c,
+			if (dmd_search_est_eval(m->mesh, lay->lo[d], c,
 					&t->lo[2 * s + d]) < 0 ||
-			    dmd_est_eval(m->mesh, lay->ext[d], c,
+			    dmd_search_est_eval(m->mesh, lay->ext[d], c,
 					&t->len[2 * s + d]) < 0)
 				return -1;
 		if (s == 0 || t->len[2 * s] * t->len[2 * s + 1] > t->block)
@@ -168,6 +168,26 @@ static int dmd_est_tensor(struct dmd_est *e, const struct dmd_model *m,
 	if (t->block < 1)
 		t->block = 1;
 	return 0;
+}
+
+/* The latency (s) and the seconds per byte of the slowest link of
+ * "job"'s mesh (the defaults of partition/dmd_part_cost.c without
+ * mesh.links). */
+void dmd_search_est_link(const struct dmd_job *job, double *lat_s,
+	double *byte_s)
+{
+	const struct dmd_link *slow = NULL;
+	int i;
+
+	for (i = 0; i < job->n_axes; ++i) {
+		const struct dmd_link *l = &job->links[i];
+
+		if (!slow || l->gbps < slow->gbps ||
+		    (l->gbps == slow->gbps && l->latency_us > slow->latency_us))
+			slow = l;
+	}
+	*lat_s = slow ? slow->latency_us * 1e-6 : 2e-6;
+	*byte_s = slow ? 1e-9 / slow->gbps : 1e-10;
 }
 
 /* The estimate's data for product step "p" of "m" (C[i, j] = A * B with
@@ -179,7 +199,6 @@ struct dmd_est *dmd_search_est_new(const struct dmd_model *m,
 	const char *names[3] = { iv, jv, kv };
 	const struct dmd_job *job = m->job;
 	struct dmd_est *e = calloc(1, sizeof(*e));
-	const struct dmd_link *slow = NULL;
 	int s, v, i;
 
 	if (!e)
@@ -197,15 +216,7 @@ struct dmd_est *dmd_search_est_new(const struct dmd_model *m,
 			if (!strcmp(p->vars[v], names[i]))
 				e->E[i] = p->var_extent[v];
 	e->esize = job->dtype == DMD_F32 ? 4 : 8;
-	for (i = 0; i < job->n_axes; ++i) {
-		const struct dmd_link *l = &job->links[i];
-
-		if (!slow || l->gbps < slow->gbps ||
-		    (l->gbps == slow->gbps && l->latency_us > slow->latency_us))
-			slow = l;
-	}
-	e->lat_s = slow ? slow->latency_us * 1e-6 : 2e-6;
-	e->byte_s = slow ? 1e-9 / slow->gbps : 1e-10;
+	dmd_search_est_link(job, &e->lat_s, &e->byte_s);
 	if (dmd_est_tensor(e, m, p->st->rhs->args[0], names, &e->t[0]) < 0 ||
 	    dmd_est_tensor(e, m, p->st->rhs->args[1], names, &e->t[1]) < 0 ||
 	    dmd_est_tensor(e, m, p->st->lhs, names, &e->t[2]) < 0)

@@ -114,7 +114,7 @@ PYEOF
 }
 
 # auto JOB SECS SCHEDULE VIEW FIGURES: `distmpmd plan --json JOB` of a
-# product without a schedule (issue 16, item 5) ends within SECS seconds
+# step without a schedule (issue 16, item 5) ends within SECS seconds
 # of wall time, chooses exactly SCHEDULE (its commands joined by "; ")
 # over VIEW ("-": the mesh), analysed exactly, with the step's FIGURES
 # ("key=value ...", e.g. flops_max=134217728) as derived in the job's
@@ -181,6 +181,13 @@ auto tests/scale/auto_3d_16x16x16.yaml 10 \
 auto tests/scale/auto_2d_1024x1024.yaml 60 \
     "distribute([m, n], [mo, no], [mi, ni], [x, y]); tensorize([mi, ni, k], gemm)" - \
     "flops_max=536870912 mem_max=12582912 bytes_moved_total=0 messages=0"
+# plans of a stencil without a schedule (issue 16: steps that are not
+# products, pruned by the closed-form estimate) on 64 and 4096 ranks:
+# owner computes kept
+auto tests/scale/stencil_auto_8x8.yaml 10 "" - \
+    "flops_max=62500 bytes_recv_max=4000 bytes_moved_total=223552 messages=224"
+auto tests/scale/stencil_auto_64x64.yaml 10 "" - \
+    "flops_max=1024 bytes_recv_max=512 bytes_moved_total=1980032 messages=15624"
 
 # built (compiled, manifest and appfile checked), not run
 check tests/scale/summa_64x64.yaml =9 4096
