@@ -171,7 +171,10 @@ assert s['time_s'] >= 0.02, s
 assert abs(s['gflops'] - 1e6 / s['time_s'] / 1e9) <= 1e-5 * s['gflops'], s
 st = s['steps']
 assert st[0]['time_s'] > 0 and st[1]['time_s'] > 0, st
-assert st[0]['time_s'] + st[1]['time_s'] <= s['time_s'], s
+# each step's time is the slowest rank's in that step, the total the
+# slowest rank's in all: their sum may exceed the total when different
+# ranks are slowest in different steps (seen under load), each may not
+assert st[0]['time_s'] <= s['time_s'] and st[1]['time_s'] <= s['time_s'], s
 EOF
 		ok "$dt: stats line"
 	else
