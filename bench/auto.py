@@ -330,10 +330,13 @@ TIME_HEAD = ["## Automatic schedules against hand schedules: time", "",
              "a 1-D mesh of P ranks; every method's result checked against "
              "the sequential reference once.  *best hand*: the fastest of "
              "the hand schedules of the bytes table (1-D on m, n, k; SUMMA "
-             "and whole-k 2-D; 3-D).  Goal: auto / hand at most 1.10.", "",
+             "and whole-k 2-D; 3-D).  Goal: auto / hand at most 1.10.  *load*: "
+             "the 1-minute load average at the end of the case (2 cores: P "
+             "ranks busy-poll on them, more when the machine is shared).",
+             "",
              "| case | m x n x k | P | auto: algorithm | auto s | "
-             "best hand | hand s | auto / hand | methods | rounds |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "best hand | hand s | auto / hand | methods | rounds | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def time_table(recs):
@@ -343,17 +346,18 @@ def time_table(recs):
     ok = True
     for r in recs:
         if r.get("error"):
-            lines.append("| %s | | %d | failed: %s | | | | | | |"
+            lines.append("| %s | | %d | failed: %s | | | | | | | |"
                          % (r["case"], r["P"], r["error"]))
             ok = False
             continue
         ratio = r["auto_s"] / r["hand_s"]
         ok &= ratio <= 1.10
         lines.append("| %s | %d x %d x %d | %d | %s | %.4f | %s | %.4f | "
-                     "%.3f | %d | %d |" % (
+                     "%.3f | %d | %d | %s |" % (
                          r["case"], r["m"], r["n"], r["k"], r["P"],
                          r.get("auto", "?"), r["auto_s"], r["hand"],
-                         r["hand_s"], ratio, r["methods"], r["reps"]))
+                         r["hand_s"], ratio, r["methods"], r["reps"],
+                         r.get("loadavg", ["?"])[0]))
     return lines, ok
 
 

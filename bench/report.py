@@ -760,6 +760,18 @@ def main(argv):
     recs = [json.loads(line) for line in open(argv[0]) if line.strip()]
     rep = Report(recs)
     text = rep.build()
+    # bench/cyclic.sh's table (its own launches, with ScaLAPACK): kept in
+    # results-cyclic.md beside the report and shown here as it is
+    cyc = os.path.join(os.path.dirname(os.path.abspath(argv[1])),
+                       "results-cyclic.md")
+    if os.path.exists(cyc):
+        body = open(cyc).read().split("\n", 1)
+        text += ("\n## Block-cyclic SUMMA against PDGEMM (issue 17, item "
+                 "2)\n\nFrom `bench/results-cyclic.md`, written by "
+                 "`bench/cyclic.sh` (a run of its own, not of `make "
+                 "bench`):\n" + (body[1] if len(body) > 1 else ""))
+        if not text.endswith("\n"):
+            text += "\n"
     if len(argv) == 3:
         plot(rep, argv[2])
         text = text.replace("the plot is `results.svg`",
