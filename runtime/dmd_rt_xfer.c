@@ -363,6 +363,40 @@ static int dmd_rt_strided(const dmd_rt *rt, const struct dmd_rt_box *box)
 	return box->type != rt->base;
 }
 
+/* Post the receive of "box" (lo, cnt of "buf", extents bx[]) from rank
+ * "from" of "comm" on "q": into a staging buffer if it is strided. */
+static void dmd_rt_post_recv(dmd_rt *rt, dmd_req *q, void *buf, int ndim,
+	const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const struct dmd_rt_box *box, int from, MPI_Comm comm)
+{
+	if (dmd_rt_strided(rt, box))
+		dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY,
+			buf, ndim, bx, lo, cnt, box->nelem), box->nelem,
+			rt->base, from, q->tag, comm,
+			dmd_rt_slot(rt, q, box->nelem));
+	else
+		dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, buf, box),
+			box->count, box->type, from, q->tag, comm,
+			dmd_rt_slot(rt, q, box->nelem));
+}
+
+/* Post the send of "box" (lo, cnt of "buf", extents bx[]) to rank "to"
+ * of "comm" on "q": packed first if it is strided. */
+static void dmd_rt_post_send(dmd_rt *rt, dmd_req *q, const void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const struct dmd_rt_box *box, int to, MPI_Comm comm)
+{
+	if (dmd_rt_strided(rt, box))
+		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
+			buf, ndim, bx, lo, cnt, box->nelem), box->nelem,
+			rt->base, to, q->tag, comm,
+			dmd_rt_slot(rt, q, box->nelem));
+	else
+		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, buf, box),
+			box->count, box->type, to, q->tag, comm,
+			dmd_rt_slot(rt, q, box->nelem));
+}
+
 /* Post the broadcast of a box along "axis" from coordinate "root". */
 void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt)
@@ -417,28 +451,15 @@ void dmd_ishift(dmd_rt *rt, dmd_req *q, int axis, int disp,
 	src = (c + d) % p;
 	dmd_rt_box_get(rt, ndim, rx, rlo, rcnt, &rbox);
 	if (rbox.nelem > 0) {
-		if (dmd_rt_strided(rt, &rbox))
-			dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q,
-				DMD_RT_STAGE_COPY, rbuf, ndim, rx, rlo, rcnt,
-				rbox.nelem), rbox.nelem, rt->base, src,
-				q->tag, comm, dmd_rt_slot(rt, q, rbox.nelem));
-		else
-			dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, rbuf, &rbox),
-				rbox.count, rbox.type, src, q->tag, comm,
-				dmd_rt_slot(rt, q, rbox.nelem));
+		dmd_rt_post_recv(rt, q, rbuf, ndim, rx, rlo, rcnt, &rbox, src,
+			comm);
 		if (src != c)
 			dmd_rt_count(rt, q, rbox.nelem);
 	}
 	dmd_rt_box_get(rt, ndim, sx, slo, scnt, &sbox);
-	if (sbox.nelem > 0 && dmd_rt_strided(rt, &sbox))
-		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
-			sbuf, ndim, sx, slo, scnt, sbox.nelem), sbox.nelem,
-			rt->base, dst, q->tag, comm,
-			dmd_rt_slot(rt, q, sbox.nelem));
-	else if (sbox.nelem > 0)
-		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, sbuf, &sbox),
-			sbox.count, sbox.type, dst, q->tag, comm,
-			dmd_rt_slot(rt, q, sbox.nelem));
+	if (sbox.nelem > 0)
+		dmd_rt_post_send(rt, q, sbuf, ndim, sx, slo, scnt, &sbox, dst,
+			comm);
 }
 
 /* The world rank of the mesh coordinates "coords" (checked). */
@@ -468,15 +489,7 @@ void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	if (dmd_rt_strided(rt, &box))
-		dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY,
-			buf, ndim, bx, lo, cnt, box.nelem), box.nelem,
-			rt->base, from, q->tag, rt->cart,
-			dmd_rt_slot(rt, q, box.nelem));
-	else
-		dmd_rt_mpi_irecv(rt, dmd_rt_box_ptr(rt, buf, &box),
-			box.count, box.type, from, q->tag, rt->cart,
-			dmd_rt_slot(rt, q, box.nelem));
+	dmd_rt_post_recv(rt, q, buf, ndim, bx, lo, cnt, &box, from, rt->cart);
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, box.nelem);
 }
@@ -492,15 +505,7 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	dmd_rt_box_get(rt, ndim, bx, lo, cnt, &box);
 	if (box.nelem == 0)
 		return;
-	if (dmd_rt_strided(rt, &box))
-		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
-			buf, ndim, bx, lo, cnt, box.nelem), box.nelem,
-			rt->base, to, q->tag, rt->cart,
-			dmd_rt_slot(rt, q, box.nelem));
-	else
-		dmd_rt_mpi_isend(rt, dmd_rt_box_ptr(rt, buf, &box),
-			box.count, box.type, to, q->tag, rt->cart,
-			dmd_rt_slot(rt, q, box.nelem));
+	dmd_rt_post_send(rt, q, buf, ndim, bx, lo, cnt, &box, to, rt->cart);
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;

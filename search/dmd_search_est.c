@@ -432,12 +432,46 @@ static int dmd_est_local(const struct dmd_est *e,
 	return 1;
 }
 
+/* Fold one sampled rank into "f" (see the header). */
+void dmd_search_est_fold_rank(struct dmd_est_fold *f, double recv,
+	double nmsg, double flops, double mem)
+{
+	double t = recv * f->esize * f->byte_s + nmsg * f->lat_s +
+		flops / DMD_EST_FLOPS;
+
+	if (t > f->tmax)
+		f->tmax = t;
+	if (recv > f->rmax)
+		f->rmax = recv;
+	if (flops > f->fmax)
+		f->fmax = flops;
+	if (mem > f->mmax)
+		f->mmax = mem;
+	f->total += recv;
+	f->msgs += nmsg;
+}
+
+/* The folded figures of "ns" of "P" ranks into "fig" (see the header). */
+void dmd_search_est_fold_fig(const struct dmd_est_fold *f, long P, int ns,
+	struct dmd_cost_figs *fig)
+{
+	memset(fig, 0, sizeof(*fig));
+	fig->time_s = f->tmax;
+	fig->bytes_recv_max = (long long) (f->rmax * f->esize);
+	fig->bytes_moved_total = (long long) (f->total * f->esize *
+		((double) P / ns));
+	fig->messages = (long long) (f->msgs * ((double) P / ns));
+	fig->flops_max = (long long) f->fmax;
+	fig->mem_max = (long long) (f->mmax * f->esize);
+}
+
 /* Estimate candidate "cand" (see the file's comment) into "fig". */
 void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 	struct dmd_cost_figs *fig)
 {
 	long Q = 1;
-	double tmax = 0, total = 0, rmax = 0, mmax = 0, fmax = 0, msgs = 0;
+	struct dmd_est_fold f = { 0, 0, 0, 0, 0, 0, e->esize, e->byte_s,
+		e->lat_s };
 	int s, a, x, d, local[2] = { 1, 1 };
 
 	for (a = 0; a < cand->n; ++a)
@@ -446,7 +480,7 @@ void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 		local[x] = dmd_est_local(e, cand, &e->t[x], Q);
 	for (s = 0; s < e->ns; ++s) {
 		long u[3], lo[3], len[3];
-		double recv = 0, nmsg = 0, flops, t, ce, cm, mem = 0;
+		double recv = 0, nmsg = 0, flops, ce, cm, mem = 0;
 		int active = dmd_est_coords(e, cand, s, Q, u, lo, len);
 		/* the operands */
 		for (x = 0; x < 2; ++x) {
@@ -488,24 +522,7 @@ void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 		for (x = 0; x < 3; ++x)
 			mem += (double) e->t[x].len[2 * s] *
 				e->t[x].len[2 * s + 1];
-		t = recv * e->esize * e->byte_s + nmsg * e->lat_s + flops / DMD_EST_FLOPS;
-		if (t > tmax)
-			tmax = t;
-		if (recv > rmax)
-			rmax = recv;
-		if (flops > fmax)
-			fmax = flops;
-		if (mem > mmax)
-			mmax = mem;
-		total += recv;
-		msgs += nmsg;
+		dmd_search_est_fold_rank(&f, recv, nmsg, flops, mem);
 	}
-	memset(fig, 0, sizeof(*fig));
-	fig->time_s = tmax;
-	fig->bytes_recv_max = (long long) (rmax * e->esize);
-	fig->bytes_moved_total = (long long) (total * e->esize *
-		((double) e->P / e->ns));
-	fig->messages = (long long) (msgs * ((double) e->P / e->ns));
-	fig->flops_max = (long long) fmax;
-	fig->mem_max = (long long) (mmax * e->esize);
+	dmd_search_est_fold_fig(&f, e->P, e->ns, fig);
 }

@@ -71,4 +71,20 @@ int dmd_search_est_eval(const struct dmd_mesh *mesh,
 	__isl_keep isl_pw_aff *pa, const long *c, long *v);
 void dmd_search_est_link(const struct dmd_job *job, double *lat_s,
 	double *byte_s);
+
+/* The figures of the sampled ranks folded as both estimates report
+ * them: the slowest rank's modeled time, the busiest receiver's and the
+ * largest flops and memory, the sums of elements received and messages
+ * (scaled from the sample to the P ranks by dmd_search_est_fold_fig). */
+struct dmd_est_fold {
+	double tmax, rmax, fmax, mmax, total, msgs;
+	double esize, byte_s, lat_s;
+};
+/* Fold in one sampled rank that receives "recv" elements in "nmsg"
+ * messages, computes "flops" and holds "mem" elements. */
+void dmd_search_est_fold_rank(struct dmd_est_fold *f, double recv,
+	double nmsg, double flops, double mem);
+/* Write the folded figures of "ns" sampled ranks of "P" into "fig". */
+void dmd_search_est_fold_fig(const struct dmd_est_fold *f, long P, int ns,
+	struct dmd_cost_figs *fig);
 #endif

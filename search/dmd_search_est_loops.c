@@ -49,9 +49,6 @@
  * search/dmd_search_est.c. */
 #define DMD_EST_ALL	512
 
-/* The flops per second the cost model assumes. */
-#define DMD_EST_FLOPS	1e10
-
 /* The most cells of the union of a tensor's boxes counted exactly (else
  * its bounding box), and the most blocks of a grid looked at one by
  * one. */
@@ -716,15 +713,15 @@ void dmd_search_est_loops(const struct dmd_est_loops *e,
 {
 	long Q = 1, ilo[DMD_EST_VARS], ihi[DMD_EST_VARS];
 	long lo[DMD_EST_ACC * DMD_MAX_DIMS], len[DMD_EST_ACC * DMD_MAX_DIMS];
-	double tmax = 0, total = 0, rmax = 0, mmax = 0, fmax = 0, msgs = 0;
+	struct dmd_est_fold f = { 0, 0, 0, 0, 0, 0, e->esize, e->byte_s,
+		e->lat_s };
 	int s, a, v, x, d;
 
-	memset(fig, 0, sizeof(*fig));
 	for (a = 0; a < c->n; ++a)
 		Q *= c->shape[a];
 	for (s = 0; s < e->ns; ++s) {
 		long r = e->rank[s], u[3] = { 0, 0, 0 };
-		double recv = 0, nmsg = 0, flops = 0, tm, mem = 0, in, m;
+		double recv = 0, nmsg = 0, flops = 0, mem = 0, in, m;
 		double iters = 1;
 		int active = r < Q;
 
@@ -772,24 +769,7 @@ void dmd_search_est_loops(const struct dmd_est_loops *e,
 		dmd_estl_result(e, c, s, u, active, &in, &m);
 		recv += in;
 		nmsg += m;
-		tm = recv * e->esize * e->byte_s + nmsg * e->lat_s +
-			flops / DMD_EST_FLOPS;
-		if (tm > tmax)
-			tmax = tm;
-		if (recv > rmax)
-			rmax = recv;
-		if (flops > fmax)
-			fmax = flops;
-		if (mem > mmax)
-			mmax = mem;
-		total += recv;
-		msgs += nmsg;
+		dmd_search_est_fold_rank(&f, recv, nmsg, flops, mem);
 	}
-	fig->time_s = tmax;
-	fig->bytes_recv_max = (long long) (rmax * e->esize);
-	fig->bytes_moved_total = (long long) (total * e->esize *
-		((double) e->P / e->ns));
-	fig->messages = (long long) (msgs * ((double) e->P / e->ns));
-	fig->flops_max = (long long) fmax;
-	fig->mem_max = (long long) (mmax * e->esize);
+	dmd_search_est_fold_fig(&f, e->P, e->ns, fig);
 }
