@@ -584,40 +584,33 @@ class Report:
             self.w(f"- {f['what']}: {f['msg']}")
         self.w("")
 
-    def auto_sched(self):
-        """The automatic schedules against the hand ones (bench/auto.py)."""
-        recs = self.of("auto")
+    def auto_part(self, kind, table, got, want, goal):
+        """A table of bench/auto.py (records of "kind", rendered by its
+        function "table") and its goal row: the worst ratio of record
+        keys "got" / "want"."""
+        recs = self.of(kind)
         if not recs:
             return
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import auto
-        lines, ok = auto.table(recs)
+        lines, ok = getattr(auto, table)(recs)
         self.w()
         for line in lines:
             self.w(line)
-        worst = max((r["auto_bytes"] / r["hand_bytes"] if r.get("hand_bytes")
-                     else float("inf")) for r in recs)
-        self.goals.append(("automatic plan's busiest receiver <= 1.02x the "
-                           "best hand schedule's (every case)",
-                           f"worst {worst:.3f}x", "met" if ok else "**not met**"))
+        worst = max((r[got] / r[want] if r.get(want) else float("inf"))
+                    for r in recs)
+        self.goals.append((goal, f"worst {worst:.3f}x",
+                           "met" if ok else "**not met**"))
 
-    def auto_time(self):
-        """The automatic schedules' time against the hand ones
-        (bench/auto.py --time)."""
-        recs = self.of("auto_time")
-        if not recs:
-            return
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import auto
-        lines, ok = auto.time_table(recs)
-        self.w()
-        for line in lines:
-            self.w(line)
-        worst = max((r["auto_s"] / r["hand_s"] if r.get("hand_s")
-                     else float("inf")) for r in recs)
-        self.goals.append(("automatic plan's time_s <= 1.10x the best hand "
-                           "schedule's (<= 8 ranks, medians)",
-                           f"worst {worst:.3f}x", "met" if ok else "**not met**"))
+    def auto_sched(self):
+        """The automatic schedules against the hand ones (bench/auto.py):
+        bytes, then time (--time)."""
+        self.auto_part("auto", "table", "auto_bytes", "hand_bytes",
+                       "automatic plan's busiest receiver <= 1.02x the "
+                       "best hand schedule's (every case)")
+        self.auto_part("auto_time", "time_table", "auto_s", "hand_s",
+                       "automatic plan's time_s <= 1.10x the best hand "
+                       "schedule's (<= 8 ranks, medians)")
 
     def build(self):
         self.header()
@@ -629,7 +622,6 @@ class Report:
         self.bytes_goal()
         self.checks()
         self.auto_sched()
-        self.auto_time()
         self.problems()
         self.lines[head:head] = self.goals_table()
         return "\n".join(self.lines) + "\n"
