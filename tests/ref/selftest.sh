@@ -1590,7 +1590,7 @@ PROGRAMS = {
 def v1_counterpart(job, vals):
     stmt = job.doc["compute"].replace(" ", "")
     if stmt in ("C[m,n]=A[m,k]*B[k,n]", "C[m,n]=A[k,m]*B[k,n]",
-                "Y[m,n]=X[m,k]*W[k,n]"):
+                "C[m,n]=A[k,m]*B[n,k]", "Y[m,n]=X[m,k]*W[k,n]"):
         lhs, rhs = stmt.split("=")
         subs = [s.split("[")[1].rstrip("]").replace(",", "") for s in rhs.split("*")]
         names = [s.split("[")[0] for s in rhs.split("*")]
