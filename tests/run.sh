@@ -169,6 +169,7 @@ for part in $PARTS; do
         ;;
     doc)
         run doc bash tests/doc/run.sh
+        run mutate/anchors bash tests/mutate/anchors.sh
         ;;
     *)
         echo "unknown test part '$part'"
