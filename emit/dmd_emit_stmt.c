@@ -109,6 +109,29 @@ static __isl_give isl_printer *dmd_emit_arr(struct dmd_emit_ctx *ctx,
 	return isl_printer_print_str(p, " }");
 }
 
+/* The combs of a box of "pieces" (dmd_part_comb.c) whose phases are
+ * "a" (n of them): { period, phase, run } per dimension, { 1, 0, 1 }
+ * (every element) along a dimension without one. */
+static __isl_give isl_printer *dmd_emit_comb(__isl_take isl_printer *p,
+	const struct dmd_p2p *pieces, isl_ast_expr **a, int n)
+{
+	int d;
+
+	p = isl_printer_print_str(p, "(const int64_t[]){ ");
+	for (d = 0; d < n; ++d) {
+		if (d)
+			p = isl_printer_print_str(p, ", ");
+		if (!pieces->period[d]) {
+			p = isl_printer_print_str(p, "1, 0, 1");
+			continue;
+		}
+		p = dmd_emit_printf(p, "%ld, ", pieces->period[d]);
+		p = isl_printer_print_ast_expr(p, a[d]);
+		p = dmd_emit_printf(p, ", %ld", pieces->run[d]);
+	}
+	return isl_printer_print_str(p, " }");
+}
+
 /* The same, relative to tensor "t"'s home buffer's origin. */
 static __isl_give isl_printer *dmd_emit_arr_home(struct dmd_emit_ctx *ctx,
 	__isl_take isl_printer *p, isl_ast_expr **e, int n, int t)
@@ -763,10 +786,12 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.recv.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.recv.ext);
+	isl_pw_aff **phase = pl->stmt->u.recv.phase;
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "%s(rt, q%d, ", pl->stmt->u.recv.sum ?
-		"dmd_irecv_sum" : "dmd_irecv", x->id);
+		"dmd_irecv_sum" : phase ? "dmd_irecv_comb" : "dmd_irecv",
+		x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.recv.peer));
 	p = isl_printer_print_str(p, ", ");
 	if (pl->stmt->u.recv.into == DMD_BUF_HOME) {
@@ -785,6 +810,13 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
+	if (phase) {
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_comb(p, pl->stmt->pieces,
+			dmd_spec_exprs(pl, phase), nd);
+	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	return isl_printer_indent(p, -4);
@@ -800,9 +832,11 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.send.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.send.ext);
+	isl_pw_aff **phase = pl->stmt->u.send.phase;
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "dmd_isend(rt, q%d, ", x->id);
+	p = dmd_emit_printf(p, "%s(rt, q%d, ", phase ? "dmd_isend_comb" :
+		"dmd_isend", x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.send.peer));
 	p = isl_printer_print_str(p, ", ");
 	if (pl->stmt->u.send.from == DMD_BUF_WRITE) {
@@ -819,6 +853,13 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
+	if (phase) {
+		p = isl_printer_print_str(p, ",");
+		p = isl_printer_end_line(p);
+		p = isl_printer_start_line(p);
+		p = dmd_emit_comb(p, pl->stmt->pieces,
+			dmd_spec_exprs(pl, phase), nd);
+	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
 	return isl_printer_indent(p, -4);

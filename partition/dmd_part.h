@@ -24,11 +24,15 @@
 #include "ir/dmd_diag.h"
 
 /* A box per dimension of a tensor: the origin and the extent of each
- * dimension as pw_affs over one space (global element indices). */
+ * dimension as pw_affs over one space (global element indices).  The
+ * boxes of point-to-point pieces may have a comb (dmd_part_comb.c):
+ * phase[d] (NULL, or NULL where dimension d has none) over the same
+ * space. */
 struct dmd_box {
 	int n;
 	isl_pw_aff **lo;
 	isl_pw_aff **ext;
+	isl_pw_aff **phase;
 };
 
 /* How a transfer brings data. */
@@ -57,11 +61,14 @@ enum dmd_xfer_use {
  *   send: [c] -> { X[t, d] : rank c sends a box to rank d at t }
  *   self: [c] -> { X[t] : rank c copies a box from its own block }
  * with the boxes (global indices) over each.  "sum": receivers add the
- * pieces instead of storing them. */
+ * pieces instead of storing them.  period, run (owned, NULL: no combs):
+ * the comb of dimension d of the received and sent boxes, period[d] = 0
+ * where it has none (dmd_part_comb.c). */
 struct dmd_p2p {
 	isl_set *recv_dom, *send_dom, *self_dom;
 	struct dmd_box recv, send, self;
 	int sum;
+	long *period, *run;
 };
 
 /* A transfer of tensor "tensor" for step "step", at time level "level"
@@ -174,6 +181,14 @@ int dmd_part_try_shift(const struct dmd_model *m, struct dmd_xfer *x,
  * per coordinate along the tensor's partial axes (and are summed). */
 __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
 	const struct dmd_xfer *x, __isl_take isl_map *need, int partial);
+/* partition/dmd_part_comb.c: combs on the boxes of pieces "p" of "x"
+ * where they have holes ("recv", "send": the pieces of p->recv and
+ * p->send); the number of elements that move along dimension d of one
+ * of its boxes. */
+int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
+	struct dmd_p2p *p, __isl_keep isl_map *recv, __isl_keep isl_map *send);
+__isl_give isl_pw_aff *dmd_part_comb_count(const struct dmd_p2p *p,
+	const struct dmd_box *box, int d);
 /* The return of step results: "written" is [c] -> { T[e] } written by
  * rank c; holder h receives what r wrote and h holds (with the same
  * coordinates along the output's partial axes). */

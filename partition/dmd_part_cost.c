@@ -15,6 +15,9 @@
  *     = sum over the receive events e of the step's transfers
  *       of [c receives at e] * (product of the box extents at e) * esize
  *
+ * (a combed box, dmd_part_comb.c: the product of the elements its combs
+ * let through per dimension, F(a + ext) - F(a), instead of the extents)
+ *
  * An event is a time point of a broadcast or a shift, or a time point and
  * a peer offset (peer - c, in mesh coordinates) of point-to-point pieces.
  * The events are the points of the transfer's time points (and offsets)
@@ -558,7 +561,8 @@ static __isl_give isl_set *dmd_cost_offsets(const struct dmd_model *m,
 
 /* The receives of point-to-point pieces "p" of transfer "x": for each
  * time point and peer offset, the ranks that receive a box that is not
- * empty from the peer at that offset. */
+ * empty from the peer at that offset (its combed elements, if it has
+ * combs). */
 static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 	const struct dmd_p2p *p)
 {
@@ -586,8 +590,12 @@ static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 		for (a = 0; a < np; ++a)
 			axes[a] = v[len + a] != 0;
 		ext = calloc(p->recv.n + 1, sizeof(*ext));
-		for (d = 0; ext && d < p->recv.n; ++d)
-			ext[d] = dmd_cost_at(p->recv.ext[d], ma);
+		for (d = 0; ext && d < p->recv.n; ++d) {
+			isl_pw_aff *cnt = dmd_part_comb_count(p, &p->recv, d);
+
+			ext[d] = dmd_cost_at(cnt, ma);
+			isl_pw_aff_free(cnt);
+		}
 		r = dmd_cost_holds(p->recv_dom, ma);
 		w = ext ? dmd_cost_box_bytes(b, p->recv.n, ext, &pos) : NULL;
 		free(ext);

@@ -9,6 +9,8 @@
  * B[i] = A[i - 1] + A[i] + A[i + 1] over 5 ranks of 201 elements:
  *   recv: [c_x] -> { X0[s] : s = c_x - 1 and c_x >= 1; ... }
  *   box:  [c_x] -> { X0[s] -> [(201 c_x - 1)] : s = c_x - 1 ... }
+ * A box with holes (a piece for a cyclic receiver) gets combs that drop
+ * them (dmd_part_comb.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 int dmd_box_init(struct dmd_box *box, int n)
 {
 	box->n = n;
+	box->phase = NULL;
 	box->lo = calloc(n + 1, sizeof(*box->lo));
 	box->ext = calloc(n + 1, sizeof(*box->ext));
 	return box->lo && box->ext ? 0 : -1;
@@ -35,9 +38,12 @@ void dmd_box_clear(struct dmd_box *box)
 			isl_pw_aff_free(box->lo[d]);
 		if (box->ext)
 			isl_pw_aff_free(box->ext[d]);
+		if (box->phase)
+			isl_pw_aff_free(box->phase[d]);
 	}
 	free(box->lo);
 	free(box->ext);
+	free(box->phase);
 	memset(box, 0, sizeof(*box));
 }
 
@@ -209,7 +215,8 @@ static __isl_give struct dmd_p2p *dmd_p2p_split(const struct dmd_model *m,
 	p->self_dom = isl_map_domain(isl_map_copy(self));
 	if (dmd_box_of_map(&p->recv, recv) < 0 ||
 	    dmd_box_of_map(&p->send, send) < 0 ||
-	    dmd_box_of_map(&p->self, self) < 0)
+	    dmd_box_of_map(&p->self, self) < 0 ||
+	    dmd_part_comb(m, x, p, recv, send) < 0)
 		p = dmd_part_p2p_free(p);
 	isl_map_free(recv);
 	isl_map_free(send);
@@ -395,6 +402,8 @@ __isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p)
 	dmd_box_clear(&p->recv);
 	dmd_box_clear(&p->send);
 	dmd_box_clear(&p->self);
+	free(p->period);
+	free(p->run);
 	free(p);
 	return NULL;
 }

@@ -201,6 +201,18 @@ void dmd_irecv(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
 void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt);
+/* The same for the elements of the box that its combs let through:
+ * comb[] holds per dimension a period P, a phase a and a run S
+ * (1 <= S <= P, 0 <= a < P); the element at offset u of the box along
+ * that dimension moves if (u + a) mod P < S ({ 1, 0, 1 }: every one).
+ * They travel packed as one message, in row-major order; both sides
+ * give the same box extents and combs.  Stats: the elements that move. */
+void dmd_irecv_comb(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *comb);
+void dmd_isend_comb(dmd_rt *rt, dmd_req *q, const int64_t *dst,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, const int64_t *comb);
 /* Like dmd_irecv, but dmd_wait adds what arrived element-wise into the
  * box instead of storing it (partial sums). */
 void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,

@@ -23,6 +23,10 @@
  * into a contiguous staging buffer when it posts a send and receives a
  * strided box into one that dmd_wait unpacks (struct dmd_rt_sum).  The
  * derived datatypes serve the file views of MPI-IO (dmd_rt_io.c).
+ * A combed box (dmd_irecv_comb, dmd_isend_comb: along each dimension
+ * only the elements of a periodic run pattern, the pieces of a block
+ * to block-cyclic redistribution) always travels packed the same way,
+ * its runs along the last dimension copied one by one.
  *
  * Transfers: each dmd_req collects the MPI requests posted on it since its
  * last dmd_wait; a request with posted operations is "in flight" and is
@@ -323,13 +327,18 @@ static void dmd_rt_rows(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
 	void (*row)(dmd_rt *rt, void *d, const void *s, int64_t n));
 static void dmd_rt_row_copy(dmd_rt *rt, void *d, const void *s, int64_t n);
 
+static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
+	const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *comb, int64_t off, char *packed, int pack);
+
 /* Stage the box (lo, cnt) of "buf" (extents bx[], "n" elements) on "q"
- * for dmd_wait to treat as "kind" says; a box sent is packed now.
+ * for dmd_wait to treat as "kind" says, only the elements its combs
+ * let through if "comb" is not NULL; a box sent is packed now.
  * Returns the staging buffer, contiguous, owned by "q".
  */
 static void *dmd_rt_stage(dmd_rt *rt, dmd_req *q, enum dmd_rt_stage_kind kind,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
-	const int64_t *cnt, int64_t n)
+	const int64_t *cnt, const int64_t *comb, int64_t n)
 {
 	int64_t zero[DMD_RT_MAX_DIMS] = { 0 };
 	struct dmd_rt_sum *s;
@@ -350,8 +359,14 @@ static void *dmd_rt_stage(dmd_rt *rt, dmd_req *q, enum dmd_rt_stage_kind kind,
 		s->lo[d] = lo[d];
 		s->cnt[d] = cnt[d];
 	}
+	s->combed = comb != NULL;
+	for (d = 0; comb && d < 3 * ndim; ++d)
+		s->comb[d] = comb[d];
 	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
-	if (kind == DMD_RT_STAGE_SEND)
+	if (kind == DMD_RT_STAGE_SEND && comb)
+		dmd_rt_comb_dim(rt, (char *) buf, 0, ndim, bx, lo, cnt, comb,
+			0, s->tmp, 1);
+	else if (kind == DMD_RT_STAGE_SEND)
 		dmd_rt_rows(rt, s->tmp, ndim, cnt, zero, buf, bx, lo, cnt,
 			&dmd_rt_row_copy);
 	return s->tmp;
@@ -371,7 +386,7 @@ static void dmd_rt_post_recv(dmd_rt *rt, dmd_req *q, void *buf, int ndim,
 {
 	if (dmd_rt_strided(rt, box))
 		dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY,
-			buf, ndim, bx, lo, cnt, box->nelem), box->nelem,
+			buf, ndim, bx, lo, cnt, NULL, box->nelem), box->nelem,
 			rt->base, from, q->tag, comm,
 			dmd_rt_slot(rt, q, box->nelem));
 	else
@@ -388,7 +403,7 @@ static void dmd_rt_post_send(dmd_rt *rt, dmd_req *q, const void *buf,
 {
 	if (dmd_rt_strided(rt, box))
 		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
-			buf, ndim, bx, lo, cnt, box->nelem), box->nelem,
+			buf, ndim, bx, lo, cnt, NULL, box->nelem), box->nelem,
 			rt->base, to, q->tag, comm,
 			dmd_rt_slot(rt, q, box->nelem));
 	else
@@ -417,7 +432,8 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	if (dmd_rt_strided(rt, &box))
 		dmd_rt_mpi_ibcast(rt, dmd_rt_stage(rt, q,
 			rt->coords[axis] == root ? DMD_RT_STAGE_SEND :
-			DMD_RT_STAGE_COPY, buf, ndim, bx, lo, cnt, box.nelem),
+			DMD_RT_STAGE_COPY, buf, ndim, bx, lo, cnt, NULL,
+			box.nelem),
 			box.nelem, rt->base, (int) root, comm,
 			dmd_rt_slot(rt, q, box.nelem));
 	else
@@ -508,6 +524,110 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	dmd_rt_post_send(rt, q, buf, ndim, bx, lo, cnt, &box, to, rt->cart);
 }
 
+/* The number of elements of the box cnt[] that the combs "comb" (per
+ * dimension: period P >= 1, phase 0 <= a < P, run 1 <= S <= P, checked)
+ * let through: along each dimension the u in [0, cnt) with
+ * (u + a) mod P < S, F(a + cnt) - F(a) for F(x) = S (x / P) +
+ * min(S, x mod P). */
+static int64_t dmd_rt_comb_nelem(dmd_rt *rt, dmd_req *q, int ndim,
+	const int64_t *cnt, const int64_t *comb)
+{
+	int64_t n = 1;
+	int d;
+
+	for (d = 0; d < ndim; ++d) {
+		int64_t P = comb[3 * d], a = comb[3 * d + 1];
+		int64_t S = comb[3 * d + 2], e = a + cnt[d];
+
+		if (P < 1 || a < 0 || a >= P || S < 1 || S > P)
+			dmd_fail(rt, "transfer '%s': bad comb %" PRId64 ", %"
+				PRId64 ", %" PRId64 " along dimension %d",
+				q->label, P, a, S, d);
+		n *= S * (e / P) + (e % P < S ? e % P : S) -
+			(S * (a / P) + (a % P < S ? a % P : S));
+	}
+	return n;
+}
+
+/* Walk dimension "d" of the box cnt[] at lo[] of "buf" (extents bx[];
+ * "off": the element offset of the dimensions before d) through its
+ * combs "comb", copying each run of elements let through to ("pack")
+ * or from the packed buffer at "packed", in order.  Returns the packed
+ * buffer's position after them.  Along the last dimension a run is one
+ * copy; before it, each index let through is walked in turn. */
+static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
+	const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *comb, int64_t off, char *packed, int pack)
+{
+	int64_t P = comb[3 * d], a = comb[3 * d + 1], S = comb[3 * d + 2];
+	int64_t es = (int64_t) rt->esize, u = 0, k;
+
+	while (u < cnt[d]) {
+		int64_t r = (u + a) % P, len;
+
+		if (r >= S) {
+			u += P - r;
+			continue;
+		}
+		len = S - r < cnt[d] - u ? S - r : cnt[d] - u;
+		if (d == ndim - 1) {
+			char *b = buf + (off * bx[d] + lo[d] + u) * es;
+
+			if (pack)
+				memcpy(packed, b, (size_t) (len * es));
+			else
+				memcpy(b, packed, (size_t) (len * es));
+			packed += len * es;
+		} else {
+			for (k = 0; k < len; ++k)
+				packed = dmd_rt_comb_dim(rt, buf, d + 1, ndim,
+					bx, lo, cnt, comb,
+					off * bx[d] + lo[d] + u + k, packed,
+					pack);
+		}
+		u += len;
+	}
+	return packed;
+}
+
+/* Post the receive of the elements of a box that its combs "comb" let
+ * through (dmd_irecv_comb in dmd_rt.h), packed, from "src". */
+void dmd_irecv_comb(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
+	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *comb)
+{
+	int from = dmd_rt_coords_rank(rt, q, src);
+	int64_t n;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
+	if (n == 0)
+		return;
+	dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY, buf, ndim,
+		bx, lo, cnt, comb, n), n, rt->base, from, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, n));
+	if (from != rt->rank)
+		dmd_rt_count(rt, q, n);
+}
+
+/* Post the send of the elements of a box that its combs "comb" let
+ * through, packed now, to "dst". */
+void dmd_isend_comb(dmd_rt *rt, dmd_req *q, const int64_t *dst,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, const int64_t *comb)
+{
+	int to = dmd_rt_coords_rank(rt, q, dst);
+	int64_t n;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
+	if (n == 0)
+		return;
+	dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND, buf, ndim,
+		bx, lo, cnt, comb, n), n, rt->base, to, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, n));
+}
+
 /* Post the receive of a contribution from "src" into a temporary buffer;
  * dmd_wait adds it into the box (lo, cnt) of "buf".
  */
@@ -522,7 +642,7 @@ void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	if (n == 0)
 		return;
 	dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_ADD, buf, ndim,
-		bx, lo, cnt, n), n, rt->base, from, q->tag, rt->cart,
+		bx, lo, cnt, NULL, n), n, rt->base, from, q->tag, rt->cart,
 		dmd_rt_slot(rt, q, n));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, n);
@@ -638,7 +758,10 @@ void dmd_wait(dmd_rt *rt, dmd_req *q)
 	for (k = 0; k < q->n_sums; ++k) {
 		struct dmd_rt_sum *s = &q->sums[k];
 
-		if (s->kind != DMD_RT_STAGE_SEND)
+		if (s->kind == DMD_RT_STAGE_COPY && s->combed)
+			dmd_rt_comb_dim(rt, s->dbuf, 0, s->ndim, s->bx, s->lo,
+				s->cnt, s->comb, 0, s->tmp, 0);
+		else if (s->kind != DMD_RT_STAGE_SEND)
 			dmd_rt_rows(rt, s->dbuf, s->ndim, s->bx, s->lo, s->tmp,
 				s->cnt, zero, s->cnt,
 				s->kind == DMD_RT_STAGE_ADD ? &dmd_rt_row_add :

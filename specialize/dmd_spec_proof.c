@@ -52,6 +52,8 @@ struct dmd_proof_memo {
  * the boxes a shift receives and sends. */
 static const enum dmd_spec_field dmd_proof_piece[] = { DMD_FIELD_PEER,
 	DMD_FIELD_LO, DMD_FIELD_EXT };
+static const enum dmd_spec_field dmd_proof_piece_comb[] = { DMD_FIELD_PEER,
+	DMD_FIELD_LO, DMD_FIELD_EXT, DMD_FIELD_PHASE };
 static const enum dmd_spec_field dmd_proof_box[] = { DMD_FIELD_LO,
 	DMD_FIELD_EXT };
 static const enum dmd_spec_field dmd_proof_lo[] = { DMD_FIELD_LO };
@@ -274,16 +276,52 @@ static __isl_give isl_set *dmd_proof_add_elements(__isl_take isl_set *set,
 	return set;
 }
 
+/* Keep of "set" ({ [v.., e] }, the nd elements e last, after the
+ * boxes' origins at "lo" and the combs' phases at "phase") the elements
+ * that the combs of "pp" let through: along each dimension d with one
+ * (period P, run S), (e_d - lo_d + a_d) mod P < S (dmd_part_comb.c). */
+static __isl_give isl_set *dmd_proof_comb(__isl_take isl_set *set, int lo,
+	int phase, int nd, const struct dmd_p2p *pp)
+{
+	int n = isl_set_dim(set, isl_dim_set) - nd, d;
+
+	for (d = 0; d < nd && set; ++d) {
+		isl_local_space *ls;
+		isl_pw_aff *u, *t;
+		isl_ctx *ctx = isl_set_get_ctx(set);
+
+		if (!pp->period[d])
+			continue;
+		ls = isl_local_space_from_space(isl_set_get_space(set));
+		u = isl_pw_aff_from_aff(isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, n + d));
+		u = isl_pw_aff_sub(u, isl_pw_aff_from_aff(isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, lo + d)));
+		u = isl_pw_aff_add(u, isl_pw_aff_from_aff(isl_aff_var_on_domain(
+			isl_local_space_copy(ls), isl_dim_set, phase + d)));
+		u = isl_pw_aff_mod_val(u, isl_val_int_from_si(ctx,
+			pp->period[d]));
+		t = isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
+			isl_val_int_from_si(ctx, pp->run[d])));
+		set = isl_set_intersect(set, isl_pw_aff_lt_set(u, t));
+	}
+	return set;
+}
+
 /* The elements of the boxes of "pieces" ([c] -> { [t(len), ..] } with
- * the origins at "lo" and the extents after them) as a map like
- * "like" ([c] -> { X[t] -> T[e] }). */
-static __isl_give isl_map *dmd_proof_elements(__isl_take isl_set *pieces,
-	int len, int lo, int nd, __isl_keep isl_map *like)
+ * the origins at "lo", the extents after them and, if "pp" (the pieces
+ * posted) has combs, their phases after those) as a map like "like"
+ * ([c] -> { X[t] -> T[e] }). */
+static __isl_give isl_map *dmd_proof_elements_comb(__isl_take isl_set *pieces,
+	int len, int lo, int nd, __isl_keep isl_map *like,
+	const struct dmd_p2p *pp)
 {
 	int n = isl_set_dim(pieces, isl_dim_set);
 	isl_map *map;
 
 	pieces = dmd_proof_add_elements(pieces, lo, nd);
+	if (pp && pp->period)
+		pieces = dmd_proof_comb(pieces, lo, lo + 2 * nd, nd, pp);
 	pieces = isl_set_project_out(pieces, isl_dim_set, len, n - len);
 	map = isl_map_from_range(pieces);
 	map = isl_map_move_dims(map, isl_dim_in, 0, isl_dim_out, 0, len);
@@ -293,6 +331,15 @@ static __isl_give isl_map *dmd_proof_elements(__isl_take isl_set *pieces,
 		isl_map_get_tuple_name(like, isl_dim_out));
 	map = isl_map_align_params(map, isl_map_get_space(like));
 	return isl_map_coalesce(map);
+}
+
+/* The elements of the boxes of "pieces" ([c] -> { [t(len), ..] } with
+ * the origins at "lo" and the extents after them) as a map like
+ * "like" ([c] -> { X[t] -> T[e] }). */
+static __isl_give isl_map *dmd_proof_elements(__isl_take isl_set *pieces,
+	int len, int lo, int nd, __isl_keep isl_map *like)
+{
+	return dmd_proof_elements_comb(pieces, len, lo, nd, like, NULL);
 }
 
 /* Close the memory stream "f" whose text open_memstream puts in "*s",
@@ -553,6 +600,17 @@ static __isl_give isl_set *dmd_proof_on_mesh(const struct dmd_model *m,
 	return set;
 }
 
+/* The point-to-point pieces that the receives and sends of "x" post
+ * if they have combs (their periods and runs, which emit prints), else
+ * NULL. */
+static const struct dmd_p2p *dmd_proof_combed(const struct dmd_xfer *x)
+{
+	const struct dmd_p2p *pp = x->kind == DMD_XFER_SHIFT ? x->first :
+		x->p2p;
+
+	return pp && pp->period ? pp : NULL;
+}
+
 /* The pieces of the point-to-point part "p2p" of "x" as emitted:
  * [c] -> { [t, peer, lo, ext] } for the receives ("send" 0) or the
  * sends, without the landing origins. */
@@ -560,9 +618,13 @@ static __isl_give isl_set *dmd_proof_side(struct dmd_proof_run *pr,
 	const struct dmd_xfer *x, int send, int *undef)
 {
 	int len = dmd_proof_len(x);
+	enum dmd_spec_kind kind = send ? DMD_SPEC_SEND : DMD_SPEC_RECV;
 
-	return dmd_proof_collect(pr, x, x->step, send ? DMD_SPEC_SEND :
-		DMD_SPEC_RECV, len, DMD_PROOF_FIELDS(dmd_proof_piece), undef);
+	if (dmd_proof_combed(x))
+		return dmd_proof_collect(pr, x, x->step, kind, len,
+			DMD_PROOF_FIELDS(dmd_proof_piece_comb), undef);
+	return dmd_proof_collect(pr, x, x->step, kind, len,
+		DMD_PROOF_FIELDS(dmd_proof_piece), undef);
 }
 
 /* Describe a point where the receives "recv" and the sends "send" (as
@@ -573,6 +635,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 	__isl_keep isl_set *send)
 {
 	int np = m->mesh->n, len = dmd_proof_len(x), nd = x->box.n, i, only;
+	int comb = dmd_proof_combed(x) != NULL;
 	isl_set *d;
 	isl_point *pt;
 	char *s = NULL;
@@ -594,7 +657,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 		free(s);
 		return NULL;
 	}
-	for (i = 0; i < 2 * np + len + 2 * nd; ++i) {
+	for (i = 0; i < 2 * np + len + (comb ? 3 : 2) * nd; ++i) {
 		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
 		long val = isl_val_get_num_si(v);
 
@@ -608,6 +671,8 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 			fprintf(f, ") the box with origin (");
 		else if (i == 2 * np + len + nd)
 			fprintf(f, ") and extents (");
+		else if (i == 2 * np + len + 2 * nd)
+			fprintf(f, ") and comb phases (");
 		else if (i == np)
 			fprintf(f, ") at (");
 		else
@@ -626,7 +691,7 @@ static int dmd_proof_match(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int np = m->mesh->n, len = dmd_proof_len(x), undef = 0;
-	int n = 2 * np + len + 2 * x->box.n, eq;
+	int n = 2 * np + len + (dmd_proof_combed(x) ? 3 : 2) * x->box.n, eq;
 	isl_set *recv, *send;
 
 	recv = dmd_proof_unbind(m, dmd_proof_side(pr, x, 0, &undef));
@@ -712,7 +777,8 @@ static int dmd_proof_p2p(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	self = dmd_proof_collect(pr, x, x->step, DMD_SPEC_SELF, len,
 		DMD_PROOF_FIELDS(dmd_proof_box), &undef);
 	send = dmd_proof_side(pr, x, 1, &undef);
-	have = isl_map_union(dmd_proof_elements(recv, len, len + np, nd, need),
+	have = isl_map_union(dmd_proof_elements_comb(recv, len, len + np, nd,
+		need, dmd_proof_combed(x)),
 		dmd_proof_elements(self, len, len, nd, need));
 	if (got)
 		*got = isl_map_copy(have);
@@ -722,8 +788,9 @@ static int dmd_proof_p2p(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 	r = dmd_proof_within(pr, x, what, need, have, "needs",
 		"which no piece brings");
 	if (r == 1)
-		r = dmd_proof_within(pr, x, what, dmd_proof_elements(send, len,
-			len + np, nd, x->need), dmd_proof_source(pr, x),
+		r = dmd_proof_within(pr, x, what, dmd_proof_elements_comb(send,
+			len, len + np, nd, x->need, dmd_proof_combed(x)),
+			dmd_proof_source(pr, x),
 			"sends", "which it does not have");
 	else
 		isl_set_free(send);

@@ -91,15 +91,18 @@ int main(int argc, char **argv)
     const int64_t vx1_B = 8;
     if (c_y == 2) {
       for (int64_t p_x = 0; p_x <= c_x; p_x += 1)
-        dmd_irecv(rt, q0, (const int64_t[]){ p_x, c_x - p_x, 1 }, r0_B, 2, rx0_B,
-            (const int64_t[]){ 2 * c_x + 4 * p_x - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 });
+        dmd_irecv_comb(rt, q0, (const int64_t[]){ p_x, c_x - p_x, 1 }, r0_B, 2, rx0_B,
+            (const int64_t[]){ 2 * c_x + 4 * p_x - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 },
+            (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
       if (c_x == 0)
-        dmd_irecv(rt, q0, (const int64_t[]){ 1, 1, 1 }, r0_B, 2, rx0_B,
-            (const int64_t[]){ 8 - 0, 0 }, (const int64_t[]){ 2, 8 });
+        dmd_irecv_comb(rt, q0, (const int64_t[]){ 1, 1, 1 }, r0_B, 2, rx0_B,
+            (const int64_t[]){ 8 - 0, 0 }, (const int64_t[]){ 2, 8 },
+            (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
       for (int64_t p_y = 0; p_y <= 1; p_y += 1)
-        dmd_isend(rt, q0, (const int64_t[]){ c_x, p_y, 1 }, buf_B, 2,
+        dmd_isend_comb(rt, q0, (const int64_t[]){ c_x, p_y, 1 }, buf_B, 2,
             (const int64_t[]){ ext0_B, ext1_B },
-            (const int64_t[]){ 6 * c_x + 4 - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 });
+            (const int64_t[]){ 6 * c_x + 4 - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 },
+            (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
       dmd_copy(rt, r0_B, 2, rx0_B, (const int64_t[]){ 6 * c_x + 4 - (2 * c_x), 0 },
           buf_B, (const int64_t[]){ ext0_B, ext1_B },
               (const int64_t[]){ 6 * c_x + 4 - lo0_B, 4 - lo1_B }, (const int64_t[]){ 2, 8 });
@@ -112,18 +115,21 @@ int main(int argc, char **argv)
     } else {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1) {
         if (p_x >= c_x) {
-          dmd_irecv(rt, q0, (const int64_t[]){ p_x, c_x - p_x + 2, 1 }, r0_B, 2, rx0_B,
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ p_x, c_x - p_x + 2, 1 }, r0_B, 2, rx0_B,
               (const int64_t[]){ (c_x == 0 && p_x == 1 ? 8 : 6 * c_x + 4) - (2 * c_x), 0 },
-                  (const int64_t[]){ 2, 8 });
+                  (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         } else {
-          dmd_irecv(rt, q0, (const int64_t[]){ 0, 1, 1 }, r0_B, 2, rx0_B,
-              (const int64_t[]){ 0, 0 }, (const int64_t[]){ 2, 8 });
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ 0, 1, 1 }, r0_B, 2, rx0_B,
+              (const int64_t[]){ 0, 0 }, (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         }
       }
       for (int64_t p_y = 1; p_y <= 2; p_y += 1)
-        dmd_isend(rt, q0, (const int64_t[]){ c_x, p_y, 1 }, buf_B, 2,
+        dmd_isend_comb(rt, q0, (const int64_t[]){ c_x, p_y, 1 }, buf_B, 2,
             (const int64_t[]){ ext0_B, ext1_B },
-            (const int64_t[]){ 6 * c_x - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 });
+            (const int64_t[]){ 6 * c_x - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 },
+            (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
       dmd_copy(rt, r0_B, 2, rx0_B, (const int64_t[]){ 6 * c_x - (2 * c_x), 0 },
           buf_B, (const int64_t[]){ ext0_B, ext1_B },
               (const int64_t[]){ 6 * c_x - lo0_B, 0 - lo1_B }, (const int64_t[]){ 2, 8 });

@@ -91,25 +91,29 @@ int main(int argc, char **argv)
     {
       for (int64_t p_x = 0; p_x <= 1; p_x += 1) {
         if (p_x == c_x)
-          dmd_irecv(rt, q0, (const int64_t[]){ c_x, 0, 1 }, r0_B, 2, rx0_B,
-              (const int64_t[]){ 6 * c_x - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 });
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ c_x, 0, 1 }, r0_B, 2, rx0_B,
+              (const int64_t[]){ 6 * c_x - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         {
           int64_t p_y = c_x == 0 && p_x == 0 ? 2 : c_x + p_x;
-          dmd_irecv(rt, q0, (const int64_t[]){ p_x, p_y, 1 }, r0_B, 2, rx0_B,
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ p_x, p_y, 1 }, r0_B, 2, rx0_B,
               (const int64_t[]){ (c_x == 1 && p_x == 0 && p_y == 1 ? 2 : c_x == 0 && p_x == 1
-                  && p_y == 1 ? 8 : 6 * c_x + 4) - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 });
+                  && p_y == 1 ? 8 : 6 * c_x + 4) - (2 * c_x), 0 }, (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         }
       }
       for (int64_t p_y = 0; p_y <= 2; p_y += 1) {
         if (2 * c_x + p_y <= 2) {
-          dmd_isend(rt, q0, (const int64_t[]){ -c_x + 1, p_y, 1 }, buf_B, 2,
+          dmd_isend_comb(rt, q0, (const int64_t[]){ -c_x + 1, p_y, 1 }, buf_B, 2,
               (const int64_t[]){ ext0_B, ext1_B },
               (const int64_t[]){ (c_x == 0 ? 2 : 8) - lo0_B,
-                  (c_x == 1 && p_y == 0 ? 0 : 2 * p_y) - lo1_B }, (const int64_t[]){ 2, 8 });
+                  (c_x == 1 && p_y == 0 ? 0 : 2 * p_y) - lo1_B }, (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         } else {
-          dmd_isend(rt, q0, (const int64_t[]){ 0, p_y, 1 }, buf_B, 2,
+          dmd_isend_comb(rt, q0, (const int64_t[]){ 0, p_y, 1 }, buf_B, 2,
               (const int64_t[]){ ext0_B, ext1_B },
-              (const int64_t[]){ 8 - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 });
+              (const int64_t[]){ 8 - lo0_B, 2 * p_y - lo1_B }, (const int64_t[]){ 2, 8 },
+              (const int64_t[]){ 1, 0, 1, 6, 0, 2 });
         }
       }
       dmd_wait(rt, q0);

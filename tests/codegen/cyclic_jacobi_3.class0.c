@@ -59,11 +59,13 @@ int main(int argc, char **argv)
       const int64_t vo0_A = 0;
       {
         for (int64_t p_x = 1; p_x <= 2; p_x += 1)
-          dmd_irecv(rt, q0, (const int64_t[]){ p_x }, r0_A, 1, rx0_A,
-              (const int64_t[]){ (p_x == 1 ? 6 : 13) - 0 }, (const int64_t[]){ p_x == 2 ? 3 : 5 });
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ p_x }, r0_A, 1, rx0_A,
+              (const int64_t[]){ (p_x == 1 ? 6 : 13) - 0 }, (const int64_t[]){ p_x == 2 ? 3 : 5 },
+              (const int64_t[]){ 2, 0, 1 });
         for (int64_t p_x = 1; p_x <= 2; p_x += 1)
-          dmd_isend(rt, q0, (const int64_t[]){ p_x }, buf_A, 1, (const int64_t[]){ ext0_A },
-              (const int64_t[]){ p_x - lo0_A }, (const int64_t[]){ -2 * p_x + 7 });
+          dmd_isend_comb(rt, q0, (const int64_t[]){ p_x }, buf_A, 1, (const int64_t[]){ ext0_A },
+              (const int64_t[]){ p_x - lo0_A }, (const int64_t[]){ -2 * p_x + 7 },
+              (const int64_t[]){ 2, 0, 1 });
         dmd_copy(rt, r0_A, 1, rx0_A, (const int64_t[]){ 0 },
             buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 0 - lo0_A },
                 (const int64_t[]){ 6 });

@@ -58,14 +58,18 @@ int main(int argc, char **argv)
       const double *const v_A = r0_A;
       const int64_t vo0_A = 1;
       {
-        dmd_irecv(rt, q0, (const int64_t[]){ 0 }, r0_A, 1, rx0_A,
-            (const int64_t[]){ 0 }, (const int64_t[]){ 5 });
-        dmd_irecv(rt, q0, (const int64_t[]){ 2 }, r0_A, 1, rx0_A,
-            (const int64_t[]){ 12 - 1 }, (const int64_t[]){ 5 });
-        dmd_isend(rt, q0, (const int64_t[]){ 0 }, buf_A, 1, (const int64_t[]){ ext0_A },
-            (const int64_t[]){ 6 - lo0_A }, (const int64_t[]){ 5 });
-        dmd_isend(rt, q0, (const int64_t[]){ 2 }, buf_A, 1, (const int64_t[]){ ext0_A },
-            (const int64_t[]){ 7 - lo0_A }, (const int64_t[]){ 3 });
+        dmd_irecv_comb(rt, q0, (const int64_t[]){ 0 }, r0_A, 1, rx0_A,
+            (const int64_t[]){ 0 }, (const int64_t[]){ 5 },
+            (const int64_t[]){ 2, 0, 1 });
+        dmd_irecv_comb(rt, q0, (const int64_t[]){ 2 }, r0_A, 1, rx0_A,
+            (const int64_t[]){ 12 - 1 }, (const int64_t[]){ 5 },
+            (const int64_t[]){ 2, 0, 1 });
+        dmd_isend_comb(rt, q0, (const int64_t[]){ 0 }, buf_A, 1, (const int64_t[]){ ext0_A },
+            (const int64_t[]){ 6 - lo0_A }, (const int64_t[]){ 5 },
+            (const int64_t[]){ 2, 0, 1 });
+        dmd_isend_comb(rt, q0, (const int64_t[]){ 2 }, buf_A, 1, (const int64_t[]){ ext0_A },
+            (const int64_t[]){ 7 - lo0_A }, (const int64_t[]){ 3 },
+            (const int64_t[]){ 2, 0, 1 });
         dmd_copy(rt, r0_A, 1, rx0_A, (const int64_t[]){ 6 - 1 },
             buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 6 - lo0_A },
                 (const int64_t[]){ 6 });

@@ -59,11 +59,13 @@ int main(int argc, char **argv)
       const int64_t vo0_A = 2;
       {
         for (int64_t p_x = 0; p_x <= 1; p_x += 1)
-          dmd_irecv(rt, q0, (const int64_t[]){ p_x }, r0_A, 1, rx0_A,
-              (const int64_t[]){ (p_x == 0 ? 2 : 7) - 2 }, (const int64_t[]){ 3 });
+          dmd_irecv_comb(rt, q0, (const int64_t[]){ p_x }, r0_A, 1, rx0_A,
+              (const int64_t[]){ (p_x == 0 ? 2 : 7) - 2 }, (const int64_t[]){ 3 },
+              (const int64_t[]){ 2, 0, 1 });
         for (int64_t p_x = 0; p_x <= 1; p_x += 1)
-          dmd_isend(rt, q0, (const int64_t[]){ p_x }, buf_A, 1, (const int64_t[]){ ext0_A },
-              (const int64_t[]){ -p_x + 13 - lo0_A }, (const int64_t[]){ 2 * p_x + 3 });
+          dmd_isend_comb(rt, q0, (const int64_t[]){ p_x }, buf_A, 1, (const int64_t[]){ ext0_A },
+              (const int64_t[]){ -p_x + 13 - lo0_A }, (const int64_t[]){ 2 * p_x + 3 },
+              (const int64_t[]){ 2, 0, 1 });
         dmd_copy(rt, r0_A, 1, rx0_A, (const int64_t[]){ 12 - 2 },
             buf_A, (const int64_t[]){ ext0_A }, (const int64_t[]){ 12 - lo0_A },
                 (const int64_t[]){ 4 });

@@ -702,6 +702,61 @@ static void test_p2p(dmd_rt *rt)
 	section("p2p-several-in-flight");
 }
 
+/* Combed point-to-point transfers (step 1) with the rank across axis 1:
+ * the box (1, 0) 4x7 of a 5x7 buffer, rows combed { 2, 0, 1 } (offsets
+ * 0, 2: rows 1 and 3) and columns { 4, 3, 2 } (offsets u with
+ * (u + 3) mod 4 < 2: 1, 2, 5, 6), lands at (1, 1) of a 6x8 buffer: 8
+ * elements in one message, the others untouched; then a comb that lets
+ * every element through ({ 1, 0, 1 }) and one that lets none of a box
+ * through (nothing posted, nothing counted).
+ */
+static void test_comb(dmd_rt *rt)
+{
+	int64_t sx[2] = { 5, 7 }, slo[2] = { 1, 0 }, cnt[2] = { 4, 7 };
+	int64_t rx[2] = { 6, 8 }, rlo[2] = { 1, 1 };
+	int64_t comb[6] = { 2, 0, 1, 4, 3, 2 }, all[6] = { 1, 0, 1, 1, 0, 1 };
+	int64_t one[2] = { 1, 2 }, none[6] = { 3, 1, 1, 1, 0, 1 };
+	int64_t peer[2] = { c0, 1 - c1 };
+	int prank = c0 * 2 + 1 - c1;
+	dmd_req *q = dmd_req_new(rt, 14, 1, "C: combed");
+	void *sb = dmd_alloc(rt, 35), *rb = dmd_alloc(rt, 48);
+	void *ab = dmd_alloc(rt, 2);
+
+	for (int64_t k = 0; k < 35; ++k)
+		set(sb, k, 100 * rank + k);
+	fill(rb, 48, -1);
+	fill(ab, 2, -1);
+	dmd_irecv_comb(rt, q, peer, rb, 2, rx, rlo, cnt, comb);
+	dmd_isend_comb(rt, q, peer, sb, 2, sx, slo, cnt, comb);
+	dmd_irecv_comb(rt, q, peer, ab, 2, one, (const int64_t[]){ 0, 0 },
+		one, all);
+	dmd_isend_comb(rt, q, peer, sb, 2, sx, (const int64_t[]){ 4, 5 },
+		one, all);
+	dmd_irecv_comb(rt, q, peer, rb, 2, rx, (const int64_t[]){ 0, 0 },
+		one, none);
+	dmd_isend_comb(rt, q, peer, sb, 2, sx, (const int64_t[]){ 0, 0 },
+		one, none);
+	dmd_wait(rt, q);
+	for (int64_t i = 0; i < 6; ++i)
+		for (int64_t j = 0; j < 8; ++j) {
+			int64_t u = i - 1, v = j - 1;
+			double want = -1;
+
+			if (u >= 0 && u < 4 && v >= 0 && v < 7 && u % 2 == 0 &&
+			    (v + 3) % 4 < 2)
+				want = 100 * prank + (1 + u) * 7 + v;
+			CHECK(get(rb, i * 8 + j) == want,
+				"comb [%lld][%lld] = %g, want %g", (long long) i,
+				(long long) j, get(rb, i * 8 + j), want);
+		}
+	for (int64_t j = 0; j < 2; ++j)
+		CHECK(get(ab, j) == 100 * prank + 4 * 7 + 5 + j,
+			"comb all [%lld] = %g", (long long) j, get(ab, j));
+	expect_recv(1, 8);
+	expect_recv(1, 2);
+	section("p2p-comb");
+}
+
 /* Partial sums (step 1): every rank adds the 2x3 contributions of the
  * three others (dmd_irecv_sum, from strided boxes) and its own
  * (dmd_copy_sum) into a box of a 4x5 buffer that starts at 1.
@@ -1128,6 +1183,7 @@ static int main_mode(int *argc, char ***argv, int dtype)
 	dmd_step_end(rt, 0);
 	dmd_step_begin(rt, 1);
 	test_p2p(rt);
+	test_comb(rt);
 	test_sums(rt);
 	small_gemm(rt);
 	dmd_step_end(rt, 1);
