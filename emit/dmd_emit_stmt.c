@@ -109,25 +109,18 @@ static __isl_give isl_printer *dmd_emit_arr(struct dmd_emit_ctx *ctx,
 	return isl_printer_print_str(p, " }");
 }
 
-/* The combs of a box of "pieces" (dmd_part_comb.c) whose phases are
- * "a" (n of them): { period, phase, run } per dimension, { 1, 0, 1 }
- * (every element) along a dimension without one. */
+/* The combs of a box (dmd_part_comb.c), "c" their expressions: period,
+ * phase and run per dimension ({ 1, 0, 1 }: every element). */
 static __isl_give isl_printer *dmd_emit_comb(__isl_take isl_printer *p,
-	const struct dmd_p2p *pieces, isl_ast_expr **a, int n)
+	isl_ast_expr **c, int n)
 {
 	int d;
 
 	p = isl_printer_print_str(p, "(const int64_t[]){ ");
-	for (d = 0; d < n; ++d) {
+	for (d = 0; d < 3 * n; ++d) {
 		if (d)
 			p = isl_printer_print_str(p, ", ");
-		if (!pieces->period[d]) {
-			p = isl_printer_print_str(p, "1, 0, 1");
-			continue;
-		}
-		p = dmd_emit_printf(p, "%ld, ", pieces->period[d]);
-		p = isl_printer_print_ast_expr(p, a[d]);
-		p = dmd_emit_printf(p, ", %ld", pieces->run[d]);
+		p = isl_printer_print_ast_expr(p, c[d]);
 	}
 	return isl_printer_print_str(p, " }");
 }
@@ -786,11 +779,11 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.recv.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.recv.ext);
-	isl_pw_aff **phase = pl->stmt->u.recv.phase;
+	isl_pw_aff **comb = pl->stmt->u.recv.comb;
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "%s(rt, q%d, ", pl->stmt->u.recv.sum ?
-		"dmd_irecv_sum" : phase ? "dmd_irecv_comb" : "dmd_irecv",
+		"dmd_irecv_sum" : comb ? "dmd_irecv_comb" : "dmd_irecv",
 		x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.recv.peer));
 	p = isl_printer_print_str(p, ", ");
@@ -810,12 +803,11 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
-	if (phase) {
+	if (comb) {
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_start_line(p);
-		p = dmd_emit_comb(p, pl->stmt->pieces,
-			dmd_spec_exprs(pl, phase), nd);
+		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd);
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
@@ -832,10 +824,10 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	int nd = ctx->m->lay[x->tensor]->ndim;
 	isl_ast_expr **lo = dmd_spec_exprs(pl, pl->stmt->u.send.lo);
 	isl_ast_expr **ext = dmd_spec_exprs(pl, pl->stmt->u.send.ext);
-	isl_pw_aff **phase = pl->stmt->u.send.phase;
+	isl_pw_aff **comb = pl->stmt->u.send.comb;
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "%s(rt, q%d, ", phase ? "dmd_isend_comb" :
+	p = dmd_emit_printf(p, "%s(rt, q%d, ", comb ? "dmd_isend_comb" :
 		"dmd_isend", x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.send.peer));
 	p = isl_printer_print_str(p, ", ");
@@ -853,12 +845,11 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	}
 	p = isl_printer_print_str(p, ", ");
 	p = dmd_emit_arr(ctx, p, ext, nd, user, NULL);
-	if (phase) {
+	if (comb) {
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_start_line(p);
-		p = dmd_emit_comb(p, pl->stmt->pieces,
-			dmd_spec_exprs(pl, phase), nd);
+		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd);
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);

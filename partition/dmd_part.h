@@ -25,14 +25,26 @@
 
 /* A box per dimension of a tensor: the origin and the extent of each
  * dimension as pw_affs over one space (global element indices).  The
- * boxes of point-to-point pieces may have a comb (dmd_part_comb.c):
- * phase[d] (NULL, or NULL where dimension d has none) over the same
- * space. */
+ * boxes of point-to-point pieces may have combs (dmd_part_comb.c):
+ * comb[3 d], comb[3 d + 1], comb[3 d + 2] the period, phase and run
+ * along dimension d and cnt[d] the number of elements that move along
+ * it, pw_affs over the same space (comb and cnt NULL: none; NULL
+ * entries along a dimension without). */
 struct dmd_box {
 	int n;
 	isl_pw_aff **lo;
 	isl_pw_aff **ext;
-	isl_pw_aff **phase;
+	isl_pw_aff **comb;
+	isl_pw_aff **cnt;
+};
+
+/* The combs (period P, run S) that the pieces of a transfer use along
+ * one dimension (besides { 1, 1 }, every element), in the order they
+ * were chosen. */
+#define DMD_COMB_MAX	8
+struct dmd_comb_used {
+	int n;
+	long P[DMD_COMB_MAX], S[DMD_COMB_MAX];
 };
 
 /* How a transfer brings data. */
@@ -61,14 +73,14 @@ enum dmd_xfer_use {
  *   send: [c] -> { X[t, d] : rank c sends a box to rank d at t }
  *   self: [c] -> { X[t] : rank c copies a box from its own block }
  * with the boxes (global indices) over each.  "sum": receivers add the
- * pieces instead of storing them.  period, run (owned, NULL: no combs):
- * the comb of dimension d of the received and sent boxes, period[d] = 0
- * where it has none (dmd_part_comb.c). */
+ * pieces instead of storing them.  combs (owned, NULL: none): per
+ * dimension the combs the received and sent boxes use
+ * (dmd_part_comb.c). */
 struct dmd_p2p {
 	isl_set *recv_dom, *send_dom, *self_dom;
 	struct dmd_box recv, send, self;
 	int sum;
-	long *period, *run;
+	struct dmd_comb_used *combs;
 };
 
 /* A transfer of tensor "tensor" for step "step", at time level "level"
@@ -187,8 +199,9 @@ __isl_give struct dmd_p2p *dmd_part_p2p(const struct dmd_model *m,
  * of its boxes. */
 int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
 	struct dmd_p2p *p, __isl_keep isl_map *recv, __isl_keep isl_map *send);
-__isl_give isl_pw_aff *dmd_part_comb_count(const struct dmd_p2p *p,
-	const struct dmd_box *box, int d);
+__isl_give isl_pw_aff *dmd_part_comb_count(const struct dmd_box *box, int d);
+/* Release the combs of "box" (it moves whole). */
+void dmd_box_drop_combs(struct dmd_box *box);
 /* The return of step results: "written" is [c] -> { T[e] } written by
  * rank c; holder h receives what r wrote and h holds (with the same
  * coordinates along the output's partial axes). */

@@ -10,19 +10,28 @@
  * dimension d says which elements of the box move: element u of the box
  * (0 <= u < ext) moves when
  *	(u + a) mod P < S
- * with a period P and run S (constants of the transfer) and a phase a
- * (a pw_aff, like the box).  The runtime packs exactly those elements
- * (dmd_irecv_comb, dmd_isend_comb), both sides in the same order.
+ * with a period P, a run S and a phase a, pw_affs like the box (P and S
+ * piecewise constant: pieces between other pairs of holders have other
+ * patterns, e.g. from blocks of 2 to blocks of 3 over 3 ranks, in the
+ * sender's local coordinates, every third element from one holder and
+ * two of every six from another).  The runtime packs exactly those
+ * elements (dmd_irecv_comb, dmd_isend_comb), both sides in the same
+ * order.
  *
- * The combs are found, not derived from the layouts: for every
- * dimension with holes, each candidate (P, S) (from the cyclic
- * dimensions of the job's tensors) gives a phase from the pieces
- * themselves, the start of the arc that the piece's residues e mod P
+ * The combs are found, not derived from the layouts: along every
+ * dimension, each candidate (P, S) (from the cyclic dimensions of the
+ * job's tensors, dmd_comb_candidates) gives a phase from the pieces
+ * themselves, the start of the arc that a piece's residues e mod P
  * form on the circle mod P (dmd_comb_start):
  *	phi = min (R \ ((R + 1) mod P)),  a = (lo - phi) mod P
- * and is kept only where isl shows that every element of every piece
- * passes it (so nothing needed is dropped) and that it drops something.
- * Both sides compute the phase from the same pieces, so they agree.
+ * and isl gives the pieces that it fits: every element of the piece
+ * passes (so nothing needed is dropped) and some element of its box
+ * does not.  Each piece takes the candidate that fits it and moves the
+ * fewest elements (dmd_comb_select); a piece that none fits moves its
+ * box whole along
+ * that dimension ({ 1, 0, 1 }).  Both sides choose from the same
+ * pieces in the same order, so they agree (and the proofs of `check`
+ * show it on the emitted code).
  */
 #include <stdlib.h>
 
@@ -154,120 +163,6 @@ static __isl_give isl_map *dmd_comb_map(__isl_keep isl_map *map, int d,
 	return isl_set_unwrap(isl_pw_aff_lt_set(e, f));
 }
 
-/* Does the comb (P, S, phi) along "d" let every element of "map"
- * through (1), and (if "hull" is given) drop some element of "hull"
- * (else 0)?  -1 on error. */
-static int dmd_comb_fits(__isl_keep isl_map *map, __isl_keep isl_map *hull,
-	int d, long P, long S, __isl_keep isl_pw_aff *phi)
-{
-	isl_map *c = dmd_comb_map(map, d, P, S, phi);
-	int ok, all = 0;
-
-	ok = dmd_isl_bool(isl_map_is_subset(map, c));
-	if (ok == 1 && hull) {
-		all = dmd_isl_bool(isl_map_is_subset(hull, c));
-		if (all < 0)
-			ok = -1;
-	}
-	isl_map_free(c);
-	return ok < 0 ? -1 : ok && !all;
-}
-
-/* The phases a = (lo - phi) mod P of "box" along the dimensions with a
- * comb ("P"[d] > 0), from the pieces "map" of that side. */
-static int dmd_comb_phases(struct dmd_box *box, __isl_keep isl_map *map,
-	const long *P, const long *S)
-{
-	int d;
-
-	box->phase = calloc(box->n + 1, sizeof(*box->phase));
-	if (!box->phase)
-		return -1;
-	for (d = 0; d < box->n; ++d) {
-		isl_pw_aff *phi, *a;
-
-		if (!P[d])
-			continue;
-		phi = dmd_comb_start(map, d, P[d]);
-		if (dmd_comb_fits(map, NULL, d, P[d], S[d], phi) != 1) {
-			isl_pw_aff_free(phi);
-			return -1;
-		}
-		a = isl_pw_aff_sub(isl_pw_aff_copy(box->lo[d]), phi);
-		a = isl_pw_aff_mod_val(a, isl_val_int_from_si(
-			isl_map_get_ctx(map), P[d]));
-		box->phase[d] = isl_pw_aff_coalesce(a);
-		if (!box->phase[d])
-			return -1;
-	}
-	return 0;
-}
-
-/* Give the pieces "p" of transfer "x" combs where their boxes have
- * holes (see the top of this file): "recv" and "send" are the pieces of
- * p->recv and p->send ([c] -> { X[t, peer] -> T[e] }).  Sums (the
- * boxes are added in) and pieces without holes keep plain boxes.
- * Returns 0 (with or without combs) or -1 on error. */
-int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
-	struct dmd_p2p *p, __isl_keep isl_map *recv, __isl_keep isl_map *send)
-{
-	const struct dmd_layout *lay = m->lay[x->tensor];
-	int nd = lay->ndim, d, i, any = 0, holes;
-	isl_map *hull;
-	long *P, *S;
-
-	if (p->sum || nd == 0 || isl_map_plain_is_empty(recv) == isl_bool_true)
-		return 0;
-	hull = dmd_isl_box_map(lay->space, nd, p->recv.lo, p->recv.ext);
-	holes = dmd_isl_bool(isl_map_is_subset(hull, recv));
-	if (holes != 0) {
-		isl_map_free(hull);
-		return holes < 0 ? -1 : 0;
-	}
-	P = calloc(nd, sizeof(*P));
-	S = calloc(nd, sizeof(*S));
-	if (!P || !S)
-		goto error;
-	for (d = 0; d < nd; ++d) {
-		struct dmd_comb_cands c;
-
-		dmd_comb_candidates(m, lay, d, &c);
-		for (i = 0; i < c.n; ++i) {
-			isl_pw_aff *phi = dmd_comb_start(recv, d, c.P[i]);
-			int ok = dmd_comb_fits(recv, hull, d, c.P[i], c.S[i],
-				phi);
-
-			isl_pw_aff_free(phi);
-			if (ok < 0)
-				goto error;
-			if (ok) {
-				P[d] = c.P[i];
-				S[d] = c.S[i];
-				any = 1;
-				break;
-			}
-		}
-	}
-	isl_map_free(hull);
-	hull = NULL;
-	if (!any) {
-		free(P);
-		free(S);
-		return 0;
-	}
-	if (dmd_comb_phases(&p->recv, recv, P, S) < 0 ||
-	    dmd_comb_phases(&p->send, send, P, S) < 0)
-		goto error;
-	p->period = P;
-	p->run = S;
-	return 0;
-error:
-	isl_map_free(hull);
-	free(P);
-	free(S);
-	return -1;
-}
-
 /* F(x) = S floor(x / P) + min(S, x mod P): how many of 0 .. x - 1 pass
  * a comb of period P and run S with phase 0. */
 static __isl_give isl_pw_aff *dmd_comb_F(__isl_take isl_pw_aff *x, long P,
@@ -284,19 +179,236 @@ static __isl_give isl_pw_aff *dmd_comb_F(__isl_take isl_pw_aff *x, long P,
 	return isl_pw_aff_add(q, r);
 }
 
-/* The number of elements that move along dimension "d" of "box" (a box
- * of "p"): its extent, or with a comb (P, S, phase a) the u in [0, ext)
- * with (u + a) mod P < S, F(a + ext) - F(a) (dmd_comb_F). */
-__isl_give isl_pw_aff *dmd_part_comb_count(const struct dmd_p2p *p,
-	const struct dmd_box *box, int d)
+/* The points of the domain of "map" where the comb (P, S, phi) along
+ * "d" lets every element of the piece through and drops some element
+ * of its box "hull" (same space). */
+static __isl_give isl_set *dmd_comb_fits(__isl_keep isl_map *map,
+	__isl_keep isl_map *hull, int d, long P, long S,
+	__isl_keep isl_pw_aff *phi)
 {
-	isl_pw_aff *a, *end;
+	isl_map *c = dmd_comb_map(map, d, P, S, phi);
+	isl_set *fit, *drop;
 
-	if (!p->period || !p->period[d] || !box->phase)
+	fit = isl_set_subtract(isl_pw_aff_domain(isl_pw_aff_copy(phi)),
+		isl_map_domain(isl_map_subtract(isl_map_copy(map),
+		isl_map_copy(c))));
+	drop = isl_map_domain(isl_map_subtract(isl_map_copy(hull), c));
+	return isl_set_coalesce(isl_set_intersect(fit, drop));
+}
+
+/* "pa" on "dom" added to "*acc" (disjoint domains; *acc NULL: none). */
+static void dmd_comb_acc(isl_pw_aff **acc, __isl_take isl_pw_aff *pa,
+	__isl_keep isl_set *dom)
+{
+	pa = isl_pw_aff_intersect_domain(pa, isl_set_copy(dom));
+	*acc = *acc ? isl_pw_aff_union_add(*acc, pa) : pa;
+}
+
+/* Choose the combs along dimension "d" of the pieces "map" of "box"
+ * (one side of the pieces: [c] -> { X[t, peer] -> T[e] }): piece by
+ * piece, of the candidates of "c" that let its elements through and
+ * drop some of its box, the one that moves the fewest elements (the
+ * first of them in the order of "c" on a tie); the pieces for which
+ * none does keep their box along d ({ 1, 0, 1 }).  Sets
+ * box->comb[3 d ..] to (P, a, S) and box->cnt[d] to the elements that
+ * move, all pw_affs on the pieces' domain; "used" (if not NULL) gets
+ * the candidates chosen for some piece, in the order of "c" (so that
+ * the other side, choosing among those, chooses alike).  Returns the
+ * number chosen, -1 on error. */
+static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
+	__isl_keep isl_map *hull, int d, const struct dmd_comb_cands *c,
+	struct dmd_comb_used *used)
+{
+	isl_ctx *ctx = isl_map_get_ctx(map);
+	isl_set *rest = isl_map_domain(isl_map_copy(map));
+	isl_set *sel[64] = { NULL };
+	isl_pw_aff *an[64] = { NULL }, *nn[64] = { NULL };
+	isl_pw_aff *best = NULL;
+	isl_pw_aff *P = NULL, *S = NULL, *a = NULL, *n = NULL, *one;
+	int i, j, k = 0, err = 0;
+
+	for (i = 0; i < c->n && !err; ++i) {
+		isl_pw_aff *phi = dmd_comb_start(map, d, c->P[i]), *end;
+		isl_set *fit = dmd_comb_fits(map, hull, d, c->P[i], c->S[i],
+			phi), *win;
+
+		an[i] = isl_pw_aff_mod_val(isl_pw_aff_sub(isl_pw_aff_copy(
+			box->lo[d]), phi), isl_val_int_from_si(ctx, c->P[i]));
+		an[i] = isl_pw_aff_intersect_domain(an[i], fit);
+		end = isl_pw_aff_add(isl_pw_aff_copy(an[i]),
+			isl_pw_aff_copy(box->ext[d]));
+		nn[i] = isl_pw_aff_coalesce(isl_pw_aff_sub(dmd_comb_F(end,
+			c->P[i], c->S[i]), dmd_comb_F(isl_pw_aff_copy(an[i]),
+			c->P[i], c->S[i])));
+		if (!nn[i]) {
+			err = 1;
+			break;
+		}
+		/* where it fits and no earlier one fits as well */
+		win = isl_pw_aff_domain(isl_pw_aff_copy(nn[i]));
+		if (best) {
+			win = isl_set_subtract(win, isl_pw_aff_domain(
+				isl_pw_aff_copy(best)));
+			win = isl_set_union(win, isl_pw_aff_lt_set(
+				isl_pw_aff_copy(nn[i]), isl_pw_aff_copy(best)));
+		}
+		win = isl_set_coalesce(win);
+		for (j = 0; j < i; ++j)
+			if (sel[j])
+				sel[j] = isl_set_subtract(sel[j],
+					isl_set_copy(win));
+		sel[i] = win;
+		if (best)
+			best = isl_pw_aff_subtract_domain(best,
+				isl_set_copy(win));
+		dmd_comb_acc(&best, isl_pw_aff_copy(nn[i]), win);
+		if (best)
+			best = isl_pw_aff_coalesce(best);
+		if (!sel[i] || !best)
+			err = 1;
+	}
+	for (i = 0; i < c->n && !err; ++i) {
+		isl_bool empty = isl_set_is_empty(sel[i]);
+
+		if (empty < 0)
+			err = 1;
+		if (empty != isl_bool_false)
+			continue;
+		dmd_comb_acc(&n, isl_pw_aff_copy(nn[i]), sel[i]);
+		dmd_comb_acc(&a, isl_pw_aff_copy(an[i]), sel[i]);
+		dmd_comb_acc(&P, isl_pw_aff_val_on_domain(isl_set_copy(sel[i]),
+			isl_val_int_from_si(ctx, c->P[i])), sel[i]);
+		dmd_comb_acc(&S, isl_pw_aff_val_on_domain(isl_set_copy(sel[i]),
+			isl_val_int_from_si(ctx, c->S[i])), sel[i]);
+		rest = isl_set_subtract(rest, isl_set_copy(sel[i]));
+		if (used && used->n < DMD_COMB_MAX) {
+			used->P[used->n] = c->P[i];
+			used->S[used->n] = c->S[i];
+			used->n++;
+		} else if (used) {
+			err = 1;
+		}
+		k++;
+	}
+	if (err || !rest) {
+		k = -1;
+		goto done;
+	}
+	if (k == 0)
+		goto done;
+	one = isl_pw_aff_val_on_domain(isl_set_copy(rest),
+		isl_val_one(ctx));
+	dmd_comb_acc(&P, isl_pw_aff_copy(one), rest);
+	dmd_comb_acc(&S, isl_pw_aff_copy(one), rest);
+	dmd_comb_acc(&a, isl_pw_aff_sub(isl_pw_aff_copy(one),
+		isl_pw_aff_copy(one)), rest);
+	dmd_comb_acc(&n, isl_pw_aff_copy(box->ext[d]), rest);
+	isl_pw_aff_free(one);
+	box->comb[3 * d] = isl_pw_aff_coalesce(P);
+	box->comb[3 * d + 1] = isl_pw_aff_coalesce(a);
+	box->comb[3 * d + 2] = isl_pw_aff_coalesce(S);
+	box->cnt[d] = isl_pw_aff_coalesce(n);
+	P = S = a = n = NULL;
+	if (!box->comb[3 * d] || !box->comb[3 * d + 1] ||
+	    !box->comb[3 * d + 2] || !box->cnt[d])
+		k = -1;
+done:
+	for (i = 0; i < c->n; ++i) {
+		isl_set_free(sel[i]);
+		isl_pw_aff_free(an[i]);
+		isl_pw_aff_free(nn[i]);
+	}
+	isl_pw_aff_free(best);
+	isl_set_free(rest);
+	isl_pw_aff_free(P);
+	isl_pw_aff_free(S);
+	isl_pw_aff_free(a);
+	isl_pw_aff_free(n);
+	return k;
+}
+
+/* Allocate the combs of "box" (3 per dimension) and its counts. */
+static int dmd_comb_alloc(struct dmd_box *box)
+{
+	box->comb = calloc(3 * box->n + 1, sizeof(*box->comb));
+	box->cnt = calloc(box->n + 1, sizeof(*box->cnt));
+	return box->comb && box->cnt ? 0 : -1;
+}
+
+/* Give the pieces "p" of transfer "x" combs where their boxes have
+ * holes (see the top of this file): "recv" and "send" are the pieces of
+ * p->recv and p->send ([c] -> { X[t, peer] -> T[e] }).  Sums (the
+ * boxes are added in) and pieces without holes keep plain boxes.  Along
+ * a dimension where some piece has a comb, every piece has one (those
+ * without, { 1, 0, 1 }); the receiving side chooses among all the
+ * candidates, the sending side among those chosen, in the same order.
+ * Returns 0 (with or without combs) or -1 on error. */
+int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
+	struct dmd_p2p *p, __isl_keep isl_map *recv, __isl_keep isl_map *send)
+{
+	const struct dmd_layout *lay = m->lay[x->tensor];
+	int nd = lay->ndim, d, k, any = 0, holes;
+	isl_map *hull, *shull = NULL;
+	struct dmd_comb_used *used;
+
+	if (p->sum || nd == 0 || isl_map_plain_is_empty(recv) == isl_bool_true)
+		return 0;
+	hull = dmd_isl_box_map(lay->space, nd, p->recv.lo, p->recv.ext);
+	holes = dmd_isl_bool(isl_map_is_subset(hull, recv));
+	if (holes != 0) {
+		isl_map_free(hull);
+		return holes < 0 ? -1 : 0;
+	}
+	used = calloc(nd, sizeof(*used));
+	if (!used || dmd_comb_alloc(&p->recv) < 0)
+		goto error;
+	for (d = 0; d < nd; ++d) {
+		struct dmd_comb_cands c;
+
+		dmd_comb_candidates(m, lay, d, &c);
+		k = dmd_comb_select(&p->recv, recv, hull, d, &c, &used[d]);
+		if (k < 0)
+			goto error;
+		any |= k > 0;
+	}
+	if (!any) {
+		isl_map_free(hull);
+		free(used);
+		dmd_box_drop_combs(&p->recv);
+		return 0;
+	}
+	shull = dmd_isl_box_map(lay->space, nd, p->send.lo, p->send.ext);
+	if (dmd_comb_alloc(&p->send) < 0)
+		goto error;
+	for (d = 0; d < nd; ++d) {
+		struct dmd_comb_cands c;
+
+		c.n = used[d].n;
+		for (k = 0; k < c.n; ++k) {
+			c.P[k] = used[d].P[k];
+			c.S[k] = used[d].S[k];
+		}
+		k = dmd_comb_select(&p->send, send, shull, d, &c, NULL);
+		if (k < 0 || k != used[d].n)
+			goto error;
+	}
+	isl_map_free(hull);
+	isl_map_free(shull);
+	p->combs = used;
+	return 0;
+error:
+	isl_map_free(hull);
+	isl_map_free(shull);
+	free(used);
+	return -1;
+}
+
+/* The number of elements that move along dimension "d" of "box": its
+ * extent, or with combs the u in [0, ext) with (u + a) mod P < S,
+ * F(a + ext) - F(a) (dmd_comb_F) where it has one. */
+__isl_give isl_pw_aff *dmd_part_comb_count(const struct dmd_box *box, int d)
+{
+	if (!box->cnt || !box->cnt[d])
 		return isl_pw_aff_copy(box->ext[d]);
-	a = box->phase[d];
-	end = isl_pw_aff_add(isl_pw_aff_copy(a), isl_pw_aff_copy(box->ext[d]));
-	return isl_pw_aff_coalesce(isl_pw_aff_sub(
-		dmd_comb_F(end, p->period[d], p->run[d]),
-		dmd_comb_F(isl_pw_aff_copy(a), p->period[d], p->run[d])));
+	return isl_pw_aff_copy(box->cnt[d]);
 }

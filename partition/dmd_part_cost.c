@@ -591,7 +591,7 @@ static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 			axes[a] = v[len + a] != 0;
 		ext = calloc(p->recv.n + 1, sizeof(*ext));
 		for (d = 0; ext && d < p->recv.n; ++d) {
-			isl_pw_aff *cnt = dmd_part_comb_count(p, &p->recv, d);
+			isl_pw_aff *cnt = dmd_part_comb_count(&p->recv, d);
 
 			ext[d] = dmd_cost_at(cnt, ma);
 			isl_pw_aff_free(cnt);

@@ -22,7 +22,8 @@
 int dmd_box_init(struct dmd_box *box, int n)
 {
 	box->n = n;
-	box->phase = NULL;
+	box->comb = NULL;
+	box->cnt = NULL;
 	box->lo = calloc(n + 1, sizeof(*box->lo));
 	box->ext = calloc(n + 1, sizeof(*box->ext));
 	return box->lo && box->ext ? 0 : -1;
@@ -38,13 +39,31 @@ void dmd_box_clear(struct dmd_box *box)
 			isl_pw_aff_free(box->lo[d]);
 		if (box->ext)
 			isl_pw_aff_free(box->ext[d]);
-		if (box->phase)
-			isl_pw_aff_free(box->phase[d]);
 	}
+	dmd_box_drop_combs(box);
 	free(box->lo);
 	free(box->ext);
-	free(box->phase);
 	memset(box, 0, sizeof(*box));
+}
+
+/* Release the combs of "box" (it moves whole). */
+void dmd_box_drop_combs(struct dmd_box *box)
+{
+	int d;
+
+	for (d = 0; d < box->n; ++d) {
+		if (box->comb) {
+			isl_pw_aff_free(box->comb[3 * d]);
+			isl_pw_aff_free(box->comb[3 * d + 1]);
+			isl_pw_aff_free(box->comb[3 * d + 2]);
+		}
+		if (box->cnt)
+			isl_pw_aff_free(box->cnt[d]);
+	}
+	free(box->comb);
+	free(box->cnt);
+	box->comb = NULL;
+	box->cnt = NULL;
 }
 
 /* "box" := the box hull of "map" (over its domain). */
@@ -402,8 +421,7 @@ __isl_null struct dmd_p2p *dmd_part_p2p_free(__isl_take struct dmd_p2p *p)
 	dmd_box_clear(&p->recv);
 	dmd_box_clear(&p->send);
 	dmd_box_clear(&p->self);
-	free(p->period);
-	free(p->run);
+	free(p->combs);
 	free(p);
 	return NULL;
 }

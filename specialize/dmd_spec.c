@@ -208,28 +208,31 @@ static __isl_give isl_set *dmd_spec_when(const struct dmd_xfer *x,
 	return isl_set_coalesce(later);
 }
 
-/* Push the phases of the combs of "box" (one of the boxes of "p") onto
- * "s", 0 along the dimensions without one; nothing if "p" has no
- * combs. */
-static void dmd_spec_push_phases(struct dmd_spec_build *b,
+/* Push the combs of "box" (one of the boxes of "p") onto "s": period,
+ * phase and run per dimension, { 1, 0, 1 } along the dimensions without
+ * one; nothing if "p" has no combs. */
+static void dmd_spec_push_combs(struct dmd_spec_build *b,
 	struct dmd_spec_stmt *s, const struct dmd_p2p *p,
 	const struct dmd_box *box)
 {
-	int d;
+	static const int none[3] = { 1, 0, 1 };
+	int d, k;
 
-	if (!p->period)
+	if (!p->combs)
 		return;
-	for (d = 0; d < box->n; ++d) {
-		isl_pw_aff *a = box->phase[d];
+	for (d = 0; d < box->n; ++d)
+		for (k = 0; k < 3; ++k) {
+			isl_pw_aff *c = box->comb ? box->comb[3 * d + k] : NULL;
 
-		if (!a)
-			a = isl_pw_aff_val_on_domain(isl_pw_aff_domain(
-				isl_pw_aff_copy(box->lo[d])),
-				isl_val_zero(isl_pw_aff_get_ctx(box->lo[d])));
-		else
-			a = isl_pw_aff_copy(a);
-		dmd_spec_push(b, s, a);
-	}
+			if (!c)
+				c = isl_pw_aff_val_on_domain(isl_pw_aff_domain(
+					isl_pw_aff_copy(box->lo[d])),
+					isl_val_int_from_si(isl_pw_aff_get_ctx(
+					box->lo[d]), none[k]));
+			else
+				c = isl_pw_aff_copy(c);
+			dmd_spec_push(b, s, c);
+		}
 }
 
 /* The statements that post the pieces "p" of transfer "x" at the time
@@ -275,7 +278,7 @@ static void dmd_spec_post_p2p(struct dmd_spec_build *b, struct dmd_xfer *x,
 		dmd_spec_push(b, s, isl_pw_aff_copy(p->recv.ext[d]));
 	for (d = 0; d < nd; ++d)
 		dmd_spec_push(b, s, dmd_spec_widen(m, x->box.lo[d]));
-	dmd_spec_push_phases(b, s, p, &p->recv);
+	dmd_spec_push_combs(b, s, p, &p->recv);
 	dmd_spec_place(b, s, dom, len, np, level, dmd_spec_slot(b, level));
 
 	s = dmd_spec_add(b, DMD_SPEC_SEND, x, pipe);
@@ -295,7 +298,7 @@ static void dmd_spec_post_p2p(struct dmd_spec_build *b, struct dmd_xfer *x,
 		dmd_spec_push(b, s, isl_pw_aff_copy(p->send.lo[d]));
 	for (d = 0; d < nd; ++d)
 		dmd_spec_push(b, s, isl_pw_aff_copy(p->send.ext[d]));
-	dmd_spec_push_phases(b, s, p, &p->send);
+	dmd_spec_push_combs(b, s, p, &p->send);
 	dmd_spec_place(b, s, dom, len, np, level, dmd_spec_slot(b, level));
 
 	if (x->ghost)
@@ -759,8 +762,8 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 		u->recv.ext = q + 1 + np + nd;
 		u->recv.blo = q + 1 + np + 2 * nd;
 		n = 1 + np + 3 * nd;
-		u->recv.phase = s->n_pa == n + nd && nd ? q + n : NULL;
-		n += u->recv.phase ? nd : 0;
+		u->recv.comb = s->n_pa == n + 3 * nd && nd ? q + n : NULL;
+		n += u->recv.comb ? 3 * nd : 0;
 		break;
 	case DMD_SPEC_SEND:
 		u->send.par = q;
@@ -768,8 +771,8 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 		u->send.lo = q + 1 + np;
 		u->send.ext = q + 1 + np + nd;
 		n = 1 + np + 2 * nd;
-		u->send.phase = s->n_pa == n + nd && nd ? q + n : NULL;
-		n += u->send.phase ? nd : 0;
+		u->send.comb = s->n_pa == n + 3 * nd && nd ? q + n : NULL;
+		n += u->send.comb ? 3 * nd : 0;
 		break;
 	case DMD_SPEC_SELF:
 		u->self.par = q;
@@ -905,7 +908,7 @@ isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 	enum dmd_spec_field f, int np, int nd, int *n)
 {
 	const union dmd_spec_fields *u = &s->u;
-	isl_pw_aff **q[DMD_FIELD_PHASE + 1] = { NULL };
+	isl_pw_aff **q[DMD_FIELD_COMB + 1] = { NULL };
 
 	switch (s->kind) {
 	case DMD_SPEC_COMP:
@@ -939,14 +942,14 @@ isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 		q[DMD_FIELD_LO] = u->recv.lo;
 		q[DMD_FIELD_EXT] = u->recv.ext;
 		q[DMD_FIELD_BLO] = u->recv.blo;
-		q[DMD_FIELD_PHASE] = u->recv.phase;
+		q[DMD_FIELD_COMB] = u->recv.comb;
 		break;
 	case DMD_SPEC_SEND:
 		q[DMD_FIELD_PAR] = u->send.par;
 		q[DMD_FIELD_PEER] = u->send.peer;
 		q[DMD_FIELD_LO] = u->send.lo;
 		q[DMD_FIELD_EXT] = u->send.ext;
-		q[DMD_FIELD_PHASE] = u->send.phase;
+		q[DMD_FIELD_COMB] = u->send.comb;
 		break;
 	case DMD_SPEC_SELF:
 		q[DMD_FIELD_PAR] = u->self.par;
@@ -961,7 +964,7 @@ isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 		break;
 	}
 	*n = f == DMD_FIELD_PAR || f == DMD_FIELD_ROOT ? 1 :
-		f == DMD_FIELD_PEER ? np : nd;
+		f == DMD_FIELD_PEER ? np : f == DMD_FIELD_COMB ? 3 * nd : nd;
 	return q[f];
 }
 

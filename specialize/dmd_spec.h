@@ -117,13 +117,15 @@ union dmd_spec_fields {
 	struct { isl_pw_aff **par, **lo, **ext, **plo, **pext; } shift;
 	struct {
 		isl_pw_aff **par, **peer, **lo, **ext, **blo;
-		isl_pw_aff **phase;	/* a comb's, or NULL */
+		isl_pw_aff **comb;	/* combs (P, a, S per dimension),
+					 * or NULL */
 		enum dmd_spec_buf into;
 		int sum;
 	} recv;
 	struct {
 		isl_pw_aff **par, **peer, **lo, **ext;
-		isl_pw_aff **phase;	/* a comb's, or NULL */
+		isl_pw_aff **comb;	/* combs (P, a, S per dimension),
+					 * or NULL */
 		enum dmd_spec_buf from;
 	} send;
 	struct {
@@ -144,8 +146,8 @@ struct dmd_spec_stmt {
 	char *name;			/* tuple name of its domain: "s3" */
 	struct dmd_xfer *xfer;		/* not owned; NULL for COMP/GEMM/ZERO */
 	const struct dmd_p2p *pieces;	/* not owned: the point-to-point
-					 * pieces RECV/SEND/SELF post (their
-					 * combs' periods and runs) */
+					 * pieces RECV/SEND/SELF post (the
+					 * combs they use) */
 	int pipe;
 	union dmd_spec_fields u;	/* by kind, into pa[] */
 	int n_pa;
@@ -166,7 +168,8 @@ enum dmd_spec_field {
 	DMD_FIELD_BLO,
 	DMD_FIELD_PLO,
 	DMD_FIELD_PEXT,
-	DMD_FIELD_PHASE,	/* a comb's (RECV, SEND), per dimension */
+	DMD_FIELD_COMB,		/* combs (RECV, SEND): P, a, S per
+				 * dimension */
 };
 
 /* Field "f" of statement "s" (NULL if its kind has none), with the

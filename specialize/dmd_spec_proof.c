@@ -53,7 +53,7 @@ struct dmd_proof_memo {
 static const enum dmd_spec_field dmd_proof_piece[] = { DMD_FIELD_PEER,
 	DMD_FIELD_LO, DMD_FIELD_EXT };
 static const enum dmd_spec_field dmd_proof_piece_comb[] = { DMD_FIELD_PEER,
-	DMD_FIELD_LO, DMD_FIELD_EXT, DMD_FIELD_PHASE };
+	DMD_FIELD_LO, DMD_FIELD_EXT, DMD_FIELD_COMB };
 static const enum dmd_spec_field dmd_proof_box[] = { DMD_FIELD_LO,
 	DMD_FIELD_EXT };
 static const enum dmd_spec_field dmd_proof_lo[] = { DMD_FIELD_LO };
@@ -131,6 +131,7 @@ static int dmd_proof_n(const struct dmd_model *m, const struct dmd_xfer *x,
 	for (i = 0; i < nf; ++i)
 		n += f[i] == DMD_FIELD_PAR || f[i] == DMD_FIELD_ROOT ? 1 :
 			f[i] == DMD_FIELD_PEER ? m->mesh->n :
+			f[i] == DMD_FIELD_COMB ? 3 * m->lay[x->tensor]->ndim :
 			m->lay[x->tensor]->ndim;
 	return n;
 }
@@ -276,41 +277,65 @@ static __isl_give isl_set *dmd_proof_add_elements(__isl_take isl_set *set,
 	return set;
 }
 
-/* Keep of "set" ({ [v.., e] }, the nd elements e last, after the
- * boxes' origins at "lo" and the combs' phases at "phase") the elements
- * that the combs of "pp" let through: along each dimension d with one
- * (period P, run S), (e_d - lo_d + a_d) mod P < S (dmd_part_comb.c). */
-static __isl_give isl_set *dmd_proof_comb(__isl_take isl_set *set, int lo,
-	int phase, int nd, const struct dmd_p2p *pp)
+/* The set of "set" where quantity "pos" equals "v". */
+static __isl_give isl_set *dmd_proof_fix(__isl_take isl_set *set, int pos,
+	long v)
 {
-	int n = isl_set_dim(set, isl_dim_set) - nd, d;
+	return isl_set_fix_si(set, isl_dim_set, pos, v);
+}
+
+/* Keep of "set" ({ [v.., e] }, the nd elements e last, after the
+ * boxes' origins at "lo" and the combs at "comb": period, phase and run
+ * per dimension) the elements that the combs let through: along
+ * dimension d, where the period is 1 every element (the box), where it
+ * is one of those "pp" uses there, (P, S), the e_d with
+ * (e_d - lo_d + a_d) mod P < S (dmd_part_comb.c), nowhere else (a
+ * period the plan does not know brings nothing). */
+static __isl_give isl_set *dmd_proof_comb(__isl_take isl_set *set, int lo,
+	int comb, int nd, const struct dmd_p2p *pp)
+{
+	int n = isl_set_dim(set, isl_dim_set) - nd, d, i;
 
 	for (d = 0; d < nd && set; ++d) {
-		isl_local_space *ls;
-		isl_pw_aff *u, *t;
+		const struct dmd_comb_used *u = &pp->combs[d];
 		isl_ctx *ctx = isl_set_get_ctx(set);
+		isl_set *all;
 
-		if (!pp->period[d])
-			continue;
-		ls = isl_local_space_from_space(isl_set_get_space(set));
-		u = isl_pw_aff_from_aff(isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set, n + d));
-		u = isl_pw_aff_sub(u, isl_pw_aff_from_aff(isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set, lo + d)));
-		u = isl_pw_aff_add(u, isl_pw_aff_from_aff(isl_aff_var_on_domain(
-			isl_local_space_copy(ls), isl_dim_set, phase + d)));
-		u = isl_pw_aff_mod_val(u, isl_val_int_from_si(ctx,
-			pp->period[d]));
-		t = isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
-			isl_val_int_from_si(ctx, pp->run[d])));
-		set = isl_set_intersect(set, isl_pw_aff_lt_set(u, t));
+		all = dmd_proof_fix(dmd_proof_fix(isl_set_copy(set),
+			comb + 3 * d, 1), comb + 3 * d + 2, 1);
+		for (i = 0; i < u->n; ++i) {
+			isl_set *one;
+			isl_local_space *ls;
+			isl_pw_aff *e, *t;
+
+			one = dmd_proof_fix(dmd_proof_fix(isl_set_copy(set),
+				comb + 3 * d, u->P[i]), comb + 3 * d + 2,
+				u->S[i]);
+			ls = isl_local_space_from_space(isl_set_get_space(set));
+			e = isl_pw_aff_from_aff(isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_set, n + d));
+			e = isl_pw_aff_sub(e, isl_pw_aff_from_aff(
+				isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, lo + d)));
+			e = isl_pw_aff_add(e, isl_pw_aff_from_aff(
+				isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, comb + 3 * d + 1)));
+			e = isl_pw_aff_mod_val(e, isl_val_int_from_si(ctx,
+				u->P[i]));
+			t = isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
+				isl_val_int_from_si(ctx, u->S[i])));
+			one = isl_set_intersect(one, isl_pw_aff_lt_set(e, t));
+			all = isl_set_union(all, one);
+		}
+		isl_set_free(set);
+		set = isl_set_coalesce(all);
 	}
 	return set;
 }
 
 /* The elements of the boxes of "pieces" ([c] -> { [t(len), ..] } with
  * the origins at "lo", the extents after them and, if "pp" (the pieces
- * posted) has combs, their phases after those) as a map like "like"
+ * posted) has combs, the combs after those) as a map like "like"
  * ([c] -> { X[t] -> T[e] }). */
 static __isl_give isl_map *dmd_proof_elements_comb(__isl_take isl_set *pieces,
 	int len, int lo, int nd, __isl_keep isl_map *like,
@@ -320,7 +345,7 @@ static __isl_give isl_map *dmd_proof_elements_comb(__isl_take isl_set *pieces,
 	isl_map *map;
 
 	pieces = dmd_proof_add_elements(pieces, lo, nd);
-	if (pp && pp->period)
+	if (pp && pp->combs)
 		pieces = dmd_proof_comb(pieces, lo, lo + 2 * nd, nd, pp);
 	pieces = isl_set_project_out(pieces, isl_dim_set, len, n - len);
 	map = isl_map_from_range(pieces);
@@ -608,7 +633,7 @@ static const struct dmd_p2p *dmd_proof_combed(const struct dmd_xfer *x)
 	const struct dmd_p2p *pp = x->kind == DMD_XFER_SHIFT ? x->first :
 		x->p2p;
 
-	return pp && pp->period ? pp : NULL;
+	return pp && pp->combs ? pp : NULL;
 }
 
 /* The pieces of the point-to-point part "p2p" of "x" as emitted:
@@ -657,7 +682,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 		free(s);
 		return NULL;
 	}
-	for (i = 0; i < 2 * np + len + (comb ? 3 : 2) * nd; ++i) {
+	for (i = 0; i < 2 * np + len + (comb ? 5 : 2) * nd; ++i) {
 		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
 		long val = isl_val_get_num_si(v);
 
@@ -672,7 +697,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 		else if (i == 2 * np + len + nd)
 			fprintf(f, ") and extents (");
 		else if (i == 2 * np + len + 2 * nd)
-			fprintf(f, ") and comb phases (");
+			fprintf(f, ") and combs (");
 		else if (i == np)
 			fprintf(f, ") at (");
 		else
@@ -691,7 +716,7 @@ static int dmd_proof_match(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int np = m->mesh->n, len = dmd_proof_len(x), undef = 0;
-	int n = 2 * np + len + (dmd_proof_combed(x) ? 3 : 2) * x->box.n, eq;
+	int n = 2 * np + len + (dmd_proof_combed(x) ? 5 : 2) * x->box.n, eq;
 	isl_set *recv, *send;
 
 	recv = dmd_proof_unbind(m, dmd_proof_side(pr, x, 0, &undef));

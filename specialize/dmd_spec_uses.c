@@ -607,8 +607,8 @@ static void dmd_uses_recv(struct dmd_uses *u, struct dmd_spec_payload *pl)
 		dmd_uses_rel(u, lo, dmd_spec_exprs(pl, st->u.recv.blo), nd);
 	}
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.ext), nd);
-	if (st->u.recv.phase)
-		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.phase), nd);
+	if (st->u.recv.comb)
+		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.comb), 3 * nd);
 }
 
 /* A post of a send (dmd_emit_send). */
@@ -626,8 +626,8 @@ static void dmd_uses_send(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	} else
 		dmd_uses_home_box(u, x->tensor, lo);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.ext), nd);
-	if (st->u.send.phase)
-		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.phase), nd);
+	if (st->u.send.comb)
+		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.comb), 3 * nd);
 }
 
 /* The copy of the rank's own piece (dmd_emit_self). */
