@@ -590,42 +590,50 @@ static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
 	return packed;
 }
 
-/* Post the receive of the elements of a box that its combs "comb" let
- * through (dmd_irecv_comb in dmd_rt.h), packed, from "src". */
+/* Post the receive ("send" 0) or the send of the elements of a box that
+ * its combs "comb" let through, packed (a send packed now), from or to
+ * the rank at mesh coordinates "peer" (dmd_irecv_comb in dmd_rt.h). */
+static void dmd_rt_post_comb(dmd_rt *rt, dmd_req *q, const int64_t *peer,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, const int64_t *comb, int send)
+{
+	int r = dmd_rt_coords_rank(rt, q, peer);
+	int64_t n;
+	void *tmp;
+
+	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
+	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
+	if (n == 0)
+		return;
+	tmp = dmd_rt_stage(rt, q, send ? DMD_RT_STAGE_SEND : DMD_RT_STAGE_COPY,
+		buf, ndim, bx, lo, cnt, comb, n);
+	if (send) {
+		dmd_rt_mpi_isend(rt, tmp, n, rt->base, r, q->tag, rt->cart,
+			dmd_rt_slot(rt, q, n));
+		return;
+	}
+	dmd_rt_mpi_irecv(rt, tmp, n, rt->base, r, q->tag, rt->cart,
+		dmd_rt_slot(rt, q, n));
+	if (r != rt->rank)
+		dmd_rt_count(rt, q, n);
+}
+
+/* Post the receive of the elements of a box that its combs let through,
+ * packed, from "src". */
 void dmd_irecv_comb(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt,
 	const int64_t *comb)
 {
-	int from = dmd_rt_coords_rank(rt, q, src);
-	int64_t n;
-
-	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
-	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
-	if (n == 0)
-		return;
-	dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY, buf, ndim,
-		bx, lo, cnt, comb, n), n, rt->base, from, q->tag, rt->cart,
-		dmd_rt_slot(rt, q, n));
-	if (from != rt->rank)
-		dmd_rt_count(rt, q, n);
+	dmd_rt_post_comb(rt, q, src, buf, ndim, bx, lo, cnt, comb, 0);
 }
 
-/* Post the send of the elements of a box that its combs "comb" let
- * through, packed now, to "dst". */
+/* Post the send of the elements of a box that its combs let through,
+ * packed now, to "dst". */
 void dmd_isend_comb(dmd_rt *rt, dmd_req *q, const int64_t *dst,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
 	const int64_t *cnt, const int64_t *comb)
 {
-	int to = dmd_rt_coords_rank(rt, q, dst);
-	int64_t n;
-
-	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
-	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
-	if (n == 0)
-		return;
-	dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND, buf, ndim,
-		bx, lo, cnt, comb, n), n, rt->base, to, q->tag, rt->cart,
-		dmd_rt_slot(rt, q, n));
+	dmd_rt_post_comb(rt, q, dst, buf, ndim, bx, lo, cnt, comb, 1);
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;
