@@ -752,15 +752,20 @@ def main(argv):
     recs = [json.loads(line) for line in open(argv[0]) if line.strip()]
     rep = Report(recs)
     text = rep.build()
-    # bench/cyclic.sh's table (its own launches, with ScaLAPACK): kept in
-    # results-cyclic.md beside the report and shown here as it is
-    cyc = os.path.join(os.path.dirname(os.path.abspath(argv[1])),
-                       "results-cyclic.md")
-    if os.path.exists(cyc):
-        body = open(cyc).read().split("\n", 1)
-        text += ("\n## Block-cyclic SUMMA against PDGEMM (issue 17, item "
-                 "2)\n\nFrom `bench/results-cyclic.md`, written by "
-                 "`bench/cyclic.sh` (a run of its own, not of `make "
+    # the tables of bench/cyclic.sh and bench/redist.sh (their own
+    # launches, with ScaLAPACK): kept beside the report, shown as they are
+    for fname, title, script in (
+            ("results-cyclic.md", "Block-cyclic SUMMA against PDGEMM "
+             "(issue 17, item 2)", "cyclic.sh"),
+            ("results-redist.md", "Block to block-cyclic redistribution "
+             "against PDGEMR2D (issue 17, item 1)", "redist.sh")):
+        path = os.path.join(os.path.dirname(os.path.abspath(argv[1])),
+                            fname)
+        if not os.path.exists(path):
+            continue
+        body = open(path).read().split("\n", 1)
+        text += (f"\n## {title}\n\nFrom `bench/{fname}`, written by "
+                 f"`bench/{script}` (a run of its own, not of `make "
                  "bench`):\n" + (body[1] if len(body) > 1 else ""))
         if not text.endswith("\n"):
             text += "\n"
