@@ -149,7 +149,7 @@ for part in $PARTS; do
             OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             OMPI_MCA_rmaps_base_oversubscribe=1 \
             bash tests/e2e/run.sh pumma_2x2 cannon_2x2 summa_2x2 ag_gemm_4 \
-            jacobi2d_2x2 partial_linear_2x2 hostile_names \
+            jacobi2d_2x2 partial_linear_2x2 hostile_names hostile_names3 \
             reshard_alltoall_3 stencil_acc_3 conv dot
         ;;
     fuzz)
