@@ -1670,13 +1670,14 @@ static int dmd_parse_partial(struct dmd_parse *parse, struct dmd_tensor *t,
  * DMD_MAX_FILE bytes, no NUL, and nothing that would break or hide the
  * line of a message or of a comment in the emitted program (control
  * characters, line separators, bidirectional controls: see
- * dmd_expr_char).  Quotes, backslashes and "*" "/" are valid: the
- * emitter escapes them in C strings and defuses them in comments
- * (emit/dmd_emit_name.c). */
+ * dmd_expr_char), and a last component that can name a file ("out/",
+ * "d/." and ".." name directories).  Quotes, backslashes and "*" "/"
+ * are valid: the emitter escapes them in C strings and defuses them in
+ * comments (emit/dmd_emit_name.c). */
 static int dmd_parse_file(struct dmd_parse *parse, const struct dmd_tensor *t,
 	const yaml_node_t *node)
 {
-	const char *s = (const char *) node->data.scalar.value;
+	const char *s = (const char *) node->data.scalar.value, *last;
 	size_t i, k, n = node->data.scalar.length;
 	int printable;
 
@@ -1697,6 +1698,14 @@ static int dmd_parse_file(struct dmd_parse *parse, const struct dmd_tensor *t,
 		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
 			"'%s' must not hold control characters, line "
 			"separators or bidirectional controls", t->name);
+		return -1;
+	}
+	last = strrchr(s, '/');
+	last = last ? last + 1 : s;
+	if (!strcmp(last, "") || !strcmp(last, ".") || !strcmp(last, "..")) {
+		dmd_parse_error(parse, dmd_parse_loc(node), "'file' of tensor "
+			"'%s' names a directory (its last component is empty, "
+			"'.' or '..'), not a .npy file", t->name);
 		return -1;
 	}
 	return 0;

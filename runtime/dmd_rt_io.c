@@ -345,6 +345,31 @@ static int dmd_rt_set_local_view(dmd_rt *rt, MPI_File fh, MPI_Offset offset,
 		MPI_INFO_NULL);
 }
 
+/* The name under which MPI-IO opens "path" (to be freed).  ROMIO (the
+ * MPI-IO of MPICH and of the MPIs built on it; its mpio.h defines
+ * ROMIO_VERSION) reads a name that holds a ':' anywhere as
+ * "DRIVER:FILE" and refuses a driver it does not know, so that
+ * "/data/run:2/A.npy" or "out: x.npy" would fail with "Other I/O
+ * error".  Such a name is given the prefix of ROMIO's generic POSIX
+ * driver, "ufs:", which ROMIO strips (it chooses the driver from the
+ * prefix alone, as a user who names one does).  Open MPI's OMPIO takes
+ * any name as it is (and would not strip the prefix).
+ */
+static char *dmd_rt_mpio_name(dmd_rt *rt, const char *path)
+{
+	size_t len = strlen(path), lp = 0;
+	char *name;
+
+#ifdef ROMIO_VERSION
+	if (strchr(path, ':'))
+		lp = 4;
+#endif
+	name = dmd_rt_malloc(rt, lp + len + 1);
+	memcpy(name, "ufs:", lp);
+	memcpy(name + lp, path, len + 1);
+	return name;
+}
+
 /* Read the block (lo, ext) of tensor "t" from its .npy file into the box
  * at rel[] of "buf" (extents bx): rank 0 checks the header and broadcasts
  * its verdict, then every rank reads its block with collective MPI-IO.
@@ -357,7 +382,7 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 	struct dmd_rt_box box;
 	MPI_Datatype ftype;
 	MPI_File fh;
-	char *path = dmd_rt_path(rt, t->file);
+	char *path = dmd_rt_path(rt, t->file), *name;
 	int rc;
 
 	memset(&v, 0, sizeof(v));
@@ -375,9 +400,11 @@ static void dmd_rt_read_npy(dmd_rt *rt, const dmd_tensor_desc *t,
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "tensor '%s': %s", t->name, v.text);
 
+	name = dmd_rt_mpio_name(rt, path);
 	errno = 0;
-	rc = MPI_File_open(rt->cart, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
+	rc = MPI_File_open(rt->cart, name, MPI_MODE_RDONLY, MPI_INFO_NULL,
 			&fh);
+	free(name);
 	dmd_rt_io_check(rt, rc, errno, "cannot open", path, t->name);
 	rc = dmd_rt_set_local_view(rt, fh, v.offset, t, cyc, lo, ext, &ftype);
 	dmd_rt_io_check(rt, rc, errno, "cannot set the view of", path,
@@ -610,7 +637,7 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	MPI_Offset total;
 	MPI_File fh;
 	char why[MPI_MAX_ERROR_STRING + 64];
-	char *path;
+	char *path, *name;
 	int rc, err[2] = { 0, 0 }, all_err[2] = { 0, 0 };
 
 	if (!t->file)
@@ -627,9 +654,11 @@ void dmd_write(dmd_rt *rt, int tensor, const int64_t *lo,
 	if (!v.ok)
 		dmd_rt_fail_all(rt, "tensor '%s': %s", t->name, v.text);
 
+	name = dmd_rt_mpio_name(rt, v.text);
 	errno = 0;
-	rc = MPI_File_open(rt->cart, v.text, MPI_MODE_WRONLY, MPI_INFO_NULL,
+	rc = MPI_File_open(rt->cart, name, MPI_MODE_WRONLY, MPI_INFO_NULL,
 			&fh);
+	free(name);
 	dmd_rt_io_note(rc, errno, err);
 	if (rc == MPI_SUCCESS) {
 		total = (MPI_Offset) v.offset +

@@ -28,6 +28,8 @@
 #              reference, including uneven shapes; NaN, infinities and
 #              signed zeros through every function (special_values.py);
 #              every operator/operand pair of right sides (expr_trees.py);
+#              the cheap examples with their schedules deleted
+#              (examples_auto.sh: the search's choice, plan = stats);
 #              some also built and launched with Open MPI
 #   fuzz       random jobs (uneven extents, random distributions and
 #              schedules, random expressions, cut ranges, inputs poisoned
@@ -137,6 +139,9 @@ for part in $PARTS; do
         run e2e bash tests/e2e/run.sh
         run e2e/examples bash tests/e2e/run.sh examples/distir_mlp.yaml \
             examples/jacobi.yaml
+        # the cheap examples with their schedules deleted: the search's
+        # choice computes right and plan --json = run --stats
+        run e2e/examples_auto bash tests/e2e/examples_auto.sh
         run e2e/special /usr/bin/python3 tests/e2e/special_values.py \
             bin/distmpmd tests/ref/dmd_ref.py
         run e2e/expr_trees /usr/bin/python3 tests/e2e/expr_trees.py \
@@ -149,7 +154,7 @@ for part in $PARTS; do
             OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             OMPI_MCA_rmaps_base_oversubscribe=1 \
             bash tests/e2e/run.sh pumma_2x2 cannon_2x2 summa_2x2 ag_gemm_4 \
-            jacobi2d_2x2 partial_linear_2x2 hostile_names \
+            jacobi2d_2x2 partial_linear_2x2 hostile_names hostile_names3 \
             reshard_alltoall_3 stencil_acc_3 conv dot
         ;;
     fuzz)
