@@ -40,8 +40,9 @@ struct dmd_box {
 
 /* The combs (period P, run S) that the pieces of a transfer use along
  * one dimension (besides { 1, 1 }, every element), in the order they
- * were chosen. */
-#define DMD_COMB_MAX	8
+ * were chosen (at most DMD_COMB_MAX: as many as there are candidates,
+ * dmd_part_comb.c). */
+#define DMD_COMB_MAX	64
 struct dmd_comb_used {
 	int n;
 	long P[DMD_COMB_MAX], S[DMD_COMB_MAX];

@@ -28,10 +28,9 @@
  * passes (so nothing needed is dropped) and some element of its box
  * does not.  Each piece takes the candidate that fits it and moves the
  * fewest elements (dmd_comb_select); a piece that none fits moves its
- * box whole along
- * that dimension ({ 1, 0, 1 }).  Both sides choose from the same
- * pieces in the same order, so they agree (and the proofs of `check`
- * show it on the emitted code).
+ * box whole along that dimension ({ 1, 0, 1 }).  Both sides choose from
+ * the same pieces in the same order, so they agree (and the proofs of
+ * `check` show it on the emitted code).
  */
 #include <stdlib.h>
 
@@ -41,7 +40,7 @@
 /* Candidate periods and runs (P, S) of combs along a dimension. */
 struct dmd_comb_cands {
 	int n;
-	long P[64], S[64];
+	long P[DMD_COMB_MAX], S[DMD_COMB_MAX];
 };
 
 /* Add (P, S) to "c" unless it is there or meaningless. */
@@ -49,7 +48,7 @@ static void dmd_comb_add(struct dmd_comb_cands *c, long P, long S)
 {
 	int i;
 
-	if (P < 2 || S < 1 || S >= P || c->n >= 64)
+	if (P < 2 || S < 1 || S >= P || c->n >= DMD_COMB_MAX)
 		return;
 	for (i = 0; i < c->n; ++i)
 		if (c->P[i] == P && c->S[i] == S)
@@ -221,8 +220,8 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 {
 	isl_ctx *ctx = isl_map_get_ctx(map);
 	isl_set *rest = isl_map_domain(isl_map_copy(map));
-	isl_set *sel[64] = { NULL };
-	isl_pw_aff *an[64] = { NULL }, *nn[64] = { NULL };
+	isl_set *sel[DMD_COMB_MAX] = { NULL };
+	isl_pw_aff *an[DMD_COMB_MAX] = { NULL }, *nn[DMD_COMB_MAX] = { NULL };
 	isl_pw_aff *best = NULL;
 	isl_pw_aff *P = NULL, *S = NULL, *a = NULL, *n = NULL, *one;
 	int i, j, k = 0, err = 0;
@@ -281,12 +280,10 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 		dmd_comb_acc(&S, isl_pw_aff_val_on_domain(isl_set_copy(sel[i]),
 			isl_val_int_from_si(ctx, c->S[i])), sel[i]);
 		rest = isl_set_subtract(rest, isl_set_copy(sel[i]));
-		if (used && used->n < DMD_COMB_MAX) {
+		if (used) {
 			used->P[used->n] = c->P[i];
 			used->S[used->n] = c->S[i];
 			used->n++;
-		} else if (used) {
-			err = 1;
 		}
 		k++;
 	}
