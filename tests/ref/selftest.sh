@@ -1626,6 +1626,8 @@ def v1_counterpart(job, vals):
         return np.maximum(a - 2 * b, 0) + np.maximum(a, 0.25) / (1 + np.exp(b))
     if stmt == "EOF[nan,e0]=M_PI[nan,mod]*I[mod,e0]":
         return vals["M_PI"] @ vals["I"]
+    if stmt == "T[c_x,p_x]=t0[c_x,e0]*R[e0,p_x]":
+        return vals["t0"] @ vals["R"]
     if stmt == "typeof[nan,j]=asm[nan-1,j]+asm[nan,j+1]-asm[nan,j]":
         a = vals["asm"]
         want = np.zeros_like(a)
