@@ -18,17 +18,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_rand.h"
+
 int openblas_get_num_threads(void);
 char *openblas_get_corename(void);
-
-static double rnd(uint64_t seed, uint64_t i)
-{
-	uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z = z ^ (z >> 31);
-	return (double) (z >> 11) * 0x1p-53 * 2 - 1;
-}
 
 static double now(void)
 {
@@ -64,9 +57,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (long i = 0; i < M * K; ++i)
-		a[i] = rnd(1, i);
+		a[i] = dmd_bench_rnd(1, i);
 	for (long i = 0; i < K * N; ++i)
-		b[i] = rnd(2, i);
+		b[i] = dmd_bench_rnd(2, i);
 
 	double cold = 0.0;
 	for (int r = -1; r < reps; ++r) {
@@ -95,8 +88,8 @@ int main(int argc, char **argv)
 			gi = (s & 1) ? M - 1 : 0;
 			gj = (s & 2) ? N - 1 : 0;
 		} else {
-			gi = (long) ((rnd(77, s) + 1) / 2 * M);
-			gj = (long) ((rnd(78, s) + 1) / 2 * N);
+			gi = (long) ((dmd_bench_rnd(77, s) + 1) / 2 * M);
+			gj = (long) ((dmd_bench_rnd(78, s) + 1) / 2 * N);
 		}
 		double dot = 0.0, absdot = 0.0;
 		for (long k = 0; k < K; ++k) {

@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_rand.h"
+
 /* BLACS C interface and Fortran-callable ScaLAPACK/PBLAS routines. */
 void Cblacs_pinfo(int *mypnum, int *nprocs);
 void Cblacs_get(int icontxt, int what, int *val);
@@ -46,32 +48,16 @@ void pdgemm_(const char *transa, const char *transb, const int *m,
 	const int *ib, const int *jb, const int *descb, const double *beta,
 	double *c, const int *ic, const int *jc, const int *descc);
 
-/* The job format's random init (spec 1.2) of global linear index i. */
-static double rnd(uint64_t seed, uint64_t i)
-{
-	uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z = z ^ (z >> 31);
-	return (double) (z >> 11) * 0x1p-53 * 2 - 1;
-}
-
-/* Global index of local index l (0-based) of a block-cyclic dimension. */
-static long l2g(long l, int nb, int iproc, int nprocs)
-{
-	return (l / nb * nprocs + iproc) * nb + l % nb;
-}
-
 /* Fill the local part (column-major, leading dimension lld) of a global
  * rows x cols row-major "random" matrix. */
 static void fill(double *a, int lrows, int lcols, int lld, long cols,
 	uint64_t seed, int nb, int myrow, int nprow, int mycol, int npcol)
 {
 	for (int j = 0; j < lcols; ++j) {
-		long gj = l2g(j, nb, mycol, npcol);
+		long gj = dmd_bench_l2g(j, nb, mycol, npcol);
 		for (int i = 0; i < lrows; ++i) {
-			long gi = l2g(i, nb, myrow, nprow);
-			a[(long) j * lld + i] = rnd(seed, (uint64_t) (gi * cols + gj));
+			long gi = dmd_bench_l2g(i, nb, myrow, nprow);
+			a[(long) j * lld + i] = dmd_bench_rnd(seed, (uint64_t) (gi * cols + gj));
 		}
 	}
 }
@@ -171,8 +157,8 @@ int main(int argc, char **argv)
 			gi = (s & 1) ? M - 1 : 0;
 			gj = (s & 2) ? N - 1 : 0;
 		} else {
-			gi = (long) ((rnd(77, s) + 1) / 2 * M);
-			gj = (long) ((rnd(78, s) + 1) / 2 * N);
+			gi = (long) ((dmd_bench_rnd(77, s) + 1) / 2 * M);
+			gj = (long) ((dmd_bench_rnd(78, s) + 1) / 2 * N);
 		}
 		if ((gi / NB) % nprow != myrow || (gj / NB) % npcol != mycol)
 			continue;
@@ -180,8 +166,8 @@ int main(int argc, char **argv)
 		long lj = gj / NB / npcol * NB + gj % NB;
 		double dot = 0.0, absdot = 0.0;
 		for (long k = 0; k < K; ++k) {
-			double x = rnd(1, (uint64_t) (gi * K + k));
-			double y = rnd(2, (uint64_t) (k * N + gj));
+			double x = dmd_bench_rnd(1, (uint64_t) (gi * K + k));
+			double y = dmd_bench_rnd(2, (uint64_t) (k * N + gj));
 			dot += x * y;
 			absdot += fabs(x * y);
 		}

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench_rand.h"
+
 void Cblacs_pinfo(int *mypnum, int *nprocs);
 void Cblacs_get(int icontxt, int what, int *val);
 void Cblacs_gridinit(int *icontxt, const char *order, int nprow, int npcol);
@@ -36,22 +38,6 @@ void descinit_(int *desc, const int *m, const int *n, const int *mb,
 	const int *lld, int *info);
 void Cpdgemr2d(int m, int n, double *a, int ia, int ja, int *desca,
 	double *b, int ib, int jb, int *descb, int gcontext);
-
-/* The job format's random init (spec 1.2) of global linear index i. */
-static double rnd(uint64_t seed, uint64_t i)
-{
-	uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z = z ^ (z >> 31);
-	return (double) (z >> 11) * 0x1p-53 * 2 - 1;
-}
-
-/* Global index of local index l (0-based) of a block-cyclic dimension. */
-static long l2g(long l, int nb, int iproc, int nprocs)
-{
-	return (l / nb * nprocs + iproc) * nb + l % nb;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -108,9 +94,9 @@ int main(int argc, char **argv)
 	}
 	for (int j = 0; j < an; ++j)
 		for (int i = 0; i < am; ++i)
-			a[(long) j * lda + i] = rnd(1, (uint64_t) (
-				l2g(i, amb, myrow, nprow) * N +
-				l2g(j, anb, mycol, npcol)));
+			a[(long) j * lda + i] = dmd_bench_rnd(1, (uint64_t) (
+				dmd_bench_l2g(i, amb, myrow, nprow) * N +
+				dmd_bench_l2g(j, anb, mycol, npcol)));
 
 	double cold = 0.0;
 	for (int r = -1; r < reps; ++r) {
@@ -138,9 +124,9 @@ int main(int argc, char **argv)
 	long bad = 0, gbad = 0;
 	for (int j = 0; j < bn; ++j)
 		for (int i = 0; i < bm; ++i)
-			if (b[(long) j * ldb + i] != rnd(1, (uint64_t) (
-			    l2g(i, NB, myrow, nprow) * N +
-			    l2g(j, NB, mycol, npcol))))
+			if (b[(long) j * ldb + i] != dmd_bench_rnd(1, (uint64_t) (
+			    dmd_bench_l2g(i, NB, myrow, nprow) * N +
+			    dmd_bench_l2g(j, NB, mycol, npcol))))
 				bad++;
 	MPI_Reduce(&bad, &gbad, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (me == 0)

@@ -41,14 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double rnd(uint64_t seed, uint64_t i)
-{
-	uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z = z ^ (z >> 31);
-	return (double) (z >> 11) * 0x1p-53 * 2 - 1;
-}
+#include "bench_rand.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -139,7 +132,7 @@ static int do_sweep(int me, int np, long n, int reps, const char *out)
 		long g = g0 - 1 + r;
 		for (long j = 0; j < n; ++j)
 			a[r * n + j] = (g >= g0 && g < g1) ?
-				rnd(1, (uint64_t) (g * n + j)) : 0.0;
+				dmd_bench_rnd(1, (uint64_t) (g * n + j)) : 0.0;
 	}
 	double *b = xalloc(sizeof(double) * (size_t) (h + 2) * n);
 	memset(b, 0, sizeof(double) * (size_t) (h + 2) * n);
@@ -221,7 +214,7 @@ static int do_copy(int me, int np, long n, int reps)
 	double *s = xalloc(sizeof(double) * (size_t) cnt);
 	double *d = xalloc(sizeof(double) * (size_t) cnt);
 	for (long i = 0; i < cnt; ++i)
-		s[i] = rnd(1, (uint64_t) (me * cnt + i));
+		s[i] = dmd_bench_rnd(1, (uint64_t) (me * cnt + i));
 	memset(d, 0, sizeof(double) * (size_t) cnt);
 	double res[2][3];	/* [memcpy, loop][best, median, cold] */
 	double *t = malloc(sizeof(double) * (reps > 0 ? reps : 1));
