@@ -251,6 +251,37 @@ __isl_give isl_pw_aff *dmd_isl_complete(__isl_take isl_pw_aff *pa,
 	return isl_pw_aff_coalesce(isl_pw_aff_union_add(pa, zero));
 }
 
+/* Piece "aff" on "set" with the existentially quantified variables of
+ * "set" made explicit (isl_set_compute_divs), added to *user. */
+static isl_stat dmd_isl_explicit_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	isl_pw_aff **acc = user;
+
+	set = isl_set_coalesce(isl_set_compute_divs(set));
+	*acc = isl_pw_aff_union_add(*acc, isl_pw_aff_alloc(set, aff));
+	return *acc ? isl_stat_ok : isl_stat_error;
+}
+
+/* "pa" with the domains of its pieces free of unknown existentials:
+ * a domain projected from a map, { [c] : exists e : ... }, whose
+ * existential isl cannot name, makes every later operation on the
+ * pw_aff solve for it again (copies of it pile up under
+ * intersections); with explicit divisions (often none, where the
+ * parameters fix the piece) they stay small. */
+__isl_give isl_pw_aff *dmd_isl_explicit(__isl_take isl_pw_aff *pa)
+{
+	isl_pw_aff *acc;
+
+	if (!pa)
+		return NULL;
+	acc = isl_pw_aff_empty(isl_pw_aff_get_space(pa));
+	if (isl_pw_aff_foreach_piece(pa, &dmd_isl_explicit_piece, &acc) < 0)
+		acc = isl_pw_aff_free(acc);
+	isl_pw_aff_free(pa);
+	return isl_pw_aff_coalesce(acc);
+}
+
 /* lo[d] = the smallest value of output d of "map", ext[d] = the largest
  * minus the smallest plus one, as pw_affs on the domain of "map".
  * Returns 0, or -1 on error (with the pw_affs already made kept in
@@ -265,10 +296,8 @@ int dmd_isl_box(__isl_keep isl_map *map, isl_pw_aff **lo, isl_pw_aff **ext)
 	for (d = 0; d < n; ++d) {
 		isl_pw_aff *mn, *mx;
 
-		mn = isl_pw_aff_coalesce(isl_map_dim_min(isl_map_copy(map),
-			d));
-		mx = isl_pw_aff_coalesce(isl_map_dim_max(isl_map_copy(map),
-			d));
+		mn = dmd_isl_explicit(isl_map_dim_min(isl_map_copy(map), d));
+		mx = dmd_isl_explicit(isl_map_dim_max(isl_map_copy(map), d));
 		ext[d] = isl_pw_aff_coalesce(dmd_isl_add(isl_pw_aff_sub(mx,
 			isl_pw_aff_copy(mn)), 1));
 		lo[d] = mn;

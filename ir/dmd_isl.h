@@ -58,6 +58,8 @@ __isl_give isl_pw_aff *dmd_isl_complete(__isl_take isl_pw_aff *pa,
  * max - min + 1, as pw_affs on the domain of "map" (defined where the
  * image is not empty). */
 int dmd_isl_box(__isl_keep isl_map *map, isl_pw_aff **lo, isl_pw_aff **ext);
+/* "pa" with explicit divisions in the domains of its pieces. */
+__isl_give isl_pw_aff *dmd_isl_explicit(__isl_take isl_pw_aff *pa);
 /* The same for a set (pw_affs on its parameters). */
 int dmd_isl_set_box(__isl_keep isl_set *set, isl_pw_aff **lo,
 	isl_pw_aff **ext);
