@@ -15,7 +15,9 @@
 #                 program on 3 ranks, one holding fewer blocks, one none
 #                 of w: NULL); lib_auto_cyclic_2x2 (no schedule, holders
 #                 with different numbers of blocks) and lib_cyclic_axe_2x2
-#                 ('axe', replicated cyclic inputs and outputs, f32)
+#                 ('axe', replicated cyclic inputs and outputs, f32),
+#                 lib_cyclic_view_4 (on a view of 3 of 4 ranks: rank 3
+#                 none; and on the mesh, one holder short)
 #   blocks        NAME_block of every rank of lib_summa_cyclic_2x2 and
 #                 lib_cyclic_prog_3, exact text (check.py also compares
 #                 every dumped block with the reference's layout)
@@ -105,10 +107,10 @@ else
     fail "pumma+jacobi: the libraries or the program did not build"
 fi
 
-# --- block-cyclic tensors: two libraries in one program, then two alone
+# --- block-cyclic tensors: two libraries in one program, then three alone
 C1=lib_summa_cyclic_2x2 C2=lib_cyclic_prog_3
 cyc_ok=1
-for j in $C1 $C2 lib_auto_cyclic_2x2 lib_cyclic_axe_2x2; do
+for j in $C1 $C2 lib_auto_cyclic_2x2 lib_cyclic_axe_2x2 lib_cyclic_view_4; do
     build $j "$tmp/$j" || cyc_ok=0
 done
 if [ $cyc_ok = 1 ] && mkdir dc && mpicc.mpich -O1 -g -Wall -Wextra -Werror \
@@ -131,7 +133,7 @@ else
     cat ccc.err 2>/dev/null | head -20 | sed 's/^/    /'
     fail "cyclic: the libraries or the program did not build"
 fi
-for j in lib_auto_cyclic_2x2 lib_cyclic_axe_2x2; do
+for j in lib_auto_cyclic_2x2 lib_cyclic_axe_2x2 lib_cyclic_view_4; do
     real=$(grep -q 'dtype: f32' "$HERE/$j.yaml" && echo float || echo double)
     if [ -f $j/lib$j.a ] && mkdir d_$j && mpicc.mpich -O1 -g -Wall -Wextra \
             -Werror -DLIB=$j -DREAL=$real "-DCYC=$(cyc "$HERE/$j.yaml")" \
