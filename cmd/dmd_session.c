@@ -511,21 +511,8 @@ void dmd_session_summary(struct dmd_session *s)
  * header would clash with another of its names), or 1. */
 int dmd_session_lib(struct dmd_session *s)
 {
-	int t = dmd_emit_lib_clash(s->m), i;
+	int t = dmd_emit_lib_clash(s->m);
 
-	/* a library's block of a tensor is one box per rank (its table and
-	 * <name>_block); a cyclic tensor's blocks are not, yet */
-	for (i = 0; i < s->job->n_tensors; ++i) {
-		const struct dmd_tensor *tn = &s->job->tensors[i];
-
-		if (!tn->file || !tn->n_cyclic)
-			continue;
-		dmd_diag_error(&s->diag, s->job->path, tn->loc, "tensor '%s' "
-			"has a cyclic layout: build --lib does not handle "
-			"cyclic tensors with a file yet (build programs, or "
-			"give it a block layout)", tn->name);
-		return 2;
-	}
 	if (t >= 0) {
 		const struct dmd_tensor *tn = &s->job->tensors[t];
 

@@ -12,7 +12,9 @@
  * file, in job order), the order of the home buffers' allocations (where
  * a home buffer is the caller's block, the runtime passes the block) and
  * every rank's block of each, computed here from the layouts ([c] -> {
- * [origin] } at the rank's coordinates).  The only
+ * [origin] } at the rank's coordinates; a cyclic dimension's local
+ * origin turned into the global index of the rank's first element,
+ * dmd_lib_global).  The only
  * external symbols are NAME_run, NAME_block and NAME_error; everything
  * else is static (dmd_* names of common.h and of this file).
  */
@@ -215,9 +217,31 @@ static __isl_give isl_point *dmd_lib_rank_point(const struct dmd_model *m,
 	return pt;
 }
 
+/* The global index of local coordinate "v" along dimension "d" of "lay"
+ * (dmd_layout_global_aff on a number):
+ *   e = ((r // S) B + b) S + (v mod S),  b = v // Lmax, r = v mod Lmax
+ * "v" itself if the dimension is not cyclic.  For S = 3, B = 2, Lmax = 6
+ * (a dimension of 11 in blocks of 3 over 2 holders), holder 1's local
+ * origin v = 6 is element 3, the first of its block 1. */
+static long dmd_lib_global(const struct dmd_layout *lay, int d, long v)
+{
+	long S = lay->cyc[d], B, L;
+
+	if (!S)
+		return v;
+	B = lay->cyc_B[d];
+	L = lay->cyc_L[d];
+	return ((v % L) / S * B + v / L) * S + v % S;
+}
+
 /* Print the entry of dmd_lib_blocks[] of rank "rank" and tensor "t":
- * ndims or -1, then "maxd" origins and "maxd" extents (the block of the
- * layout at the rank; none if it is empty or the tensor is not used). */
+ * ndims or -1, then "maxd" offsets and "maxd" extents (the block of the
+ * layout at the rank; none if it is empty or the tensor is not used), as
+ * NAME_block returns them (spec 2, "Library mode"): along a cyclic
+ * dimension, whose block is a box in local coordinates ([b Lmax, +ext)
+ * for holder b, dmd_layout_cyclic), the offset is the global index of the
+ * holder's first element and the extent the number of elements it holds
+ * (NUMROC). */
 static __isl_give isl_printer *dmd_lib_block_entry(const struct dmd_model *m,
 	__isl_take isl_printer *p, long rank, int t, int maxd)
 {
@@ -249,7 +273,7 @@ static __isl_give isl_printer *dmd_lib_block_entry(const struct dmd_model *m,
 		int dd = d % maxd;
 
 		p = dmd_emit_printf(p, " %ld,", !held || dd >= lay->ndim ? 0 :
-			d < maxd ? lo[dd] : ext[dd]);
+			d < maxd ? dmd_lib_global(lay, dd, lo[dd]) : ext[dd]);
 	}
 	return isl_printer_end_line(p);
 }

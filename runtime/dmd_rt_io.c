@@ -86,8 +86,9 @@ static const int64_t *dmd_rt_cyclic(dmd_rt *rt, int tensor)
 
 /* The global index of local index "v" of dimension "d" (see
  * dmd_job_desc): "v" itself unless the dimension is cyclic.  For S = 2,
- * B = 2, L = 6, v = 6 .. 9 are elements 2, 3, 6, 7. */
-static int64_t dmd_rt_global(const int64_t *cyc, int d, int64_t v)
+ * B = 2, L = 6, v = 6 .. 9 are elements 2, 3, 6, 7.  (Also the library's
+ * check of the blocks, dmd_rt_lib.c.) */
+int64_t dmd_rt_global(const int64_t *cyc, int d, int64_t v)
 {
 	int64_t S, B, L, b, l;
 

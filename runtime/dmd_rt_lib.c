@@ -87,11 +87,17 @@ static int dmd_rt_lib_index(const dmd_lib_desc *lib, int tensor)
 /* In a library run, if job tensor "tensor" is one of the library's:
  * check that the block (lo, ext) is the one NAME_block gives this rank
  * and return the caller's block (NULL if empty); else return NULL and
- * set *mine to 0. */
+ * set *mine to 0.  Along a cyclic dimension, lo is the local origin of
+ * the rank's blocks (b Lmax for holder b, see dmd_job_desc) and NAME_block
+ * gives the global index of their first element (b S): lo is compared by
+ * that index (dmd_rt_global), the extents as they are (the number of
+ * elements the holder has, NUMROC), so that the caller's block, its
+ * blocks one after another, is the program's local box. */
 static void *dmd_rt_lib_user(dmd_rt *rt, int tensor, const int64_t *lo,
 	const int64_t *ext, int *mine)
 {
 	const struct dmd_rt_lib_call *c = dmd_rt_lib_cur;
+	const int64_t *cyc = rt->job->cyclic ? rt->job->cyclic[tensor] : NULL;
 	int64_t off[DMD_RT_MAX_DIMS], x[DMD_RT_MAX_DIMS];
 	int t, n, d, ndim = rt->job->tensors[tensor].ndim;
 
@@ -110,7 +116,7 @@ static void *dmd_rt_lib_user(dmd_rt *rt, int tensor, const int64_t *lo,
 			"library's (internal error)",
 			rt->job->tensors[tensor].name);
 	for (d = 0; d < ndim; ++d)
-		if (off[d] != lo[d] || x[d] != ext[d])
+		if (off[d] != dmd_rt_global(cyc, d, lo[d]) || x[d] != ext[d])
 			dmd_fail(rt, "tensor '%s': the program's block is not "
 				"the library's (internal error)",
 				rt->job->tensors[tensor].name);

@@ -46,7 +46,12 @@ typedef struct dmd_lib_class {
  * file_tensor[i], read by the program if file_input[i].  blocks[] holds,
  * per rank r and library tensor i, at (r * n_files + i) * (1 + 2 *
  * max_dims): the number of dimensions or -1 (the rank holds none of it),
- * then max_dims offsets and max_dims extents.  The first n_home
+ * then max_dims offsets and max_dims extents, as NAME_block gives them
+ * (along a cyclic dimension the global index of the rank's first element
+ * and the number it holds; the program's box there is in local
+ * coordinates, dmd_job_desc, and is compared by dmd_rt_global of its
+ * origin; the caller's block, its blocks one after another, is that
+ * box's elements in the same order).  The first n_home
  * dmd_alloc calls of every class program allocate the home buffers of
  * job tensors home[0 .. n_home) in this order (the programs' set-up):
  * where such a buffer is exactly the caller's block (same number of

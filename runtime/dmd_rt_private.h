@@ -219,6 +219,7 @@ int dmd_rt_tmp_name(char *out, size_t size, const char *path,
 int dmd_rt_write_file(dmd_rt *rt, const char *path, const char *data,
 	size_t len, char *why, size_t why_size);
 double dmd_rt_random(unsigned long long seed, unsigned long long i);
+int64_t dmd_rt_global(const int64_t *cyc, int d, int64_t v);
 
 /* dmd_rt_xfer.c */
 void dmd_rt_box_get(dmd_rt *rt, int ndim, const int64_t *bx,

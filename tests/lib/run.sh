@@ -9,6 +9,18 @@
 #                 init tensor, an intermediate with halos) on 3 of them,
 #                 both linked into one program, each run twice with other
 #                 values; nothing on stdout or stderr
+#   cyclic        the same with block-cyclic tensors, the caller's blocks
+#                 in ScaLAPACK's local layout: lib_summa_cyclic_2x2 (MB !=
+#                 NB, extents no block divides) and lib_cyclic_prog_3 (a
+#                 program on 3 ranks, one holding fewer blocks, one none
+#                 of w: NULL); lib_auto_cyclic_2x2 (no schedule, holders
+#                 with different numbers of blocks) and lib_cyclic_axe_2x2
+#                 ('axe', replicated cyclic inputs and outputs, f32),
+#                 lib_cyclic_view_4 (on a view of 3 of 4 ranks: rank 3
+#                 none; and on the mesh, one holder short)
+#   blocks        NAME_block of every rank of lib_summa_cyclic_2x2 and
+#                 lib_cyclic_prog_3, exact text (check.py also compares
+#                 every dumped block with the reference's layout)
 #   symbols       each library defines only NAME_run, NAME_block and
 #                 NAME_error, none calls MPI_Init, MPI_Finalize or exit,
 #                 and two libraries define no symbol in common
@@ -23,8 +35,11 @@
 #                 with ASan/UBSan (LeakSanitizer on), by bin-san/distmpmd
 #                 if it is built: no report, results right
 #   e2e jobs      dot (a replicated 0-D output), conv, partial_view_4,
-#                 hostile_names, cannon_2x2 of tests/e2e/jobs as libraries
-#   checker       check.py catches one wrong value
+#                 hostile_names, cannon_2x2 of tests/e2e/jobs as libraries,
+#                 and cyclic ones: hostile_names3, reshard_cyclic_empty_4,
+#                 reshard_cyclic_place_2x2, summa_cyclic_whole_k_2x2
+#   checker       check.py catches one wrong value, and a block whose
+#                 offset is not the spec's
 #   errors        build --lib of a bad job: the located error of build;
 #                 a tensor named 'run' refused at its key; run --lib
 #                 refused
@@ -61,6 +76,9 @@ mpirun() {
 
 RT="$ROOT/obj/libdmdrt.a $(pkg-config --libs openblas) -lm"
 
+# cyc JOB: driver.c's CYC for JOB (its cyclic dimensions, check.py).
+cyc() { $PY "$HERE/check.py" "$1" --cyclic; }
+
 # --- the libraries, and two of them in one program
 libs_ok=1
 for j in lib_pumma_uneven lib_jacobi_3 lib_empty_blocks_4; do
@@ -89,9 +107,86 @@ else
     fail "pumma+jacobi: the libraries or the program did not build"
 fi
 
+# --- block-cyclic tensors: two libraries in one program, then three alone
+C1=lib_summa_cyclic_2x2 C2=lib_cyclic_prog_3
+cyc_ok=1
+for j in $C1 $C2 lib_auto_cyclic_2x2 lib_cyclic_axe_2x2 lib_cyclic_view_4; do
+    build $j "$tmp/$j" || cyc_ok=0
+done
+if [ $cyc_ok = 1 ] && mkdir dc && mpicc.mpich -O1 -g -Wall -Wextra -Werror \
+        -DLIB=$C1 -DREAL=double "-DCYC=$(cyc "$HERE/$C1.yaml")" \
+        -include $C1/$C1.h -DLIB2=$C2 -DREAL2=double -DLIB2_RANKS=3 \
+        "-DCYC2=$(cyc "$HERE/$C2.yaml")" -include $C2/$C2.h \
+        -o drvc "$HERE/driver.c" $C1/lib$C1.a $C2/lib$C2.a $RT \
+        2> ccc.err; then
+    if mpirun 4 outc ./drvc dc &&
+       [ ! -s outc ] && [ ! -s outc.err ] &&
+       $PY "$HERE/check.py" "$HERE/$C1.yaml" dc 2 > chkc &&
+       $PY "$HERE/check.py" "$HERE/$C2.yaml" dc 2 >> chkc; then
+        sed 's/^/    /' chkc
+        ok "cyclic (two libraries in one program, 2 runs each)"
+    else
+        cat outc outc.err chkc 2>/dev/null | head -20 | sed 's/^/    /'
+        fail "cyclic"
+    fi
+else
+    cat ccc.err 2>/dev/null | head -20 | sed 's/^/    /'
+    fail "cyclic: the libraries or the program did not build"
+fi
+for j in lib_auto_cyclic_2x2 lib_cyclic_axe_2x2 lib_cyclic_view_4; do
+    real=$(grep -q 'dtype: f32' "$HERE/$j.yaml" && echo float || echo double)
+    if [ -f $j/lib$j.a ] && mkdir d_$j && mpicc.mpich -O1 -g -Wall -Wextra \
+            -Werror -DLIB=$j -DREAL=$real "-DCYC=$(cyc "$HERE/$j.yaml")" \
+            -include $j/$j.h -o drv_$j "$HERE/driver.c" $j/lib$j.a $RT \
+            2> cc_$j.err &&
+       mpirun 4 out_$j ./drv_$j d_$j && [ ! -s out_$j ] &&
+       [ ! -s out_$j.err ] &&
+       $PY "$HERE/check.py" "$HERE/$j.yaml" d_$j 2 > chk_$j; then
+        sed 's/^/    /' chk_$j
+        ok "cyclic $j (2 runs)"
+    else
+        cat cc_$j.err out_$j out_$j.err chk_$j 2>/dev/null | head -20 |
+            sed 's/^/    /'
+        fail "cyclic $j"
+    fi
+done
+
+# --- NAME_block of cyclic tensors: the spec's offsets (the global index
+# of the first element a rank holds) and extents (how many it holds)
+want_c1="rank 0 tensor 0: offset [0, 0] extent [6, 9]
+rank 0 tensor 1: offset [0, 0] extent [9, 8]
+rank 0 tensor 2: offset [0, 0] extent [6, 8]
+rank 1 tensor 0: offset [0, 3] extent [6, 8]
+rank 1 tensor 1: offset [0, 4] extent [9, 7]
+rank 1 tensor 2: offset [0, 4] extent [6, 7]
+rank 2 tensor 0: offset [2, 0] extent [5, 9]
+rank 2 tensor 1: offset [3, 0] extent [8, 8]
+rank 2 tensor 2: offset [2, 0] extent [5, 8]
+rank 3 tensor 0: offset [2, 3] extent [5, 8]
+rank 3 tensor 1: offset [3, 4] extent [8, 7]
+rank 3 tensor 2: offset [2, 4] extent [5, 7]"
+want_c2="rank 0 tensor 0: offset [0] extent [7]
+rank 0 tensor 1: offset [0] extent [2]
+rank 1 tensor 0: offset [2] extent [6]
+rank 1 tensor 1: offset [2] extent [1]
+rank 2 tensor 0: offset [4] extent [6]
+rank 2 tensor 1: none (-1)"
+if [ -x drvc ] && mpirun 4 outb1 ./drvc dc blocks &&
+   [ "$(cat outb1)" = "$want_c1" ] && [ ! -s outb1.err ] &&
+   mpicc.mpich -O1 -Werror -DLIB=$C2 -DREAL=double -include $C2/$C2.h \
+        -o drvb "$HERE/driver.c" $C2/lib$C2.a $RT 2> ccb.err &&
+   mpirun 3 outb2 ./drvb dc blocks &&
+   [ "$(cat outb2)" = "$want_c2" ] && [ ! -s outb2.err ]; then
+    ok "blocks ($C1: 12 blocks; $C2: rank 0 7 of u at 0, rank 2 none of w)"
+else
+    cat ccb.err outb1 outb1.err outb2 outb2.err 2>/dev/null | head -30 |
+        sed 's/^/    /'
+    fail "blocks"
+fi
+
 # --- symbols
 sym_ok=1
-for j in lib_pumma_uneven lib_jacobi_3 lib_empty_blocks_4; do
+for j in lib_pumma_uneven lib_jacobi_3 lib_empty_blocks_4 $C1 $C2; do
     a=$j/lib$j.a
     [ -f "$a" ] || { sym_ok=0; continue; }
     got=$(nm -g --defined-only "$a" | awk 'NF == 3 { print $3 }' | sort |
@@ -183,7 +278,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 SDMD=$DMD
 [ -x "$ROOT/bin-san/distmpmd" ] && SDMD=$ROOT/bin-san/distmpmd
 san_ok=1
-for j in lib_pumma_uneven lib_jacobi_3; do
+for j in lib_pumma_uneven lib_jacobi_3 $C1 $C2; do
     DISTMPMD_CFLAGS="$SAN" build $j "$tmp/san_$j" "$SDMD" || san_ok=0
 done
 if [ $san_ok = 1 ] && mkdir d6 && mpicc.mpich -O1 -g $SAN \
@@ -206,10 +301,31 @@ else
     cat cc6.err out6 out6.err chk6 2>/dev/null | head -30 | sed 's/^/    /'
     fail "asan"
 fi
+if [ $san_ok = 1 ] && mkdir d6c && mpicc.mpich -O1 -g $SAN \
+        -DLIB=$C1 -DREAL=double "-DCYC=$(cyc "$HERE/$C1.yaml")" \
+        -include san_$C1/$C1.h -DLIB2=$C2 -DREAL2=double -DLIB2_RANKS=3 \
+        "-DCYC2=$(cyc "$HERE/$C2.yaml")" -include san_$C2/$C2.h \
+        -o drv6c "$HERE/driver.c" san_$C1/lib$C1.a san_$C2/lib$C2.a $RT \
+        2> cc6c.err &&
+   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0 \
+   LSAN_OPTIONS=suppressions=$HERE/lsan.supp:print_suppressions=0 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        mpirun 4 out6c ./drv6c d6c &&
+   [ ! -s out6c ] && [ ! -s out6c.err ] &&
+   $PY "$HERE/check.py" "$HERE/$C1.yaml" d6c 2 > chk6c &&
+   $PY "$HERE/check.py" "$HERE/$C2.yaml" d6c 2 >> chk6c; then
+    ok "asan cyclic ($C1 and $C2: no report; results right)"
+else
+    cat cc6c.err out6c out6c.err chk6c 2>/dev/null | head -30 |
+        sed 's/^/    /'
+    fail "asan cyclic"
+fi
 
 # --- jobs of tests/e2e as libraries: a 0-D replicated output (dot), a
 # convolution, sums of partials on a view, hostile names, a ring shift
-for j in dot conv partial_view_4 hostile_names cannon_2x2; do
+for j in dot conv partial_view_4 hostile_names cannon_2x2 hostile_names3 \
+        reshard_cyclic_empty_4 reshard_cyclic_place_2x2 \
+        summa_cyclic_whole_k_2x2; do
     y=$ROOT/tests/e2e/jobs/$j.yaml
     jn=$(sed -n 's/^name: *//p' "$y")
     real=$(grep -q 'dtype: f32' "$y" && echo float || echo double)
@@ -218,6 +334,7 @@ print(math.prod(yaml.safe_load(open(sys.argv[1]))['mesh']['shape']))" "$y")
     mkdir -p "e2e_$j/d"
     if "$DMD" build "$y" --lib -o "e2e_$j/lib" > "e2e_$j/log" 2>&1 &&
        mpicc.mpich -O1 -Werror -DLIB="$jn" -DREAL=$real \
+            "-DCYC=$(cyc "$y")" \
             -include "e2e_$j/lib/$jn.h" -o "e2e_$j/drv" "$HERE/driver.c" \
             "e2e_$j/lib/lib$jn.a" $RT >> "e2e_$j/log" 2>&1 &&
        mpirun "$nr" "e2e_$j/out" "e2e_$j/drv" "e2e_$j/d" &&
@@ -247,6 +364,25 @@ else
     cat chk7 2>/dev/null | sed 's/^/    /'
     fail "checker"
 fi
+# a block at the local origin of rank 1's columns of A (holder 1's
+# blocks start at local index 9 = Lmax) instead of its first element, 3
+want8="FAIL lib_summa_cyclic_2x2 run 0: tensor A (in): rank 1's block is ([0, 9], [6, 8]), the spec's ([0, 3], [6, 8])"
+if f=$(ls dc/$C1.t0.run0.in.r1.bin 2>/dev/null) &&
+   $PY - "$f" <<'PYEOF' &&
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+assert struct.unpack_from("<q", data, 16)[0] == 3
+struct.pack_into("<q", data, 16, 9)
+open(sys.argv[1], "wb").write(data)
+PYEOF
+   ! $PY "$HERE/check.py" "$HERE/$C1.yaml" dc 2 > chk8 2>&1 &&
+   [ "$(cat chk8)" = "$want8" ]
+then
+    ok "checker (a block that is not the spec's is found)"
+else
+    cat chk8 2>/dev/null | sed 's/^/    /'
+    fail "checker (blocks)"
+fi
 
 # --- errors: those of build, and a name that would clash
 printf 'name: bad\nmesh: {axes: [x], shape: [2]}\ntensors:\n  A: {shape: [4], dtype: f64, dist: [x], file: A.npy}\ncompute: C[i] = A[i]\n' > bad.yaml
@@ -265,17 +401,6 @@ else
     echo "    build: $s1 $(cat e1)"; echo "    build --lib: $s2 $(cat e2)"
     echo "    clash: $s3 $(cat e3)"; echo "    run --lib: $s4 $(head -n 1 e4)"
     fail "errors"
-fi
-
-# --- a cyclic tensor with a file: refused (a library's blocks are boxes)
-printf 'name: cyc\nmesh: {axes: [x], shape: [2]}\ntensors:\n  A: {shape: [8], dtype: f64, dist: [x], cyclic: {0: 2}, file: A.npy}\n  B: {shape: [8], dtype: f64, dist: [x], file: B.npy}\ncompute: B[i] = A[i]\n' > cyc.yaml
-"$DMD" build cyc.yaml --lib -o b5 > e5 2>&1; s5=$?
-want5="cyc.yaml:4:3: error: tensor 'A' has a cyclic layout: build --lib does not handle cyclic tensors with a file yet (build programs, or give it a block layout)"
-if [ $s5 = 2 ] && [ "$(cat e5)" = "$want5" ] && [ ! -e b5 ]; then
-    ok "cyclic refused ($want5)"
-else
-    echo "    cyclic: $s5 $(cat e5)"
-    fail "cyclic refused"
 fi
 
 echo "$passed passed, $failed failed"
