@@ -110,14 +110,18 @@ static __isl_give isl_printer *dmd_emit_arr(struct dmd_emit_ctx *ctx,
 }
 
 /* The combs of a box (dmd_part_comb.c), "c" their expressions: period,
- * phase and run per dimension ({ 1, 0, 1 }: every element). */
+ * phase and run per dimension ({ 1, 0, 1 }: every element), then
+ * "runs" - 1 further runs (start, length), the number of runs first if
+ * there are several. */
 static __isl_give isl_printer *dmd_emit_comb(__isl_take isl_printer *p,
-	isl_ast_expr **c, int n)
+	isl_ast_expr **c, int n, int runs)
 {
 	int d;
 
+	if (runs > 1)
+		p = dmd_emit_printf(p, "%d, ", runs);
 	p = isl_printer_print_str(p, "(const int64_t[]){ ");
-	for (d = 0; d < 3 * n; ++d) {
+	for (d = 0; d < (1 + 2 * runs) * n; ++d) {
 		if (d)
 			p = isl_printer_print_str(p, ", ");
 		p = isl_printer_print_ast_expr(p, c[d]);
@@ -783,7 +787,9 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 
 	p = isl_printer_start_line(p);
 	p = dmd_emit_printf(p, "%s(rt, q%d, ", pl->stmt->u.recv.sum ?
-		"dmd_irecv_sum" : comb ? "dmd_irecv_comb" : "dmd_irecv",
+		"dmd_irecv_sum" : !comb ? "dmd_irecv" :
+		pl->stmt->u.recv.runs > 1 ? "dmd_irecv_combs" :
+		"dmd_irecv_comb",
 		x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.recv.peer));
 	p = isl_printer_print_str(p, ", ");
@@ -807,7 +813,8 @@ static __isl_give isl_printer *dmd_emit_recv(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_start_line(p);
-		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd);
+		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd,
+			pl->stmt->u.recv.runs);
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);
@@ -827,8 +834,9 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 	isl_pw_aff **comb = pl->stmt->u.send.comb;
 
 	p = isl_printer_start_line(p);
-	p = dmd_emit_printf(p, "%s(rt, q%d, ", comb ? "dmd_isend_comb" :
-		"dmd_isend", x->id);
+	p = dmd_emit_printf(p, "%s(rt, q%d, ", !comb ? "dmd_isend" :
+		pl->stmt->u.send.runs > 1 ? "dmd_isend_combs" :
+		"dmd_isend_comb", x->id);
 	p = dmd_emit_peer(ctx, p, dmd_spec_exprs(pl, pl->stmt->u.send.peer));
 	p = isl_printer_print_str(p, ", ");
 	if (pl->stmt->u.send.from == DMD_BUF_WRITE) {
@@ -849,7 +857,8 @@ static __isl_give isl_printer *dmd_emit_send(struct dmd_emit_ctx *ctx,
 		p = isl_printer_print_str(p, ",");
 		p = isl_printer_end_line(p);
 		p = isl_printer_start_line(p);
-		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd);
+		p = dmd_emit_comb(p, dmd_spec_exprs(pl, comb), nd,
+			pl->stmt->u.send.runs);
 	}
 	p = isl_printer_print_str(p, ");");
 	p = isl_printer_end_line(p);

@@ -26,22 +26,28 @@
 /* A box per dimension of a tensor: the origin and the extent of each
  * dimension as pw_affs over one space (global element indices).  The
  * boxes of point-to-point pieces may have combs (dmd_part_comb.c):
- * comb[3 d], comb[3 d + 1], comb[3 d + 2] the period, phase and run
- * along dimension d and cnt[d] the number of elements that move along
- * it, pw_affs over the same space (comb and cnt NULL: none; NULL
- * entries along a dimension without). */
+ * comb[W d], comb[W d + 1], comb[W d + 2] (W = DMD_COMB_W) the period,
+ * phase and first run along dimension d, then "runs" - 1 further runs
+ * as their start and length (comb[W d + 2 k + 1], comb[W d + 2 k + 2]),
+ * and cnt[d] the number of elements that move along it, pw_affs over
+ * the same space (comb and cnt NULL: none; NULL entries along a
+ * dimension without, or runs it does not have). */
+#define DMD_COMB_RUNS	4
+#define DMD_COMB_W	(1 + 2 * DMD_COMB_RUNS)
 struct dmd_box {
 	int n;
 	isl_pw_aff **lo;
 	isl_pw_aff **ext;
 	isl_pw_aff **comb;
 	isl_pw_aff **cnt;
+	int runs;
 };
 
 /* The combs (period P, run S) that the pieces of a transfer use along
  * one dimension (besides { 1, 1 }, every element), in the order they
  * were chosen (at most DMD_COMB_MAX: as many as there are candidates,
- * dmd_part_comb.c). */
+ * dmd_part_comb.c); S = 0: runs read off the pieces (up to
+ * DMD_COMB_RUNS of them, their starts and lengths pw_affs). */
 #define DMD_COMB_MAX	64
 struct dmd_comb_used {
 	int n;

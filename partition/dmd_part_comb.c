@@ -31,11 +31,24 @@
  * box whole along that dimension ({ 1, 0, 1 }).  Both sides choose from
  * the same pieces in the same order, so they agree (and the proofs of
  * `check` show it on the emitted code).
+ *
+ * Where no comb of one run fits (a receiver's elements from one holder
+ * are several runs per period: blocks of 2 to blocks of 3 over 2 ranks,
+ * local rows { 0 2 3 6 } of a holder), a comb of several runs may: its
+ * period is that of the pattern the two layouts form in the holder's
+ * coordinates (dmd_comb_periods), its runs are read off the pieces, the
+ * arcs of their residues (dmd_comb_arcs, up to DMD_COMB_RUNS), so it
+ * lets every element of the piece through, and it is taken where it
+ * drops something (dmd_comb_multi).  The further runs are
+ * comb[W d + 2 k + 1 ..] (start after the first run's, length), the
+ * box's "runs" how many are printed (dmd_irecv_combs).
  */
 #include <stdlib.h>
 
 #include "partition/dmd_part.h"
 #include "ir/dmd_isl.h"
+
+#define W	DMD_COMB_W
 
 /* Candidate periods and runs (P, S) of combs along a dimension. */
 struct dmd_comb_cands {
@@ -56,6 +69,73 @@ static void dmd_comb_add(struct dmd_comb_cands *c, long P, long S)
 	c->P[c->n] = P;
 	c->S[c->n] = S;
 	c->n++;
+}
+
+/* The greatest common divisor of "a" and "b". */
+static long dmd_comb_gcd(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Add period P for combs of several runs read off the pieces (S = 0),
+ * unless it is there or meaningless. */
+static void dmd_comb_add_period(struct dmd_comb_cands *c, long P)
+{
+	int i;
+
+	if (P < 2 || P > 1L << 20 || c->n >= DMD_COMB_MAX)
+		return;
+	for (i = 0; i < c->n; ++i)
+		if (c->P[i] == P && c->S[i] == 0)
+			return;
+	c->P[c->n] = P;
+	c->S[c->n] = 0;
+	c->n++;
+}
+
+/* The periods of combs of several runs, after the candidates of one
+ * run, along dimension "d" of "lay": the periods of the patterns that
+ * pieces form in its coordinates.  Where "lay" is cyclic along d (S'
+ * over Bd holders, period P' = S' Bd), for every cyclic dimension of
+ * the job's tensors (S over B, period P = S B) the least common
+ * multiple L of P' and P, over Bd: a holder's elements that a receiver
+ * needs repeat after L global indices, L / Bd of the holder's local
+ * ones (blocks of 2 over 3 ranks against blocks of 5 over 3: L = 30,
+ * 10 local rows); where "lay" is not cyclic along d, P itself.
+ * Smallest first. */
+static void dmd_comb_periods(const struct dmd_model *m,
+	const struct dmd_layout *lay, int d, struct dmd_comb_cands *c)
+{
+	long Sd = lay->cyc && lay->cyc[d] ? lay->cyc[d] : 0;
+	long Bd = Sd ? lay->cyc_B[d] : 1, L[DMD_COMB_MAX];
+	int nl = 0, t, e, i, j;
+
+	for (t = 0; t < m->job->n_tensors; ++t)
+		for (e = 0; m->lay[t] && m->lay[t]->cyc &&
+				e < m->lay[t]->ndim && nl < DMD_COMB_MAX; ++e) {
+			long p = m->lay[t]->cyc[e] * m->lay[t]->cyc_B[e];
+			long q = Sd * Bd;
+
+			if (!p)
+				continue;
+			L[nl++] = q ? p / dmd_comb_gcd(p, q) * q / Bd : p;
+		}
+	for (i = 0; i < nl; ++i)
+		for (j = i + 1; j < nl; ++j)
+			if (L[j] < L[i]) {
+				long x = L[i];
+
+				L[i] = L[j];
+				L[j] = x;
+			}
+	for (i = 0; i < nl; ++i)
+		dmd_comb_add_period(c, L[i]);
 }
 
 /* The candidates along dimension "d" of the tensor of "lay": for every
@@ -93,6 +173,7 @@ static void dmd_comb_candidates(const struct dmd_model *m,
 	}
 	for (r = 1; Bd > 1 && r < lay->cyc[d] && r <= 8; ++r)
 		dmd_comb_add(c, lay->cyc[d], r);
+	dmd_comb_periods(m, lay, d, c);
 }
 
 /* The constant "v" on the domain of "like". */
@@ -103,6 +184,51 @@ static __isl_give isl_pw_aff *dmd_comb_cst(__isl_keep isl_pw_aff *like,
 
 	return isl_pw_aff_val_on_domain(dom,
 		isl_val_int_from_si(isl_pw_aff_get_ctx(like), v));
+}
+
+/* The residues mod P along dimension "d" of the pieces "map"
+ * ([c] -> { X[t, peer] -> T[e] }): { X[t, peer] -> [e_d mod P] }. */
+static __isl_give isl_map *dmd_comb_residues(__isl_keep isl_map *map, int d,
+	long P)
+{
+	isl_size n = isl_map_dim(map, isl_dim_out);
+	isl_ctx *ctx = isl_map_get_ctx(map);
+	isl_map *res;
+	isl_space *sp;
+	isl_aff *e;
+
+	if (n < 0)
+		return NULL;
+	res = isl_map_project_out(isl_map_copy(map), isl_dim_out, d + 1,
+		n - d - 1);
+	res = isl_map_project_out(res, isl_dim_out, 0, d);
+	sp = isl_space_range(isl_map_get_space(res));
+	e = isl_aff_var_on_domain(isl_local_space_from_space(sp),
+		isl_dim_set, 0);
+	return isl_map_apply_range(res, isl_map_from_aff(isl_aff_mod_val(e,
+		isl_val_int_from_si(ctx, P))));
+}
+
+/* The starts of the arcs that the residues "res" ({ X -> [r] }, mod P)
+ * form on the circle: the r of "res" with (r - 1) mod P not in it,
+ * R \ ((R + 1) mod P). */
+static __isl_give isl_map *dmd_comb_arc_starts(__isl_take isl_map *res,
+	long P)
+{
+	isl_ctx *ctx = isl_map_get_ctx(res);
+	isl_space *sp;
+	isl_aff *e;
+	isl_map *next;
+
+	if (!res)
+		return NULL;
+	sp = isl_space_range(isl_map_get_space(res));
+	e = isl_aff_var_on_domain(isl_local_space_from_space(sp),
+		isl_dim_set, 0);
+	e = isl_aff_mod_val(isl_aff_add_constant_si(e, 1),
+		isl_val_int_from_si(ctx, P));
+	next = isl_map_apply_range(isl_map_copy(res), isl_map_from_aff(e));
+	return isl_map_subtract(res, next);
 }
 
 /* The phase phi of a comb of period P along dimension "d" of the
@@ -117,26 +243,8 @@ static __isl_give isl_pw_aff *dmd_comb_cst(__isl_keep isl_pw_aff *like,
 static __isl_give isl_pw_aff *dmd_comb_start(__isl_keep isl_map *map, int d,
 	long P)
 {
-	isl_size n = isl_map_dim(map, isl_dim_out);
-	isl_ctx *ctx = isl_map_get_ctx(map);
-	isl_map *res, *next;
-	isl_space *sp;
-	isl_aff *e;
+	isl_map *res = dmd_comb_arc_starts(dmd_comb_residues(map, d, P), P);
 
-	if (n < 0)
-		return NULL;
-	res = isl_map_project_out(isl_map_copy(map), isl_dim_out, d + 1,
-		n - d - 1);
-	res = isl_map_project_out(res, isl_dim_out, 0, d);
-	sp = isl_space_range(isl_map_get_space(res));
-	e = isl_aff_var_on_domain(isl_local_space_from_space(sp),
-		isl_dim_set, 0);
-	res = isl_map_apply_range(res, isl_map_from_aff(isl_aff_mod_val(
-		isl_aff_copy(e), isl_val_int_from_si(ctx, P))));
-	e = isl_aff_mod_val(isl_aff_add_constant_si(e, 1),
-		isl_val_int_from_si(ctx, P));
-	next = isl_map_apply_range(isl_map_copy(res), isl_map_from_aff(e));
-	res = isl_map_subtract(res, next);
 	return isl_pw_aff_coalesce(isl_map_dim_min(res, 0));
 }
 
@@ -203,6 +311,252 @@ static void dmd_comb_acc(isl_pw_aff **acc, __isl_take isl_pw_aff *pa,
 	*acc = *acc ? isl_pw_aff_union_add(*acc, pa) : pa;
 }
 
+/* { X -> [x] in "map" : x > pa(X) } ("map" with a one-dimensional
+ * range, "pa" on its domain). */
+static __isl_give isl_map *dmd_comb_above(__isl_take isl_map *map,
+	__isl_keep isl_pw_aff *pa)
+{
+	isl_space *w = isl_space_wrap(isl_map_get_space(map));
+	isl_size nin = isl_map_dim(map, isl_dim_in);
+	isl_multi_aff *dom;
+	isl_pw_aff *x, *f;
+
+	dom = isl_multi_aff_domain_map(isl_space_unwrap(isl_space_copy(w)));
+	x = isl_pw_aff_from_aff(isl_aff_var_on_domain(
+		isl_local_space_from_space(w), isl_dim_set, nin));
+	f = isl_pw_aff_pullback_multi_aff(isl_pw_aff_copy(pa), dom);
+	return isl_map_intersect(map, isl_set_unwrap(isl_pw_aff_gt_set(x, f)));
+}
+
+/* How many of 0 .. x - 1 fall in the run [b, b + S) of period P:
+ * G(x) = S floor(x / P) + min(S, max(0, x mod P - b)) (S and b
+ * piecewise constants). */
+static __isl_give isl_pw_aff *dmd_comb_G(__isl_take isl_pw_aff *x, long P,
+	__isl_keep isl_pw_aff *b, __isl_keep isl_pw_aff *S)
+{
+	isl_ctx *ctx = isl_pw_aff_get_ctx(x);
+	isl_pw_aff *q, *r;
+
+	q = isl_pw_aff_floor(isl_pw_aff_scale_down_val(isl_pw_aff_copy(x),
+		isl_val_int_from_si(ctx, P)));
+	q = isl_pw_aff_mul(q, isl_pw_aff_copy(S));
+	r = isl_pw_aff_sub(isl_pw_aff_mod_val(x, isl_val_int_from_si(ctx, P)),
+		isl_pw_aff_copy(b));
+	r = isl_pw_aff_max(r, isl_pw_aff_sub(isl_pw_aff_copy(S),
+		isl_pw_aff_copy(S)));
+	r = isl_pw_aff_min(r, isl_pw_aff_copy(S));
+	return isl_pw_aff_add(q, r);
+}
+
+/* The start of run "st" relative to the first run's "st0", 0 where
+ * there is no such run, on "fit". */
+static __isl_give isl_pw_aff *dmd_comb_rel_run(__isl_keep isl_pw_aff *st,
+	__isl_keep isl_pw_aff *st0, __isl_keep isl_set *fit)
+{
+	isl_pw_aff *b = isl_pw_aff_sub(isl_pw_aff_copy(st),
+		isl_pw_aff_copy(st0));
+
+	b = dmd_isl_complete(b, fit);
+	return isl_pw_aff_intersect_domain(b, isl_set_copy(fit));
+}
+
+/* The phase of a comb of period P whose first run starts at residue
+ * "st0", for a box at "lo": (lo - st0) mod P, on "fit". */
+static __isl_give isl_pw_aff *dmd_comb_phase(__isl_keep isl_pw_aff *lo,
+	__isl_keep isl_pw_aff *st0, long P, __isl_keep isl_set *fit)
+{
+	isl_pw_aff *ph;
+
+	ph = isl_pw_aff_mod_val(isl_pw_aff_sub(isl_pw_aff_copy(lo),
+		isl_pw_aff_copy(st0)), isl_val_int_from_si(
+		isl_pw_aff_get_ctx(lo), P));
+	return isl_pw_aff_intersect_domain(ph, isl_set_copy(fit));
+}
+
+/* The arcs of the residues "res" ({ X -> [r] }, mod P) of some pieces,
+ * by start, up to DMD_COMB_RUNS of them: st[k] the start of the k-th
+ * and len[k] its length (pw_affs where it has one; an arc may wrap
+ * past P - 1), and the points with more arcs than that in *many. */
+static int dmd_comb_arcs(__isl_keep isl_map *res, long P, isl_pw_aff **st,
+	isl_pw_aff **len, isl_set **many)
+{
+	isl_ctx *ctx = isl_map_get_ctx(res);
+	isl_map *starts, *ext, *gaps, *cur;
+	isl_space *sp;
+	int k;
+
+	starts = dmd_comb_arc_starts(isl_map_copy(res), P);
+	/* the residues on [0, 2P), and the points there not among them */
+	sp = isl_space_range(isl_map_get_space(res));
+	ext = isl_map_apply_range(isl_map_copy(res), isl_map_union(
+		isl_map_identity(isl_space_map_from_set(isl_space_copy(sp))),
+		isl_map_from_aff(isl_aff_add_constant_si(isl_aff_var_on_domain(
+		isl_local_space_from_space(isl_space_copy(sp)),
+		isl_dim_set, 0), P))));
+	gaps = isl_map_from_domain_and_range(isl_map_domain(isl_map_copy(
+		res)), isl_set_upper_bound_si(isl_set_lower_bound_si(
+		isl_set_universe(sp), isl_dim_set, 0, 0), isl_dim_set, 0,
+		2 * P - 1));
+	gaps = isl_map_subtract(gaps, ext);
+	for (k = 0; k < DMD_COMB_RUNS; ++k) {
+		cur = k ? dmd_comb_above(isl_map_copy(starts), st[k - 1]) :
+			isl_map_copy(starts);
+		st[k] = isl_pw_aff_coalesce(dmd_isl_explicit(
+			isl_map_dim_min(cur, 0)));
+		len[k] = isl_pw_aff_coalesce(dmd_isl_explicit(isl_pw_aff_sub(
+			isl_map_dim_min(dmd_comb_above(isl_map_copy(gaps),
+			st[k]), 0), isl_pw_aff_copy(st[k]))));
+		if (!st[k] || !len[k])
+			break;
+	}
+	*many = k < DMD_COMB_RUNS ? NULL : isl_set_coalesce(isl_map_domain(
+		dmd_comb_above(isl_map_copy(starts), st[k - 1])));
+	isl_map_free(starts);
+	isl_map_free(gaps);
+	(void) ctx;
+	return *many ? 0 : -1;
+}
+
+/* Along dimension "d", give the pieces "map" of "box" on *rest a comb
+ * of several runs where one of the periods of "c" with S = 0 fits
+ * exactly and moves fewer elements than the best comb of one run
+ * ("best", its count where one fits): its runs are the arcs of the
+ * pieces' residues (dmd_comb_arcs), it lets through exactly the
+ * elements of the piece in its box "hull", and it drops some.  The
+ * first such period in the order of "c" is taken (all move the same
+ * elements, those of the piece).  Adds the periods, phases, first
+ * runs and counts to *P, *a, *S, *n, the further runs (start relative
+ * to the first, length) to box->comb, sets box->runs to the most
+ * runs, moves the pieces combed from *rest to *won and appends the
+ * periods taken to "used".  Returns how many periods were taken, -1
+ * on error. */
+static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
+	int d, const struct dmd_comb_cands *c,
+	__isl_keep isl_pw_aff *best, isl_set **rest, isl_set **won,
+	isl_pw_aff **P, isl_pw_aff **a, isl_pw_aff **S, isl_pw_aff **n,
+	struct dmd_comb_used *used)
+{
+	isl_ctx *ctx = isl_map_get_ctx(map);
+	int i, k, taken = 0, err = 0;
+
+	for (i = 0; i < c->n && !err; ++i) {
+		isl_pw_aff *st[DMD_COMB_RUNS] = { NULL };
+		isl_pw_aff *len[DMD_COMB_RUNS] = { NULL }, *cnt = NULL;
+		isl_map *sub, *res;
+		isl_set *many = NULL, *fit;
+		isl_bool empty;
+		long p = c->P[i];
+
+		if (c->S[i] != 0)
+			continue;
+		empty = isl_set_is_empty(*rest);
+		if (empty != isl_bool_false) {
+			err = empty < 0;
+			break;
+		}
+		sub = isl_map_intersect_domain(isl_map_copy(map),
+			isl_set_copy(*rest));
+		res = dmd_comb_residues(sub, d, p);
+		if (dmd_comb_arcs(res, p, st, len, &many) < 0)
+			err = 1;
+		isl_map_free(res);
+		fit = err ? NULL : isl_pw_aff_domain(isl_pw_aff_copy(st[0]));
+		fit = isl_set_intersect(fit, isl_set_copy(*rest));
+		fit = isl_set_coalesce(isl_set_compute_divs(
+			isl_set_subtract(fit, many)));
+		many = NULL;
+		isl_map_free(sub);
+		empty = isl_set_is_empty(fit);
+		if (empty < 0)
+			err = 1;
+		if (empty != isl_bool_false) {
+			isl_set_free(fit);
+			for (k = 0; k < DMD_COMB_RUNS; ++k) {
+				isl_pw_aff_free(st[k]);
+				isl_pw_aff_free(len[k]);
+			}
+			continue;
+		}
+		/* the count, then where it beats the best comb of one run */
+		for (k = 0; k < DMD_COMB_RUNS && !err; ++k) {
+			isl_pw_aff *b, *l, *ph, *end;
+
+			b = k ? dmd_comb_rel_run(st[k], st[0], fit) :
+				dmd_comb_cst(st[0], 0);
+			l = dmd_isl_complete(isl_pw_aff_copy(len[k]), fit);
+			l = isl_pw_aff_intersect_domain(l, isl_set_copy(fit));
+			ph = dmd_comb_phase(box->lo[d], st[0], p, fit);
+			end = dmd_comb_G(isl_pw_aff_add(isl_pw_aff_copy(ph),
+				isl_pw_aff_copy(box->ext[d])), p, b, l);
+			end = isl_pw_aff_sub(end, dmd_comb_G(ph, p, b, l));
+			cnt = cnt ? isl_pw_aff_add(cnt, end) : end;
+			isl_pw_aff_free(b);
+			isl_pw_aff_free(l);
+		}
+		cnt = isl_pw_aff_coalesce(cnt);
+		/* something dropped */
+		fit = isl_set_intersect(fit, isl_pw_aff_lt_set(
+			isl_pw_aff_copy(cnt), isl_pw_aff_copy(box->ext[d])));
+		if (best) {
+			isl_set *lt = isl_pw_aff_lt_set(isl_pw_aff_copy(cnt),
+				isl_pw_aff_copy(best));
+
+			lt = isl_set_union(lt, isl_set_subtract(
+				isl_set_copy(fit), isl_pw_aff_domain(
+				isl_pw_aff_copy(best))));
+			fit = isl_set_coalesce(isl_set_intersect(fit, lt));
+		}
+		empty = isl_set_is_empty(fit);
+		if (empty < 0 || !cnt)
+			err = 1;
+		if (empty != isl_bool_false || err) {
+			isl_set_free(fit);
+			isl_pw_aff_free(cnt);
+			for (k = 0; k < DMD_COMB_RUNS; ++k) {
+				isl_pw_aff_free(st[k]);
+				isl_pw_aff_free(len[k]);
+			}
+			continue;
+		}
+		dmd_comb_acc(n, cnt, fit);
+		dmd_comb_acc(a, dmd_comb_phase(box->lo[d], st[0], p, fit), fit);
+		dmd_comb_acc(P, isl_pw_aff_val_on_domain(isl_set_copy(fit),
+			isl_val_int_from_si(ctx, p)), fit);
+		dmd_comb_acc(S, isl_pw_aff_copy(len[0]), fit);
+		for (k = 1; k < DMD_COMB_RUNS && !err; ++k) {
+			isl_set *has = isl_set_intersect(isl_pw_aff_domain(
+				isl_pw_aff_copy(st[k])), isl_set_copy(fit));
+
+			empty = isl_set_is_empty(has);
+			isl_set_free(has);
+			if (empty < 0)
+				err = 1;
+			if (empty == isl_bool_false && box->runs < k + 1)
+				box->runs = k + 1;
+			dmd_comb_acc(&box->comb[W * d + 2 * k + 1],
+				dmd_comb_rel_run(st[k], st[0], fit), fit);
+			dmd_comb_acc(&box->comb[W * d + 2 * k + 2],
+				dmd_isl_complete(isl_pw_aff_copy(len[k]), fit),
+				fit);
+		}
+		*rest = isl_set_subtract(*rest, isl_set_copy(fit));
+		*won = isl_set_union(*won, fit);
+		for (k = 0; k < DMD_COMB_RUNS; ++k) {
+			isl_pw_aff_free(st[k]);
+			isl_pw_aff_free(len[k]);
+		}
+		if (used) {
+			used->P[used->n] = p;
+			used->S[used->n] = 0;
+			used->n++;
+		}
+		if (!*rest || !*won || !*n)
+			err = 1;
+		taken++;
+	}
+	return err ? -1 : taken;
+}
+
 /* Choose the combs along dimension "d" of the pieces "map" of "box"
  * (one side of the pieces: [c] -> { X[t, peer] -> T[e] }): piece by
  * piece, of the candidates of "c" that let its elements through and
@@ -219,17 +573,24 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 	struct dmd_comb_used *used)
 {
 	isl_ctx *ctx = isl_map_get_ctx(map);
-	isl_set *rest = isl_map_domain(isl_map_copy(map));
+	isl_set *rest, *won, *avail;
 	isl_set *sel[DMD_COMB_MAX] = { NULL };
 	isl_pw_aff *an[DMD_COMB_MAX] = { NULL }, *nn[DMD_COMB_MAX] = { NULL };
 	isl_pw_aff *best = NULL;
 	isl_pw_aff *P = NULL, *S = NULL, *a = NULL, *n = NULL, *one;
 	int i, j, k = 0, err = 0;
 
+	/* the pieces' domain, its divisions explicit (dmd_isl_explicit) */
+	rest = isl_set_coalesce(isl_set_compute_divs(isl_map_domain(
+		isl_map_copy(map))));
 	for (i = 0; i < c->n && !err; ++i) {
-		isl_pw_aff *phi = dmd_comb_start(map, d, c->P[i]), *end;
-		isl_set *fit = dmd_comb_fits(map, hull, d, c->P[i], c->S[i],
-			phi), *win;
+		isl_pw_aff *phi, *end;
+		isl_set *fit, *win;
+
+		if (!c->S[i])
+			continue;
+		phi = dmd_comb_start(map, d, c->P[i]);
+		fit = dmd_comb_fits(map, hull, d, c->P[i], c->S[i], phi);
 
 		an[i] = isl_pw_aff_mod_val(isl_pw_aff_sub(isl_pw_aff_copy(
 			box->lo[d]), phi), isl_val_int_from_si(ctx, c->P[i]));
@@ -266,8 +627,31 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 		if (!sel[i] || !best)
 			err = 1;
 	}
+	/* combs of several runs where none of one fits */
+	won = isl_set_empty(isl_set_get_space(rest));
+	avail = isl_set_copy(rest);
+	if (best)
+		avail = isl_set_subtract(avail, isl_pw_aff_domain(
+			isl_pw_aff_copy(best)));
+	if (!err) {
+		int t = dmd_comb_multi(box, map, d, c, best, &avail,
+			&won, &P, &a, &S, &n, used);
+
+		if (t < 0)
+			err = 1;
+		k += t < 0 ? 0 : t;
+	}
+	isl_set_free(avail);
+	for (i = 0; i < c->n && !err; ++i)
+		if (sel[i])
+			sel[i] = isl_set_subtract(sel[i], isl_set_copy(won));
+	rest = isl_set_subtract(rest, won);
 	for (i = 0; i < c->n && !err; ++i) {
-		isl_bool empty = isl_set_is_empty(sel[i]);
+		isl_bool empty;
+
+		if (!c->S[i])
+			continue;
+		empty = isl_set_is_empty(sel[i]);
 
 		if (empty < 0)
 			err = 1;
@@ -301,13 +685,13 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 		isl_pw_aff_copy(one)), rest);
 	dmd_comb_acc(&n, isl_pw_aff_copy(box->ext[d]), rest);
 	isl_pw_aff_free(one);
-	box->comb[3 * d] = isl_pw_aff_coalesce(P);
-	box->comb[3 * d + 1] = isl_pw_aff_coalesce(a);
-	box->comb[3 * d + 2] = isl_pw_aff_coalesce(S);
+	box->comb[W * d] = isl_pw_aff_coalesce(P);
+	box->comb[W * d + 1] = isl_pw_aff_coalesce(a);
+	box->comb[W * d + 2] = isl_pw_aff_coalesce(S);
 	box->cnt[d] = isl_pw_aff_coalesce(n);
 	P = S = a = n = NULL;
-	if (!box->comb[3 * d] || !box->comb[3 * d + 1] ||
-	    !box->comb[3 * d + 2] || !box->cnt[d])
+	if (!box->comb[W * d] || !box->comb[W * d + 1] ||
+	    !box->comb[W * d + 2] || !box->cnt[d])
 		k = -1;
 done:
 	for (i = 0; i < c->n; ++i) {
@@ -327,9 +711,38 @@ done:
 /* Allocate the combs of "box" (3 per dimension) and its counts. */
 static int dmd_comb_alloc(struct dmd_box *box)
 {
-	box->comb = calloc(3 * box->n + 1, sizeof(*box->comb));
+	box->comb = calloc(W * box->n + 1, sizeof(*box->comb));
+	box->runs = 1;
 	box->cnt = calloc(box->n + 1, sizeof(*box->cnt));
 	return box->comb && box->cnt ? 0 : -1;
+}
+
+/* The further runs of the combs of "box" (its box->runs - 1 after the
+ * first) defined wherever its periods are: 0 (start and length: no
+ * run) where a piece has fewer. */
+static int dmd_comb_complete_runs(struct dmd_box *box)
+{
+	int d, k;
+
+	for (d = 0; d < box->n; ++d) {
+		isl_set *dom;
+
+		if (!box->comb[W * d])
+			continue;
+		dom = isl_pw_aff_domain(isl_pw_aff_copy(box->comb[W * d]));
+		for (k = 2 * 1 + 1; k < 1 + 2 * box->runs; ++k) {
+			isl_pw_aff *c = box->comb[W * d + k];
+
+			box->comb[W * d + k] = c ? dmd_isl_complete(c, dom) :
+				dmd_comb_cst(box->comb[W * d], 0);
+			if (!box->comb[W * d + k]) {
+				isl_set_free(dom);
+				return -1;
+			}
+		}
+		isl_set_free(dom);
+	}
+	return 0;
 }
 
 /* Give the pieces "p" of transfer "x" combs where their boxes have
@@ -374,6 +787,8 @@ int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
 		dmd_box_drop_combs(&p->recv);
 		return 0;
 	}
+	if (dmd_comb_complete_runs(&p->recv) < 0)
+		goto error;
 	shull = dmd_isl_box_map(lay->space, nd, p->send.lo, p->send.ext);
 	if (dmd_comb_alloc(&p->send) < 0)
 		goto error;
@@ -387,6 +802,18 @@ int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
 		}
 		k = dmd_comb_select(&p->send, send, shull, d, &c, NULL);
 		if (k < 0 || k != used[d].n)
+			goto error;
+	}
+	if (dmd_comb_complete_runs(&p->send) < 0)
+		goto error;
+	if (p->send.runs != p->recv.runs) {
+		/* both sides post the same fields */
+		int r = p->send.runs > p->recv.runs ? p->send.runs :
+			p->recv.runs;
+
+		p->send.runs = p->recv.runs = r;
+		if (dmd_comb_complete_runs(&p->recv) < 0 ||
+		    dmd_comb_complete_runs(&p->send) < 0)
 			goto error;
 	}
 	isl_map_free(hull);

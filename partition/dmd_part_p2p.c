@@ -24,6 +24,7 @@ int dmd_box_init(struct dmd_box *box, int n)
 	box->n = n;
 	box->comb = NULL;
 	box->cnt = NULL;
+	box->runs = 0;
 	box->lo = calloc(n + 1, sizeof(*box->lo));
 	box->ext = calloc(n + 1, sizeof(*box->ext));
 	return box->lo && box->ext ? 0 : -1;
@@ -49,14 +50,11 @@ void dmd_box_clear(struct dmd_box *box)
 /* Release the combs of "box" (it moves whole). */
 void dmd_box_drop_combs(struct dmd_box *box)
 {
-	int d;
+	int d, k;
 
 	for (d = 0; d < box->n; ++d) {
-		if (box->comb) {
-			isl_pw_aff_free(box->comb[3 * d]);
-			isl_pw_aff_free(box->comb[3 * d + 1]);
-			isl_pw_aff_free(box->comb[3 * d + 2]);
-		}
+		for (k = 0; box->comb && k < DMD_COMB_W; ++k)
+			isl_pw_aff_free(box->comb[DMD_COMB_W * d + k]);
 		if (box->cnt)
 			isl_pw_aff_free(box->cnt[d]);
 	}
@@ -64,6 +62,7 @@ void dmd_box_drop_combs(struct dmd_box *box)
 	free(box->cnt);
 	box->comb = NULL;
 	box->cnt = NULL;
+	box->runs = 0;
 }
 
 /* "box" := the box hull of "map" (over its domain). */

@@ -33,6 +33,8 @@ extern "C" {
 #endif
 
 #define DMD_RT_MAX_DIMS 8
+/* The most runs per period of a comb (dmd_irecv_combs). */
+#define DMD_RT_MAX_RUNS 4
 /* Axes of the mesh and of all its views together. */
 #define DMD_RT_MAX_AXES 136
 
@@ -213,6 +215,20 @@ void dmd_irecv_comb(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 void dmd_isend_comb(dmd_rt *rt, dmd_req *q, const int64_t *dst,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
 	const int64_t *cnt, const int64_t *comb);
+/* The same with "runs" runs per period (1 <= runs <= DMD_RT_MAX_RUNS):
+ * comb[] holds per dimension 1 + 2 runs values, P, a, the first run's
+ * length S1 (the run [0, S1)), then the start and length (b, S) of each
+ * further run, increasing and apart within [0, P) (S = 0: none); the
+ * element at offset u moves if (u + a) mod P falls in a run.  Between
+ * block-cyclic layouts of other block sizes, blocks of 2 to blocks of 5
+ * over 3 ranks: a receiver's rows from one holder are local rows
+ * { 0 1 5 } of every 10, { P, a, S1, b2, S2 } = { 10, a, 2, 5, 1 }. */
+void dmd_irecv_combs(dmd_rt *rt, dmd_req *q, const int64_t *src,
+	void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, int runs, const int64_t *comb);
+void dmd_isend_combs(dmd_rt *rt, dmd_req *q, const int64_t *dst,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, int runs, const int64_t *comb);
 /* Like dmd_irecv, but dmd_wait adds what arrived element-wise into the
  * box instead of storing it (partial sums). */
 void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,

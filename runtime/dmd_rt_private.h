@@ -76,7 +76,8 @@ struct dmd_rt_sum {
 	int64_t lo[DMD_RT_MAX_DIMS];
 	int64_t cnt[DMD_RT_MAX_DIMS];
 	int combed;			/* comb[] applies (dmd_irecv_comb) */
-	int64_t comb[3 * DMD_RT_MAX_DIMS];
+	int runs;			/* runs per period of comb[] */
+	int64_t comb[(1 + 2 * DMD_RT_MAX_RUNS) * DMD_RT_MAX_DIMS];
 };
 
 /* A transfer statement of the program (dmd_req_new).  "mreq" holds the

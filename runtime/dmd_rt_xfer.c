@@ -25,8 +25,10 @@
  * derived datatypes serve the file views of MPI-IO (dmd_rt_io.c).
  * A combed box (dmd_irecv_comb, dmd_isend_comb: along each dimension
  * only the elements of a periodic run pattern, the pieces of a block
- * to block-cyclic redistribution) always travels packed the same way,
- * its runs along the last dimension copied one by one.
+ * to block-cyclic redistribution; dmd_irecv_combs, dmd_isend_combs:
+ * several runs per period, between block-cyclic layouts of other
+ * blocks) always travels packed the same way, its runs along the last
+ * dimension copied one by one.
  *
  * Transfers: each dmd_req collects the MPI requests posted on it since its
  * last dmd_wait; a request with posted operations is "in flight" and is
@@ -328,17 +330,18 @@ static void dmd_rt_rows(dmd_rt *rt, void *dbuf, int ndim, const int64_t *dx,
 static void dmd_rt_row_copy(dmd_rt *rt, void *d, const void *s, int64_t n);
 
 static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
-	const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *bx, const int64_t *lo, const int64_t *cnt, int runs,
 	const int64_t *comb, int64_t off, char *packed, int pack);
 
 /* Stage the box (lo, cnt) of "buf" (extents bx[], "n" elements) on "q"
  * for dmd_wait to treat as "kind" says, only the elements its combs
- * let through if "comb" is not NULL; a box sent is packed now.
+ * ("runs" runs per period) let through if "comb" is not NULL; a box
+ * sent is packed now.
  * Returns the staging buffer, contiguous, owned by "q".
  */
 static void *dmd_rt_stage(dmd_rt *rt, dmd_req *q, enum dmd_rt_stage_kind kind,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
-	const int64_t *cnt, const int64_t *comb, int64_t n)
+	const int64_t *cnt, int runs, const int64_t *comb, int64_t n)
 {
 	int64_t zero[DMD_RT_MAX_DIMS] = { 0 };
 	struct dmd_rt_sum *s;
@@ -360,12 +363,13 @@ static void *dmd_rt_stage(dmd_rt *rt, dmd_req *q, enum dmd_rt_stage_kind kind,
 		s->cnt[d] = cnt[d];
 	}
 	s->combed = comb != NULL;
-	for (d = 0; comb && d < 3 * ndim; ++d)
+	s->runs = runs;
+	for (d = 0; comb && d < (1 + 2 * runs) * ndim; ++d)
 		s->comb[d] = comb[d];
 	s->tmp = dmd_rt_malloc(rt, (size_t) n * rt->esize);
 	if (kind == DMD_RT_STAGE_SEND && comb)
-		dmd_rt_comb_dim(rt, (char *) buf, 0, ndim, bx, lo, cnt, comb,
-			0, s->tmp, 1);
+		dmd_rt_comb_dim(rt, (char *) buf, 0, ndim, bx, lo, cnt, runs,
+			comb, 0, s->tmp, 1);
 	else if (kind == DMD_RT_STAGE_SEND)
 		dmd_rt_rows(rt, s->tmp, ndim, cnt, zero, buf, bx, lo, cnt,
 			&dmd_rt_row_copy);
@@ -386,7 +390,7 @@ static void dmd_rt_post_recv(dmd_rt *rt, dmd_req *q, void *buf, int ndim,
 {
 	if (dmd_rt_strided(rt, box))
 		dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_COPY,
-			buf, ndim, bx, lo, cnt, NULL, box->nelem), box->nelem,
+			buf, ndim, bx, lo, cnt, 0, NULL, box->nelem), box->nelem,
 			rt->base, from, q->tag, comm,
 			dmd_rt_slot(rt, q, box->nelem));
 	else
@@ -403,7 +407,7 @@ static void dmd_rt_post_send(dmd_rt *rt, dmd_req *q, const void *buf,
 {
 	if (dmd_rt_strided(rt, box))
 		dmd_rt_mpi_isend(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_SEND,
-			buf, ndim, bx, lo, cnt, NULL, box->nelem), box->nelem,
+			buf, ndim, bx, lo, cnt, 0, NULL, box->nelem), box->nelem,
 			rt->base, to, q->tag, comm,
 			dmd_rt_slot(rt, q, box->nelem));
 	else
@@ -432,7 +436,7 @@ void dmd_ibcast(dmd_rt *rt, dmd_req *q, int axis, int64_t root, void *buf,
 	if (dmd_rt_strided(rt, &box))
 		dmd_rt_mpi_ibcast(rt, dmd_rt_stage(rt, q,
 			rt->coords[axis] == root ? DMD_RT_STAGE_SEND :
-			DMD_RT_STAGE_COPY, buf, ndim, bx, lo, cnt, NULL,
+			DMD_RT_STAGE_COPY, buf, ndim, bx, lo, cnt, 0, NULL,
 			box.nelem),
 			box.nelem, rt->base, (int) root, comm,
 			dmd_rt_slot(rt, q, box.nelem));
@@ -524,52 +528,92 @@ void dmd_isend(dmd_rt *rt, dmd_req *q, const int64_t *dst, const void *buf,
 	dmd_rt_post_send(rt, q, buf, ndim, bx, lo, cnt, &box, to, rt->cart);
 }
 
-/* The number of elements of the box cnt[] that the combs "comb" (per
- * dimension: period P >= 1, phase 0 <= a < P, run 1 <= S <= P, checked)
- * let through: along each dimension the u in [0, cnt) with
- * (u + a) mod P < S, F(a + cnt) - F(a) for F(x) = S (x / P) +
- * min(S, x mod P). */
-static int64_t dmd_rt_comb_nelem(dmd_rt *rt, dmd_req *q, int ndim,
-	const int64_t *cnt, const int64_t *comb)
+/* How many of 0 .. x - 1 fall in run [b, b + S) of period P:
+ * G(x) = S (x / P) + min(S, max(0, x mod P - b)). */
+static int64_t dmd_rt_comb_G(int64_t x, int64_t P, int64_t b, int64_t S)
 {
+	int64_t r = x % P - b;
+
+	return S * (x / P) + (r < 0 ? 0 : r < S ? r : S);
+}
+
+/* The number of elements of the box cnt[] that the combs "comb" let
+ * through.  Per dimension "comb" holds 1 + 2 runs values: a period
+ * P >= 1, a phase 0 <= a < P, the first run's length S1 >= 1 (it
+ * starts at 0), then each further run's start and length (b_k, S_k),
+ * increasing and apart, within [0, P) (S_k = 0: no run, wherever it
+ * starts), all checked;
+ * the element at offset u moves if (u + a) mod P falls in a run:
+ * along each dimension the sum over the runs of G(a + cnt) - G(a)
+ * (dmd_rt_comb_G). */
+static int64_t dmd_rt_comb_nelem(dmd_rt *rt, dmd_req *q, int ndim,
+	const int64_t *cnt, int runs, const int64_t *comb)
+{
+	int w = 1 + 2 * runs;
 	int64_t n = 1;
-	int d;
+	int d, k;
 
+	if (runs < 1 || runs > DMD_RT_MAX_RUNS)
+		dmd_fail(rt, "transfer '%s': bad comb: %d runs", q->label,
+			runs);
 	for (d = 0; d < ndim; ++d) {
-		int64_t P = comb[3 * d], a = comb[3 * d + 1];
-		int64_t S = comb[3 * d + 2], e = a + cnt[d];
+		const int64_t *c = comb + w * d;
+		int64_t P = c[0], a = c[1], end = 0, m = 0;
 
-		if (P < 1 || a < 0 || a >= P || S < 1 || S > P)
-			dmd_fail(rt, "transfer '%s': bad comb %" PRId64 ", %"
-				PRId64 ", %" PRId64 " along dimension %d",
-				q->label, P, a, S, d);
-		n *= S * (e / P) + (e % P < S ? e % P : S) -
-			(S * (a / P) + (a % P < S ? a % P : S));
+		for (k = 0; k < runs; ++k) {
+			int64_t b = k ? c[2 * k + 1] : 0, S = c[2 * k + 2];
+
+			if (P < 1 || a < 0 || a >= P || S < !k || b < 0 ||
+			    (S && b < end) || S > P - b)
+				dmd_fail(rt, "transfer '%s': bad comb %" PRId64
+					", %" PRId64 ", run %d at %" PRId64
+					" of %" PRId64 " along dimension %d",
+					q->label, P, a, k + 1, b, S, d);
+			m += dmd_rt_comb_G(a + cnt[d], P, b, S) -
+				dmd_rt_comb_G(a, P, b, S);
+			if (S)
+				end = b + S;
+		}
+		n *= m;
 	}
 	return n;
 }
 
 /* Walk dimension "d" of the box cnt[] at lo[] of "buf" (extents bx[];
  * "off": the element offset of the dimensions before d) through its
- * combs "comb", copying each run of elements let through to ("pack")
- * or from the packed buffer at "packed", in order.  Returns the packed
- * buffer's position after them.  Along the last dimension a run is one
- * copy; before it, each index let through is walked in turn. */
+ * combs "comb" ("runs" runs per period, dmd_rt_comb_nelem), copying
+ * each run of elements let through to ("pack") or from the packed
+ * buffer at "packed", in order.  Returns the packed buffer's position
+ * after them.  Along the last dimension a run is one copy; before it,
+ * each index let through is walked in turn. */
 static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
-	const int64_t *bx, const int64_t *lo, const int64_t *cnt,
+	const int64_t *bx, const int64_t *lo, const int64_t *cnt, int runs,
 	const int64_t *comb, int64_t off, char *packed, int pack)
 {
-	int64_t P = comb[3 * d], a = comb[3 * d + 1], S = comb[3 * d + 2];
+	const int64_t *c = comb + (1 + 2 * runs) * d;
+	int64_t P = c[0], a = c[1];
 	int64_t es = (int64_t) rt->esize, u = 0, k;
+	int j;
 
 	while (u < cnt[d]) {
-		int64_t r = (u + a) % P, len;
+		int64_t r = (u + a) % P, len, next = P;
 
-		if (r >= S) {
-			u += P - r;
+		/* the run that holds r, or the start of the next one */
+		for (j = 0; j < runs; ++j) {
+			int64_t b = j ? c[2 * j + 1] : 0, S = c[2 * j + 2];
+
+			if (S && r >= b && r < b + S)
+				break;
+			if (S && b > r && b < next)
+				next = b;
+		}
+		if (j == runs) {
+			u += next - r;
 			continue;
 		}
-		len = S - r < cnt[d] - u ? S - r : cnt[d] - u;
+		len = (j ? c[2 * j + 1] : 0) + c[2 * j + 2] - r;
+		if (len > cnt[d] - u)
+			len = cnt[d] - u;
 		if (d == ndim - 1) {
 			char *b = buf + (off * bx[d] + lo[d] + u) * es;
 
@@ -581,7 +625,7 @@ static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
 		} else {
 			for (k = 0; k < len; ++k)
 				packed = dmd_rt_comb_dim(rt, buf, d + 1, ndim,
-					bx, lo, cnt, comb,
+					bx, lo, cnt, runs, comb,
 					off * bx[d] + lo[d] + u + k, packed,
 					pack);
 		}
@@ -595,18 +639,18 @@ static char *dmd_rt_comb_dim(dmd_rt *rt, char *buf, int d, int ndim,
  * the rank at mesh coordinates "peer" (dmd_irecv_comb in dmd_rt.h). */
 static void dmd_rt_post_comb(dmd_rt *rt, dmd_req *q, const int64_t *peer,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
-	const int64_t *cnt, const int64_t *comb, int send)
+	const int64_t *cnt, int runs, const int64_t *comb, int send)
 {
 	int r = dmd_rt_coords_rank(rt, q, peer);
 	int64_t n;
 	void *tmp;
 
 	dmd_rt_check_box(rt, q->label, ndim, bx, lo, cnt);
-	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, comb);
+	n = dmd_rt_comb_nelem(rt, q, ndim, cnt, runs, comb);
 	if (n == 0)
 		return;
 	tmp = dmd_rt_stage(rt, q, send ? DMD_RT_STAGE_SEND : DMD_RT_STAGE_COPY,
-		buf, ndim, bx, lo, cnt, comb, n);
+		buf, ndim, bx, lo, cnt, runs, comb, n);
 	if (send) {
 		dmd_rt_mpi_isend(rt, tmp, n, rt->base, r, q->tag, rt->cart,
 			dmd_rt_slot(rt, q, n));
@@ -624,7 +668,7 @@ void dmd_irecv_comb(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	int ndim, const int64_t *bx, const int64_t *lo, const int64_t *cnt,
 	const int64_t *comb)
 {
-	dmd_rt_post_comb(rt, q, src, buf, ndim, bx, lo, cnt, comb, 0);
+	dmd_rt_post_comb(rt, q, src, buf, ndim, bx, lo, cnt, 1, comb, 0);
 }
 
 /* Post the send of the elements of a box that its combs let through,
@@ -633,7 +677,25 @@ void dmd_isend_comb(dmd_rt *rt, dmd_req *q, const int64_t *dst,
 	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
 	const int64_t *cnt, const int64_t *comb)
 {
-	dmd_rt_post_comb(rt, q, dst, buf, ndim, bx, lo, cnt, comb, 1);
+	dmd_rt_post_comb(rt, q, dst, buf, ndim, bx, lo, cnt, 1, comb, 1);
+}
+
+/* Post the receive of the elements of a box that its combs of "runs"
+ * runs per period let through, packed, from "src". */
+void dmd_irecv_combs(dmd_rt *rt, dmd_req *q, const int64_t *src,
+	void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, int runs, const int64_t *comb)
+{
+	dmd_rt_post_comb(rt, q, src, buf, ndim, bx, lo, cnt, runs, comb, 0);
+}
+
+/* Post the send of the elements of a box that its combs of "runs" runs
+ * per period let through, packed now, to "dst". */
+void dmd_isend_combs(dmd_rt *rt, dmd_req *q, const int64_t *dst,
+	const void *buf, int ndim, const int64_t *bx, const int64_t *lo,
+	const int64_t *cnt, int runs, const int64_t *comb)
+{
+	dmd_rt_post_comb(rt, q, dst, buf, ndim, bx, lo, cnt, runs, comb, 1);
 }
 
 /* Post the receive of a contribution from "src" into a temporary buffer;
@@ -650,7 +712,7 @@ void dmd_irecv_sum(dmd_rt *rt, dmd_req *q, const int64_t *src, void *buf,
 	if (n == 0)
 		return;
 	dmd_rt_mpi_irecv(rt, dmd_rt_stage(rt, q, DMD_RT_STAGE_ADD, buf, ndim,
-		bx, lo, cnt, NULL, n), n, rt->base, from, q->tag, rt->cart,
+		bx, lo, cnt, 0, NULL, n), n, rt->base, from, q->tag, rt->cart,
 		dmd_rt_slot(rt, q, n));
 	if (from != rt->rank)
 		dmd_rt_count(rt, q, n);
@@ -768,7 +830,7 @@ void dmd_wait(dmd_rt *rt, dmd_req *q)
 
 		if (s->kind == DMD_RT_STAGE_COPY && s->combed)
 			dmd_rt_comb_dim(rt, s->dbuf, 0, s->ndim, s->bx, s->lo,
-				s->cnt, s->comb, 0, s->tmp, 0);
+				s->cnt, s->runs, s->comb, 0, s->tmp, 0);
 		else if (s->kind != DMD_RT_STAGE_SEND)
 			dmd_rt_rows(rt, s->dbuf, s->ndim, s->bx, s->lo, s->tmp,
 				s->cnt, zero, s->cnt,

@@ -209,26 +209,27 @@ static __isl_give isl_set *dmd_spec_when(const struct dmd_xfer *x,
 }
 
 /* Push the combs of "box" (one of the boxes of "p") onto "s": period,
- * phase and run per dimension, { 1, 0, 1 } along the dimensions without
- * one; nothing if "p" has no combs. */
+ * phase and run per dimension, then box->runs - 1 further runs (start,
+ * length), { 1, 0, 1, 0, 0, .. } along the dimensions without one;
+ * nothing if "p" has no combs. */
 static void dmd_spec_push_combs(struct dmd_spec_build *b,
 	struct dmd_spec_stmt *s, const struct dmd_p2p *p,
 	const struct dmd_box *box)
 {
-	static const int none[3] = { 1, 0, 1 };
 	int d, k;
 
 	if (!p->combs)
 		return;
 	for (d = 0; d < box->n; ++d)
-		for (k = 0; k < 3; ++k) {
-			isl_pw_aff *c = box->comb ? box->comb[3 * d + k] : NULL;
+		for (k = 0; k < 1 + 2 * (box->runs ? box->runs : 1); ++k) {
+			isl_pw_aff *c = box->comb ?
+				box->comb[DMD_COMB_W * d + k] : NULL;
 
 			if (!c)
 				c = isl_pw_aff_val_on_domain(isl_pw_aff_domain(
 					isl_pw_aff_copy(box->lo[d])),
 					isl_val_int_from_si(isl_pw_aff_get_ctx(
-					box->lo[d]), none[k]));
+					box->lo[d]), k == 0 || k == 2));
 			else
 				c = isl_pw_aff_copy(c);
 			dmd_spec_push(b, s, c);
@@ -712,6 +713,16 @@ static void dmd_spec_transfers(struct dmd_spec_build *b)
 	}
 }
 
+/* The runs per period of the combs of a receive or send whose pa[] has
+ * "extra" pw_affs after its box, nd dimensions: 1 + 2 runs per
+ * dimension (dmd_spec_push_combs), 0 without combs. */
+static int dmd_spec_runs(int extra, int nd)
+{
+	if (nd <= 0 || extra <= 0 || extra % nd || (extra / nd) % 2 == 0)
+		return 0;
+	return (extra / nd - 1) / 2;
+}
+
 /* Point the named fields of "s" (dmd_spec.h) into its pa[], in the
  * order its quantities were pushed (dmd_spec_post_p2p, _bcast, _shift,
  * dmd_spec_wait, dmd_spec_compute, dmd_spec_zero_ast): "np" mesh axes,
@@ -762,8 +773,9 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 		u->recv.ext = q + 1 + np + nd;
 		u->recv.blo = q + 1 + np + 2 * nd;
 		n = 1 + np + 3 * nd;
-		u->recv.comb = s->n_pa == n + 3 * nd && nd ? q + n : NULL;
-		n += u->recv.comb ? 3 * nd : 0;
+		u->recv.runs = dmd_spec_runs(s->n_pa - n, nd);
+		u->recv.comb = u->recv.runs ? q + n : NULL;
+		n += u->recv.runs ? (1 + 2 * u->recv.runs) * nd : 0;
 		break;
 	case DMD_SPEC_SEND:
 		u->send.par = q;
@@ -771,8 +783,9 @@ static int dmd_spec_name_fields(struct dmd_spec_stmt *s, int np, int nd)
 		u->send.lo = q + 1 + np;
 		u->send.ext = q + 1 + np + nd;
 		n = 1 + np + 2 * nd;
-		u->send.comb = s->n_pa == n + 3 * nd && nd ? q + n : NULL;
-		n += u->send.comb ? 3 * nd : 0;
+		u->send.runs = dmd_spec_runs(s->n_pa - n, nd);
+		u->send.comb = u->send.runs ? q + n : NULL;
+		n += u->send.runs ? (1 + 2 * u->send.runs) * nd : 0;
 		break;
 	case DMD_SPEC_SELF:
 		u->self.par = q;
@@ -964,7 +977,9 @@ isl_pw_aff **dmd_spec_field(const struct dmd_spec_stmt *s,
 		break;
 	}
 	*n = f == DMD_FIELD_PAR || f == DMD_FIELD_ROOT ? 1 :
-		f == DMD_FIELD_PEER ? np : f == DMD_FIELD_COMB ? 3 * nd : nd;
+		f == DMD_FIELD_PEER ? np : f != DMD_FIELD_COMB ? nd :
+		(1 + 2 * (s->kind == DMD_SPEC_RECV ? u->recv.runs :
+		u->send.runs)) * nd;
 	return q[f];
 }
 

@@ -117,15 +117,17 @@ union dmd_spec_fields {
 	struct { isl_pw_aff **par, **lo, **ext, **plo, **pext; } shift;
 	struct {
 		isl_pw_aff **par, **peer, **lo, **ext, **blo;
-		isl_pw_aff **comb;	/* combs (P, a, S per dimension),
-					 * or NULL */
+		isl_pw_aff **comb;	/* combs (P, a, S per dimension,
+					 * then runs - 1 further runs'
+					 * start and length), or NULL */
+		int runs;
 		enum dmd_spec_buf into;
 		int sum;
 	} recv;
 	struct {
 		isl_pw_aff **par, **peer, **lo, **ext;
-		isl_pw_aff **comb;	/* combs (P, a, S per dimension),
-					 * or NULL */
+		isl_pw_aff **comb;	/* as recv.comb */
+		int runs;
 		enum dmd_spec_buf from;
 	} send;
 	struct {

@@ -121,6 +121,19 @@ static int dmd_proof_key(const enum dmd_spec_field *f, int nf)
 	return key;
 }
 
+static const struct dmd_p2p *dmd_proof_combed(const struct dmd_xfer *x);
+
+/* The number of quantities per dimension of the combs that the
+ * receives and sends of "x" post (dmd_spec_push_combs): period, phase,
+ * first run and the further runs' starts and lengths. */
+static int dmd_proof_comb_w(const struct dmd_xfer *x)
+{
+	const struct dmd_p2p *pp = dmd_proof_combed(x);
+	int runs = pp && pp->recv.runs ? pp->recv.runs : 1;
+
+	return 1 + 2 * runs;
+}
+
 /* The number of quantities in the fields "f" (nf of them) of the
  * statements of transfer "x". */
 static int dmd_proof_n(const struct dmd_model *m, const struct dmd_xfer *x,
@@ -131,7 +144,8 @@ static int dmd_proof_n(const struct dmd_model *m, const struct dmd_xfer *x,
 	for (i = 0; i < nf; ++i)
 		n += f[i] == DMD_FIELD_PAR || f[i] == DMD_FIELD_ROOT ? 1 :
 			f[i] == DMD_FIELD_PEER ? m->mesh->n :
-			f[i] == DMD_FIELD_COMB ? 3 * m->lay[x->tensor]->ndim :
+			f[i] == DMD_FIELD_COMB ? dmd_proof_comb_w(x) *
+				m->lay[x->tensor]->ndim :
 			m->lay[x->tensor]->ndim;
 	return n;
 }
@@ -285,32 +299,36 @@ static __isl_give isl_set *dmd_proof_fix(__isl_take isl_set *set, int pos,
 }
 
 /* Keep of "set" ({ [v.., e] }, the nd elements e last, after the
- * boxes' origins at "lo" and the combs at "comb": period, phase and run
- * per dimension) the elements that the combs let through: along
- * dimension d, where the period is 1 every element (the box), where it
- * is one of those "pp" uses there, (P, S), the e_d with
- * (e_d - lo_d + a_d) mod P < S (dmd_part_comb.c), nowhere else (a
+ * boxes' origins at "lo" and the combs at "comb": period, phase and
+ * first run per dimension, then the further runs' starts and lengths,
+ * "w" quantities per dimension) the elements that the combs let
+ * through: along dimension d, where the period is 1 every element (the
+ * box), where it is one of those "pp" uses there, (P, S), the e_d with
+ * (e_d - lo_d + a_d) mod P < S (dmd_part_comb.c), or for a period of
+ * several runs (S = 0 in "pp"), r = (e_d - lo_d + a_d) mod P in
+ * [0, S1) or in [b_k, b_k + S_k) for a further run k, nowhere else (a
  * period the plan does not know brings nothing). */
 static __isl_give isl_set *dmd_proof_comb(__isl_take isl_set *set, int lo,
-	int comb, int nd, const struct dmd_p2p *pp)
+	int comb, int nd, int w, const struct dmd_p2p *pp)
 {
-	int n = isl_set_dim(set, isl_dim_set) - nd, d, i;
+	int n = isl_set_dim(set, isl_dim_set) - nd, d, i, k;
 
 	for (d = 0; d < nd && set; ++d) {
 		const struct dmd_comb_used *u = &pp->combs[d];
 		isl_ctx *ctx = isl_set_get_ctx(set);
+		int c = comb + w * d;
 		isl_set *all;
 
 		all = dmd_proof_fix(dmd_proof_fix(isl_set_copy(set),
-			comb + 3 * d, 1), comb + 3 * d + 2, 1);
+			c, 1), c + 2, 1);
 		for (i = 0; i < u->n; ++i) {
-			isl_set *one;
+			isl_set *one, *in;
 			isl_local_space *ls;
 			isl_pw_aff *e, *t;
 
-			one = dmd_proof_fix(dmd_proof_fix(isl_set_copy(set),
-				comb + 3 * d, u->P[i]), comb + 3 * d + 2,
-				u->S[i]);
+			one = dmd_proof_fix(isl_set_copy(set), c, u->P[i]);
+			if (u->S[i])
+				one = dmd_proof_fix(one, c + 2, u->S[i]);
 			ls = isl_local_space_from_space(isl_set_get_space(set));
 			e = isl_pw_aff_from_aff(isl_aff_var_on_domain(
 				isl_local_space_copy(ls), isl_dim_set, n + d));
@@ -319,12 +337,31 @@ static __isl_give isl_set *dmd_proof_comb(__isl_take isl_set *set, int lo,
 				isl_dim_set, lo + d)));
 			e = isl_pw_aff_add(e, isl_pw_aff_from_aff(
 				isl_aff_var_on_domain(isl_local_space_copy(ls),
-				isl_dim_set, comb + 3 * d + 1)));
+				isl_dim_set, c + 1)));
 			e = isl_pw_aff_mod_val(e, isl_val_int_from_si(ctx,
 				u->P[i]));
-			t = isl_pw_aff_from_aff(isl_aff_val_on_domain(ls,
-				isl_val_int_from_si(ctx, u->S[i])));
-			one = isl_set_intersect(one, isl_pw_aff_lt_set(e, t));
+			t = isl_pw_aff_from_aff(isl_aff_var_on_domain(
+				isl_local_space_copy(ls), isl_dim_set, c + 2));
+			in = isl_pw_aff_lt_set(isl_pw_aff_copy(e), t);
+			for (k = 1; !u->S[i] && 2 * k + 2 < w; ++k) {
+				isl_pw_aff *b, *l;
+
+				b = isl_pw_aff_from_aff(isl_aff_var_on_domain(
+					isl_local_space_copy(ls), isl_dim_set,
+					c + 2 * k + 1));
+				l = isl_pw_aff_add(isl_pw_aff_copy(b),
+					isl_pw_aff_from_aff(
+					isl_aff_var_on_domain(
+					isl_local_space_copy(ls), isl_dim_set,
+					c + 2 * k + 2)));
+				in = isl_set_union(in, isl_set_intersect(
+					isl_pw_aff_ge_set(isl_pw_aff_copy(e),
+					b), isl_pw_aff_lt_set(
+					isl_pw_aff_copy(e), l)));
+			}
+			isl_pw_aff_free(e);
+			isl_local_space_free(ls);
+			one = isl_set_intersect(one, in);
 			all = isl_set_union(all, one);
 		}
 		isl_set_free(set);
@@ -346,7 +383,8 @@ static __isl_give isl_map *dmd_proof_elements_comb(__isl_take isl_set *pieces,
 
 	pieces = dmd_proof_add_elements(pieces, lo, nd);
 	if (pp && pp->combs)
-		pieces = dmd_proof_comb(pieces, lo, lo + 2 * nd, nd, pp);
+		pieces = dmd_proof_comb(pieces, lo, lo + 2 * nd, nd,
+			1 + 2 * (pp->recv.runs ? pp->recv.runs : 1), pp);
 	pieces = isl_set_project_out(pieces, isl_dim_set, len, n - len);
 	map = isl_map_from_range(pieces);
 	map = isl_map_move_dims(map, isl_dim_in, 0, isl_dim_out, 0, len);
@@ -682,7 +720,7 @@ static char *dmd_proof_mismatch(const struct dmd_model *m,
 		free(s);
 		return NULL;
 	}
-	for (i = 0; i < 2 * np + len + (comb ? 5 : 2) * nd; ++i) {
+	for (i = 0; i < 2 * np + len + (comb ? 2 + dmd_proof_comb_w(x) : 2) * nd; ++i) {
 		isl_val *v = isl_point_get_coordinate_val(pt, isl_dim_set, i);
 		long val = isl_val_get_num_si(v);
 
@@ -716,7 +754,8 @@ static int dmd_proof_match(struct dmd_proof_run *pr, const struct dmd_xfer *x,
 {
 	const struct dmd_model *m = pr->m;
 	int np = m->mesh->n, len = dmd_proof_len(x), undef = 0;
-	int n = 2 * np + len + (dmd_proof_combed(x) ? 5 : 2) * x->box.n, eq;
+	int w = dmd_proof_combed(x) ? 2 + dmd_proof_comb_w(x) : 2;
+	int n = 2 * np + len + w * x->box.n, eq;
 	isl_set *recv, *send;
 
 	recv = dmd_proof_unbind(m, dmd_proof_side(pr, x, 0, &undef));

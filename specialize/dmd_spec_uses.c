@@ -608,7 +608,8 @@ static void dmd_uses_recv(struct dmd_uses *u, struct dmd_spec_payload *pl)
 	}
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.ext), nd);
 	if (st->u.recv.comb)
-		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.comb), 3 * nd);
+		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.recv.comb),
+			(1 + 2 * st->u.recv.runs) * nd);
 }
 
 /* A post of a send (dmd_emit_send). */
@@ -627,7 +628,8 @@ static void dmd_uses_send(struct dmd_uses *u, struct dmd_spec_payload *pl)
 		dmd_uses_home_box(u, x->tensor, lo);
 	dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.ext), nd);
 	if (st->u.send.comb)
-		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.comb), 3 * nd);
+		dmd_uses_exprs(u, dmd_spec_exprs(pl, st->u.send.comb),
+			(1 + 2 * st->u.send.runs) * nd);
 }
 
 /* The copy of the rank's own piece (dmd_emit_self). */

@@ -758,6 +758,44 @@ static void test_comb(dmd_rt *rt)
 	section("p2p-comb");
 }
 
+/* Combs of several runs per period (step 1) with the rank across axis
+ * 1: the box (1, 1) 2x12 of a 3x14 buffer, rows whole ({ 1, 0, 1 } and
+ * two empty runs), columns { P 10, a 3, [0, 2), [5, 6), none }: the u
+ * with (u + 3) mod 10 in { 0, 1, 5 }, u = 2, 7, 8 (a run entered at its
+ * start, a run of one, a third run empty), land at (2, 0) of a 4x13
+ * buffer: 6 elements in one message, the others untouched.
+ */
+static void test_combs(dmd_rt *rt)
+{
+	int64_t sx[2] = { 3, 14 }, slo[2] = { 1, 1 }, cnt[2] = { 2, 12 };
+	int64_t rx[2] = { 4, 13 }, rlo[2] = { 2, 0 };
+	int64_t comb[14] = { 1, 0, 1, 0, 0, 0, 0, 10, 3, 2, 5, 1, 9, 0 };
+	int64_t peer[2] = { c0, 1 - c1 };
+	int prank = c0 * 2 + 1 - c1;
+	dmd_req *q = dmd_req_new(rt, 15, 1, "C: combed, several runs");
+	void *sb = dmd_alloc(rt, 42), *rb = dmd_alloc(rt, 52);
+
+	for (int64_t k = 0; k < 42; ++k)
+		set(sb, k, 100 * rank + k);
+	fill(rb, 52, -1);
+	dmd_irecv_combs(rt, q, peer, rb, 2, rx, rlo, cnt, 3, comb);
+	dmd_isend_combs(rt, q, peer, sb, 2, sx, slo, cnt, 3, comb);
+	dmd_wait(rt, q);
+	for (int64_t i = 0; i < 4; ++i)
+		for (int64_t j = 0; j < 13; ++j) {
+			double want = -1;
+
+			if (i >= 2 && (j == 2 || j == 7 || j == 8))
+				want = 100 * prank + (i - 1) * 14 + 1 + j;
+			CHECK(get(rb, i * 13 + j) == want,
+				"combs [%lld][%lld] = %g, want %g",
+				(long long) i, (long long) j,
+				get(rb, i * 13 + j), want);
+		}
+	expect_recv(1, 6);
+	section("p2p-combs");
+}
+
 /* Partial sums (step 1): every rank adds the 2x3 contributions of the
  * three others (dmd_irecv_sum, from strided boxes) and its own
  * (dmd_copy_sum) into a box of a 4x5 buffer that starts at 1.
@@ -1185,6 +1223,7 @@ static int main_mode(int *argc, char ***argv, int dtype)
 	dmd_step_begin(rt, 1);
 	test_p2p(rt);
 	test_comb(rt);
+	test_combs(rt);
 	test_sums(rt);
 	small_gemm(rt);
 	dmd_step_end(rt, 1);

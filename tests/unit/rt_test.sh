@@ -129,7 +129,7 @@ EOF
 		cat "$WORK/$dt.out" "$WORK/$dt.err"
 		ko "$dt: rt_test main exits with status $rc"
 	fi
-	sections "$WORK/$dt.out" 13 "$dt"
+	sections "$WORK/$dt.out" 14 "$dt"
 	grep -q '^rank' "$WORK/$dt.err" && head -20 "$WORK/$dt.err"
 	# the calls for counts that the runtime was compiled to make
 	big=some
@@ -274,6 +274,7 @@ labels = {'A: broadcast along y': 1, 'W: broadcast along x': 1,
           'B: shift along x': 1, 'W: shift along y': 1, 'W: self shift': 1,
           'B: half-empty shift': 1, 'P: point to point': 1, 'M0: pair': 1,
           'M1: pair': 1, 'M2: pair': 1, 'C: combed': 1,
+          'C: combed, several runs': 1,
           'C: partial sums': 1, 'K: cache': 5,
           'L: broadcast along l': 1}
 # on the view of ranks 0-2 only (rank 3 posts nothing there)
@@ -360,7 +361,7 @@ if command -v valgrind >/dev/null; then
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
 		--log-file="$V/vg.%p.txt" "$BIN" main f64 >"$V/out" 2>&1
 	rc=$?
-	if [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$V/out")" -eq 13 ]; then
+	if [ $rc -eq 0 ] && [ "$(grep -c '^ok ' "$V/out")" -eq 14 ]; then
 		ok "valgrind: no memory error, no leak (main, 4 ranks)"
 	else
 		cat "$V/out" "$V"/vg.*.txt
