@@ -534,10 +534,10 @@ static void dmd_plan_gemm_roles(const struct dmd_poly *p, int acc[3],
 }
 
 /* The offset of dimension "d" of access "a" of "p" from variable "v"
- * that indexes it, { S[i] -> [idx_d(i) - i_v] }, into *off; NULL when
- * the access is the variable itself. */
+ * that indexes it, S[i] -> idx_d(i) - i_v, into *off; NULL when the
+ * access is the variable itself. */
 static int dmd_plan_gemm_off(const struct dmd_poly *p, int a, int d, int v,
-	isl_map **off)
+	isl_aff **off)
 {
 	isl_local_space *ls;
 	isl_aff *idx, *var;
@@ -553,7 +553,7 @@ static int dmd_plan_gemm_off(const struct dmd_poly *p, int a, int d, int v,
 		isl_aff_free(var);
 		return plain < 0 ? -1 : 0;
 	}
-	*off = isl_map_from_aff(isl_aff_sub(idx, var));
+	*off = isl_aff_sub(idx, var);
 	return *off ? 0 : -1;
 }
 
@@ -593,15 +593,16 @@ static int dmd_plan_gemm_org(const struct dmd_model *m,
 	isl_pw_aff *const *lo, int piece, int a, int d, int v,
 	isl_pw_aff **org)
 {
+	isl_aff *aff;
 	isl_map *off;
 	isl_bool single;
 
 	*org = NULL;
-	if (dmd_plan_gemm_off(p, a, d, v, &off) < 0)
+	if (dmd_plan_gemm_off(p, a, d, v, &aff) < 0)
 		return -1;
-	if (!off)
+	if (!aff)
 		return 0;
-	off = isl_map_apply_range(isl_map_copy(rev), off);
+	off = isl_map_apply_range(isl_map_copy(rev), isl_map_from_aff(aff));
 	single = isl_map_is_single_valued(off);
 	if (single == isl_bool_true && piece)
 		*org = dmd_plan_gemm_at(p, rev, lo, a, d);
@@ -657,54 +658,105 @@ static int dmd_plan_gemm_orgs(const struct dmd_model *m,
 	return r;
 }
 
-/* The points where a piece of the GEMM's boxes ("rev": { G[t] -> S[i] })
- * starts along variable "v" after the box's origin: { G[t] -> [s] } with
- * s > lo_v(t) in the box where the offset of some operand's dimension
- * indexed by v (dmd_plan_gemm_off) differs from its value at s - 1, the
- * boundaries of the cyclic blocks of that operand.  E.g. with B's rows
- * the global index of A's local column k (blocks of 2 over 2 holders)
- * and k panels of 4: { G[ko] -> [s] : s = 4ko + 2 }. */
-static __isl_give isl_map *dmd_plan_gemm_cuts(const struct dmd_poly *p,
+/* The points along variable "v" where the offset of some operand's
+ * dimension indexed by v (dmd_plan_gemm_off, taken as a function of i_v
+ * alone: on the pieces it is checked to be single-valued) differs from
+ * its value one point before: { [s] : off(s) != off(s - 1) }, the
+ * boundaries of the cyclic blocks of that operand, e.g. for B's rows the
+ * global index of A's local column k in blocks of 2 over 2 holders with
+ * 10 local columns each: { [s] : s mod 2 = 0 }. */
+static __isl_give isl_set *dmd_plan_gemm_marks(const struct dmd_poly *p,
 	__isl_keep isl_map *rev, int v)
 {
 	int acc[3], var[3][2];
-	isl_space *space;
-	isl_multi_aff *ma;
-	isl_map *shift, *off, *inner;
-	isl_set *diff;
+	isl_space *space, *s1;
+	isl_local_space *ls;
+	isl_multi_aff *at, *prev;
+	isl_set *marks;
 	int x, d;
 
 	dmd_plan_gemm_roles(p, acc, var);
 	space = isl_space_range(isl_map_get_space(rev));
-	diff = isl_set_empty(isl_space_copy(space));
-	/* shift: { S[i] -> S[i - e_v] } */
-	ma = isl_multi_aff_identity_on_domain_space(space);
-	ma = isl_multi_aff_set_aff(ma, v, isl_aff_add_constant_si(
-		isl_multi_aff_get_aff(ma, v), -1));
-	shift = isl_map_from_multi_aff(ma);
+	s1 = isl_space_add_dims(isl_space_params(isl_space_copy(space)),
+		isl_dim_set, 1);
+	marks = isl_set_empty(isl_space_copy(s1));
+	/* at: [s] -> S[0, .., s, .., 0]; prev: [s] -> [s - 1] */
+	ls = isl_local_space_from_space(isl_space_copy(s1));
+	at = isl_multi_aff_zero(isl_space_map_from_domain_and_range(
+		isl_space_copy(s1), space));
+	at = isl_multi_aff_set_aff(at, v, isl_aff_var_on_domain(
+		isl_local_space_copy(ls), isl_dim_set, 0));
+	prev = isl_multi_aff_from_aff(isl_aff_add_constant_si(
+		isl_aff_var_on_domain(ls, isl_dim_set, 0), -1));
+	isl_space_free(s1);
 	for (x = 0; x < 3; ++x)
 		for (d = 0; d < 2; ++d) {
-			isl_map *prev;
+			isl_aff *off, *op;
 
 			if (var[x][d] != v)
 				continue;
 			if (dmd_plan_gemm_off(p, acc[x], d, v, &off) < 0)
-				diff = isl_set_free(diff);
+				marks = isl_set_free(marks);
 			if (!off)
 				continue;
-			prev = isl_map_apply_range(isl_map_copy(shift),
-				isl_map_copy(off));
-			diff = isl_set_union(diff, isl_map_domain(
-				isl_map_subtract(prev, off)));
+			off = isl_aff_pullback_multi_aff(off,
+				isl_multi_aff_copy(at));
+			op = isl_aff_pullback_multi_aff(isl_aff_copy(off),
+				isl_multi_aff_copy(prev));
+			marks = isl_set_union(marks, isl_aff_ne_set(off, op));
 		}
-	/* the points of the box whose predecessor along v is in it too */
-	inner = isl_map_apply_range(isl_map_copy(rev), isl_map_reverse(shift));
-	inner = isl_map_intersect(inner, isl_map_copy(rev));
-	inner = isl_map_intersect_range(inner, diff);
-	inner = isl_map_project_out(inner, isl_dim_out, v + 1, 2 - v);
-	inner = isl_map_project_out(inner, isl_dim_out, 0, v);
-	inner = isl_map_reset_tuple_id(inner, isl_dim_out);
-	return isl_map_coalesce(inner);
+	isl_multi_aff_free(at);
+	isl_multi_aff_free(prev);
+	return isl_set_coalesce(marks);
+}
+
+/* The points where a piece of a GEMM box [lo, end) starts along a
+ * variable after the box's origin: { G[t] -> [s] : s in "marks",
+ * lo(t) < s < end(t) } (dmd_plan_gemm_marks).  E.g. for
+ * k panels of 8 over cyclic blocks of 2: { G[ko] -> [s] : s = 8ko + 2,
+ * 8ko + 4, 8ko + 6 }. */
+static __isl_give isl_map *dmd_plan_gemm_cuts(__isl_keep isl_pw_aff *lo,
+	__isl_keep isl_pw_aff *end, __isl_keep isl_set *marks)
+{
+	isl_map *cut;
+
+	cut = isl_map_from_domain_and_range(isl_pw_aff_domain(
+		isl_pw_aff_copy(lo)), isl_set_copy(marks));
+	cut = isl_map_lower_bound_multi_pw_aff(cut,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(isl_pw_aff_copy(lo),
+		1)));
+	cut = isl_map_upper_bound_multi_pw_aff(cut,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(isl_pw_aff_copy(end),
+		-1)));
+	return isl_map_coalesce(cut);
+}
+
+/* The first point of "marks" (a set [s]) after dimension "pos" of the
+ * points of "space" (G[t, s]), where there is one: e.g. for
+ * { [s] : s mod 2 = 0 } and pos the last, G[t, s] -> 2 floor(s / 2) + 2. */
+static __isl_give isl_pw_aff *dmd_plan_gemm_next(__isl_keep isl_set *marks,
+	__isl_keep isl_space *space, int pos)
+{
+	isl_space *s1;
+	isl_map *after;
+	isl_multi_aff *at;
+	isl_pw_multi_aff *pma;
+	isl_pw_aff *next;
+
+	s1 = isl_set_get_space(marks);
+	after = isl_map_from_domain_and_range(isl_set_universe(
+		isl_space_copy(s1)), isl_set_copy(marks));
+	after = isl_map_lower_bound_multi_pw_aff(after,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(dmd_isl_dim(s1, 0),
+		1)));
+	isl_space_free(s1);
+	pma = isl_map_lexmin_pw_multi_aff(after);
+	next = isl_pw_multi_aff_get_pw_aff(pma, 0);
+	isl_pw_multi_aff_free(pma);
+	at = isl_multi_aff_from_aff(isl_aff_var_on_domain(
+		isl_local_space_from_space(isl_space_copy(space)),
+		isl_dim_set, pos));
+	return isl_pw_aff_pullback_multi_aff(next, at);
 }
 
 /* The set { G[t, s] } (q + n dimensions) whose points are those of
@@ -735,63 +787,62 @@ static __isl_give isl_set *dmd_plan_gemm_lift(__isl_take isl_map *map,
 static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
 	struct dmd_gemm_plan *g, isl_map **rev)
 {
-	isl_map *cut[3], *rp, *cover;
-	isl_set *dom;
+	isl_map *cut[3], *rp, *cover, *in;
+	isl_set *marks[3];
+	isl_set *dom = NULL;
 	isl_space *space;
-	isl_pw_aff *lo[3], *next[3];
+	isl_pw_aff *lo[3], *next[3], *hlo[3], *hend[3];
 	isl_multi_pw_aff *bound;
 	isl_bool empty, ok;
 	int v, any = 0, q = g->q, r = -1;
 
 	for (v = 0; v < 3; ++v) {
 		lo[v] = next[v] = NULL;
-		cut[v] = dmd_plan_gemm_cuts(p, *rev, v);
-		empty = isl_map_is_empty(cut[v]);
+		/* the box's bounds, simplified in the context of g->dom (its
+		 * existentials once, in dom, not in every piece) */
+		hlo[v] = isl_pw_aff_gist(isl_pw_aff_copy(g->lo[v]),
+			isl_set_copy(g->dom));
+		hend[v] = isl_pw_aff_gist(isl_pw_aff_add(isl_pw_aff_copy(
+			g->lo[v]), isl_pw_aff_copy(g->ext[v])),
+			isl_set_copy(g->dom));
+		marks[v] = dmd_plan_gemm_marks(p, *rev, v);
+		cut[v] = dmd_plan_gemm_cuts(hlo[v], hend[v], marks[v]);
+		in = isl_map_intersect_domain(isl_map_copy(cut[v]),
+			isl_set_copy(g->dom));
+		empty = isl_map_is_empty(in);
+		isl_map_free(in);
 		if (empty < 0)
 			any = -1;
 		if (any >= 0 && !empty)
 			any = 1;
 	}
-	if (any <= 0) {
-		for (v = 0; v < 3; ++v)
-			isl_map_free(cut[v]);
-		return any;
-	}
+	if (any <= 0)
+		goto done;
 	/* the pieces' origins, one set per variable, then their product */
-	dom = NULL;
+	dom = isl_set_add_dims(isl_set_copy(g->dom), isl_dim_set, 3);
+	dom = isl_set_set_tuple_name(dom, "G");
 	for (v = 0; v < 3; ++v) {
 		isl_map *starts;
-		isl_set *sv;
 
 		starts = isl_map_union(isl_map_copy(cut[v]),
-			isl_map_from_pw_aff(isl_pw_aff_copy(g->lo[v])));
-		sv = dmd_plan_gemm_lift(starts, q, v, 3);
-		dom = dom ? isl_set_intersect(dom, sv) : sv;
+			isl_map_from_pw_aff(isl_pw_aff_copy(hlo[v])));
+		dom = isl_set_intersect(dom, dmd_plan_gemm_lift(starts, q, v,
+			3));
 	}
 	dom = isl_set_coalesce(dom);
 	space = isl_set_get_space(dom);
 	/* the next cut (or the box's end) after each origin */
 	for (v = 0; v < 3; ++v) {
-		isl_map *ends;
-		isl_pw_multi_aff *pma;
-		isl_pw_aff *s1;
+		isl_pw_aff *end;
 
-		ends = isl_map_union(cut[v], isl_map_from_pw_aff(
-			isl_pw_aff_add(isl_pw_aff_copy(g->lo[v]),
-			isl_pw_aff_copy(g->ext[v]))));
-		cut[v] = NULL;
-		ends = isl_map_insert_dims(ends, isl_dim_in, q, 3);
-		ends = isl_map_set_tuple_name(ends, isl_dim_in, "G");
-		ends = isl_map_intersect_domain(ends, isl_set_copy(dom));
-		lo[v] = isl_pw_aff_intersect_domain(dmd_isl_dim(space, q + v),
-			isl_set_copy(dom));
-		s1 = dmd_isl_add(isl_pw_aff_copy(lo[v]), 1);
-		ends = isl_map_lower_bound_multi_pw_aff(ends,
-			isl_multi_pw_aff_from_pw_aff(s1));
-		pma = isl_map_lexmin_pw_multi_aff(ends);
-		next[v] = isl_pw_aff_coalesce(isl_pw_multi_aff_get_pw_aff(pma,
-			0));
-		isl_pw_multi_aff_free(pma);
+		lo[v] = dmd_isl_dim(space, q + v);
+		end = isl_pw_aff_insert_dims(isl_pw_aff_copy(hend[v]),
+			isl_dim_in, q, 3);
+		end = isl_pw_aff_set_tuple_id(end, isl_dim_in,
+			isl_space_get_tuple_id(space, isl_dim_set));
+		next[v] = isl_pw_aff_union_min(end, dmd_plan_gemm_next(
+			marks[v], space, q + v));
+		next[v] = isl_pw_aff_coalesce(next[v]);
 	}
 	/* the iterations of each piece: its box within the box of G[t] */
 	rp = isl_map_insert_dims(isl_map_copy(*rev), isl_dim_in, q, 3);
@@ -832,18 +883,23 @@ static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
 	for (v = 0; v < 3; ++v) {
 		isl_pw_aff_free(g->lo[v]);
 		isl_pw_aff_free(g->ext[v]);
+		g->lo[v] = isl_pw_aff_intersect_domain(lo[v],
+			isl_set_copy(g->dom));
 		g->ext[v] = isl_pw_aff_coalesce(isl_pw_aff_sub(next[v],
-			isl_pw_aff_copy(lo[v])));
-		g->lo[v] = lo[v];
+			isl_pw_aff_copy(g->lo[v])));
 		lo[v] = next[v] = NULL;
 		if (!g->lo[v] || !g->ext[v])
 			goto error;
 	}
 	g->n_piece = 3;
-	r = 0;
+done:
+	r = any < 0 ? -1 : 0;
 error:
 	isl_set_free(dom);
 	for (v = 0; v < 3; ++v) {
+		isl_pw_aff_free(hlo[v]);
+		isl_pw_aff_free(hend[v]);
+		isl_set_free(marks[v]);
 		isl_map_free(cut[v]);
 		isl_pw_aff_free(lo[v]);
 		isl_pw_aff_free(next[v]);
