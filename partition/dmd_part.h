@@ -124,7 +124,7 @@ struct dmd_xfer {
 struct dmd_gemm_plan {
 	int q;
 	int n_piece;			/* 0 or 3: dimensions after t */
-	isl_set *dom;			/* [c] -> { G[t(, s)] : not empty } */
+	isl_set *dom;			/* [c] -> { G[t(, s)] : a box } */
 	isl_pw_aff *lo[3], *ext[3];
 	isl_pw_aff *(*org)[2];		/* [3][2] or NULL */
 };

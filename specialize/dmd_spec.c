@@ -6,7 +6,8 @@
  * axes is [b0, t0, b1, t1, ..., b_K, p0, .., p_(np-1)]: b_l orders the
  * statements of level l (before the loop nest: b_l < NEST; the nest:
  * b_l = NEST; after it: b_l > NEST), the p are the peers of
- * point-to-point pieces.  PUMMA's B (broadcast at kor) and the GEMM:
+ * point-to-point pieces; a GEMM leaf cut in pieces (dmd_gemm_plan.n_piece)
+ * adds [g_i, g_j, g_k], the origins of its pieces.  PUMMA's B (broadcast at kor) and the GEMM:
  *   { s1[kor] -> [N, kor - 1, 1, 0, ..] : kor >= 1 (post, pipelined);
  *     s2[kor] -> [N, kor, 0, 0, ..] (wait); G[kor] -> [N, kor, N, ..] }
  * Under the context [c_x, c_y] -> { : c_x = 1 and c_y = 0 }, guards that
@@ -1087,7 +1088,8 @@ static __isl_give isl_ast_node *dmd_spec_at_each_domain(
 }
 
 /* The iterator names of the schedule of "b": b0, i_<loop>, b1, ...,
- * p_<axis>. */
+ * p_<axis>, then g_<loop> for the GEMM's loops when it is cut in
+ * pieces. */
 static __isl_give isl_id_list *dmd_spec_iterators(struct dmd_spec_build *b)
 {
 	const struct dmd_model *m = b->m;
