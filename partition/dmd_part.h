@@ -122,10 +122,15 @@ struct dmd_xfer {
  * G[t], C[i0.., j0..] += op(A) op(B) over the box lo/ext of (i, j, k).
  * "org" (NULL unless some operand is not indexed by the variables
  * themselves, see dmd_poly_local_gemm): per operand A, B, C the origins
- * of its two dimensions, in its dimensions' order. */
+ * of its two dimensions, in its dimensions' order.  With n_piece = 3,
+ * the box of G[t] is cut into pieces on which every operand is
+ * consecutive (a dimension held whole indexed by the global index of a
+ * cyclic one's local coordinate): the points are G[t, s_i, s_j, s_k],
+ * one GEMM call per piece with origins s (dmd_plan_gemm_pieces). */
 struct dmd_gemm_plan {
 	int q;
-	isl_set *dom;			/* [c] -> { G[t] : box not empty } */
+	int n_piece;			/* 0 or 3: dimensions after t */
+	isl_set *dom;			/* [c] -> { G[t(, s)] : a box } */
 	isl_pw_aff *lo[3], *ext[3];
 	isl_pw_aff *(*org)[2];		/* [3][2] or NULL */
 };

@@ -514,25 +514,36 @@ static int dmd_plan_zero(struct dmd_plan *plan, int s)
 	return 0;
 }
 
-/* The origin, at each point G[t] of the GEMM's outer loops ("rev":
- * { G[t] -> S[i] }, origins "lo"), of dimension "d" of access "a" of
- * "p", which is indexed by variable "v" (a role of the GEMM: i, j or k);
- * NULL in *org when the access is that variable itself.  Otherwise the
- * access must be a translation of the variable on every box: the offset
- * idx_d(i) - i_v takes one value per G[t] (e.g. B's global rows of a k
- * block of A's local columns, consecutive when the block lies within one
- * cyclic block), and the origin is lo_v + that offset.  A located error
- * if not. */
-static int dmd_plan_gemm_org(const struct dmd_model *m,
-	const struct dmd_poly *p, __isl_keep isl_map *rev,
-	isl_pw_aff *const *lo, int a, int d, int v, isl_pw_aff **org)
+/* The roles of the GEMM's operands of "p": per operand A, B, C (x) the
+ * access acc[x] and the variable var[x][d] (0: i, 1: j, 2: k) that
+ * indexes its dimension d. */
+static void dmd_plan_gemm_roles(const struct dmd_poly *p, int acc[3],
+	int var[3][2])
+{
+	const struct dmd_gemm_info *gi = p->gemm;
+
+	acc[0] = gi->acc_a;
+	acc[1] = gi->acc_b;
+	acc[2] = 0;
+	var[0][0] = gi->ta ? 2 : 0;
+	var[0][1] = gi->ta ? 0 : 2;
+	var[1][0] = gi->tb ? 1 : 2;
+	var[1][1] = gi->tb ? 2 : 1;
+	var[2][0] = 0;
+	var[2][1] = 1;
+}
+
+/* The offset of dimension "d" of access "a" of "p" from variable "v"
+ * that indexes it, S[i] -> idx_d(i) - i_v, into *off; NULL when the
+ * access is the variable itself. */
+static int dmd_plan_gemm_off(const struct dmd_poly *p, int a, int d, int v,
+	isl_aff **off)
 {
 	isl_local_space *ls;
 	isl_aff *idx, *var;
-	isl_map *off;
-	isl_bool plain, single;
+	isl_bool plain;
 
-	*org = NULL;
+	*off = NULL;
 	idx = isl_multi_aff_get_aff(p->acc[a].idx, d);
 	ls = isl_local_space_from_space(isl_aff_get_domain_space(idx));
 	var = isl_aff_var_on_domain(ls, isl_dim_set, v);
@@ -542,20 +553,68 @@ static int dmd_plan_gemm_org(const struct dmd_model *m,
 		isl_aff_free(var);
 		return plain < 0 ? -1 : 0;
 	}
-	off = isl_map_apply_range(isl_map_copy(rev),
-		isl_map_from_aff(isl_aff_sub(idx, var)));
+	*off = isl_aff_sub(idx, var);
+	return *off ? 0 : -1;
+}
+
+/* Index "d" of access "a" of "p" at the origin "lo" of the GEMM's boxes
+ * ("rev": { G[t, s] -> S[i] }): idx_d(lo), e.g. B's global row of A's
+ * local column s_k, [s_k] -> [4 floor(s_k / 2) + s_k mod 2] for blocks
+ * of 2 over 2 holders (Lmax a multiple of 2). */
+static __isl_give isl_pw_aff *dmd_plan_gemm_at(const struct dmd_poly *p,
+	__isl_keep isl_map *rev, isl_pw_aff *const *lo, int a, int d)
+{
+	isl_space *space;
+	isl_multi_pw_aff *at;
+	isl_pw_aff *idx;
+	int v;
+
+	space = isl_map_get_space(rev);
+	at = isl_multi_pw_aff_zero(space);
+	for (v = 0; v < 3; ++v)
+		at = isl_multi_pw_aff_set_pw_aff(at, v,
+			isl_pw_aff_copy(lo[v]));
+	idx = isl_pw_aff_from_aff(isl_multi_aff_get_aff(p->acc[a].idx, d));
+	idx = isl_pw_aff_pullback_multi_pw_aff(idx, at);
+	return isl_pw_aff_coalesce(idx);
+}
+
+/* The origin, at each point G[t] of the GEMM's outer loops (or piece of
+ * its box: "rev" { G[t] -> S[i] }, origins "lo"), of dimension "d" of
+ * access "a" of "p", which is indexed by variable "v" (a role of the
+ * GEMM: i, j or k); NULL in *org when the access is that variable
+ * itself.  Otherwise the access must be a translation of the variable on
+ * every box: the offset idx_d(i) - i_v takes one value per G[t] (e.g.
+ * B's global rows of a k block of A's local columns, consecutive within
+ * one cyclic block: dmd_plan_gemm_pieces cuts the boxes there), and the
+ * origin is lo_v + that offset.  A located error if not. */
+static int dmd_plan_gemm_org(const struct dmd_model *m,
+	const struct dmd_poly *p, __isl_keep isl_map *rev,
+	isl_pw_aff *const *lo, int piece, int a, int d, int v,
+	isl_pw_aff **org)
+{
+	isl_aff *aff;
+	isl_map *off;
+	isl_bool single;
+
+	*org = NULL;
+	if (dmd_plan_gemm_off(p, a, d, v, &aff) < 0)
+		return -1;
+	if (!aff)
+		return 0;
+	off = isl_map_apply_range(isl_map_copy(rev), isl_map_from_aff(aff));
 	single = isl_map_is_single_valued(off);
-	if (single == isl_bool_true)
+	if (single == isl_bool_true && piece)
+		*org = dmd_plan_gemm_at(p, rev, lo, a, d);
+	else if (single == isl_bool_true)
 		*org = isl_pw_aff_coalesce(isl_pw_aff_add(isl_pw_aff_copy(
-			lo[v]), isl_map_dim_min(off, 0)));
-	else
-		isl_map_free(off);
+			lo[v]), isl_map_dim_min(isl_map_copy(off), 0)));
+	isl_map_free(off);
 	if (single == isl_bool_false)
 		dmd_job_error(m->job, p->gemm->loc, "tensorize(..., gemm): "
-			"the elements of '%s' along dimension %d under the "
-			"outer loops are not consecutive (a block of the "
-			"GEMM's loops crosses a cyclic block): not a product "
-			"of whole local panels (not supported)",
+			"the elements of '%s' along dimension %d are not a "
+			"translation of the GEMM's loops on any box (not "
+			"supported)",
 			m->job->tensors[p->acc[a].tensor].name, d);
 	return single == isl_bool_true && *org ? 0 : -1;
 }
@@ -567,25 +626,17 @@ static int dmd_plan_gemm_orgs(const struct dmd_model *m,
 	const struct dmd_poly *p, __isl_keep isl_map *rev,
 	struct dmd_gemm_plan *g)
 {
-	const struct dmd_gemm_info *gi = p->gemm;
-	int acc[3] = { gi->acc_a, gi->acc_b, 0 };
-	int var[3][2] = { { 0, 2 }, { 2, 1 }, { 0, 1 } };
+	int acc[3], var[3][2];
 	isl_pw_aff *org[3][2];
 	int x, d, any = 0, r = 0;
 
-	if (gi->ta) {
-		var[0][0] = 2;
-		var[0][1] = 0;
-	}
-	if (gi->tb) {
-		var[1][0] = 1;
-		var[1][1] = 2;
-	}
+	dmd_plan_gemm_roles(p, acc, var);
 	for (x = 0; x < 3; ++x)
 		for (d = 0; d < 2; ++d) {
 			org[x][d] = NULL;
 			if (r == 0 && dmd_plan_gemm_org(m, p, rev, g->lo,
-					acc[x], d, var[x][d], &org[x][d]) < 0)
+					g->n_piece, acc[x], d, var[x][d],
+					&org[x][d]) < 0)
 				r = -1;
 			if (org[x][d])
 				any = 1;
@@ -607,9 +658,260 @@ static int dmd_plan_gemm_orgs(const struct dmd_model *m,
 	return r;
 }
 
+/* The points along variable "v" where the offset of some operand's
+ * dimension indexed by v (dmd_plan_gemm_off, taken as a function of i_v
+ * alone: on the pieces it is checked to be single-valued) differs from
+ * its value one point before: { [s] : off(s) != off(s - 1) }, the
+ * boundaries of the cyclic blocks of that operand, e.g. for B's rows the
+ * global index of A's local column k in blocks of 2 over 2 holders with
+ * 10 local columns each: { [s] : s mod 2 = 0 }. */
+static __isl_give isl_set *dmd_plan_gemm_marks(const struct dmd_poly *p,
+	__isl_keep isl_map *rev, int v)
+{
+	int acc[3], var[3][2];
+	isl_space *space, *s1;
+	isl_local_space *ls;
+	isl_multi_aff *at, *prev;
+	isl_set *marks;
+	int x, d;
+
+	dmd_plan_gemm_roles(p, acc, var);
+	space = isl_space_range(isl_map_get_space(rev));
+	s1 = isl_space_add_dims(isl_space_params(isl_space_copy(space)),
+		isl_dim_set, 1);
+	marks = isl_set_empty(isl_space_copy(s1));
+	/* at: [s] -> S[0, .., s, .., 0]; prev: [s] -> [s - 1] */
+	ls = isl_local_space_from_space(isl_space_copy(s1));
+	at = isl_multi_aff_zero(isl_space_map_from_domain_and_range(
+		isl_space_copy(s1), space));
+	at = isl_multi_aff_set_aff(at, v, isl_aff_var_on_domain(
+		isl_local_space_copy(ls), isl_dim_set, 0));
+	prev = isl_multi_aff_from_aff(isl_aff_add_constant_si(
+		isl_aff_var_on_domain(ls, isl_dim_set, 0), -1));
+	isl_space_free(s1);
+	for (x = 0; x < 3; ++x)
+		for (d = 0; d < 2; ++d) {
+			isl_aff *off, *op;
+
+			if (var[x][d] != v)
+				continue;
+			if (dmd_plan_gemm_off(p, acc[x], d, v, &off) < 0)
+				marks = isl_set_free(marks);
+			if (!off)
+				continue;
+			off = isl_aff_pullback_multi_aff(off,
+				isl_multi_aff_copy(at));
+			op = isl_aff_pullback_multi_aff(isl_aff_copy(off),
+				isl_multi_aff_copy(prev));
+			marks = isl_set_union(marks, isl_aff_ne_set(off, op));
+		}
+	isl_multi_aff_free(at);
+	isl_multi_aff_free(prev);
+	return isl_set_coalesce(marks);
+}
+
+/* The points where a piece of a GEMM box [lo, end) starts along a
+ * variable after the box's origin: { G[t] -> [s] : s in "marks",
+ * lo(t) < s < end(t) } (dmd_plan_gemm_marks).  E.g. for
+ * k panels of 8 over cyclic blocks of 2: { G[ko] -> [s] : s = 8ko + 2,
+ * 8ko + 4, 8ko + 6 }. */
+static __isl_give isl_map *dmd_plan_gemm_cuts(__isl_keep isl_pw_aff *lo,
+	__isl_keep isl_pw_aff *end, __isl_keep isl_set *marks)
+{
+	isl_map *cut;
+
+	cut = isl_map_from_domain_and_range(isl_pw_aff_domain(
+		isl_pw_aff_copy(lo)), isl_set_copy(marks));
+	cut = isl_map_lower_bound_multi_pw_aff(cut,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(isl_pw_aff_copy(lo),
+		1)));
+	cut = isl_map_upper_bound_multi_pw_aff(cut,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(isl_pw_aff_copy(end),
+		-1)));
+	return isl_map_coalesce(cut);
+}
+
+/* The first point of "marks" (a set [s]) after dimension "pos" of the
+ * points of "space" (G[t, s]), where there is one: e.g. for
+ * { [s] : s mod 2 = 0 } and pos the last, G[t, s] -> 2 floor(s / 2) + 2. */
+static __isl_give isl_pw_aff *dmd_plan_gemm_next(__isl_keep isl_set *marks,
+	__isl_keep isl_space *space, int pos)
+{
+	isl_space *s1;
+	isl_map *after;
+	isl_multi_aff *at;
+	isl_pw_multi_aff *pma;
+	isl_pw_aff *next;
+
+	s1 = isl_set_get_space(marks);
+	after = isl_map_from_domain_and_range(isl_set_universe(
+		isl_space_copy(s1)), isl_set_copy(marks));
+	after = isl_map_lower_bound_multi_pw_aff(after,
+		isl_multi_pw_aff_from_pw_aff(dmd_isl_add(dmd_isl_dim(s1, 0),
+		1)));
+	isl_space_free(s1);
+	pma = isl_map_lexmin_pw_multi_aff(after);
+	next = isl_pw_multi_aff_get_pw_aff(pma, 0);
+	isl_pw_multi_aff_free(pma);
+	at = isl_multi_aff_from_aff(isl_aff_var_on_domain(
+		isl_local_space_from_space(isl_space_copy(space)),
+		isl_dim_set, pos));
+	return isl_pw_aff_pullback_multi_aff(next, at);
+}
+
+/* The set { G[t, s] } (q + n dimensions) whose points are those of
+ * "map" { G[t] -> [s_v] } at dimension q + v, any other s free. */
+static __isl_give isl_set *dmd_plan_gemm_lift(__isl_take isl_map *map,
+	int q, int v, int n)
+{
+	isl_set *set;
+
+	set = isl_set_flatten(isl_map_wrap(map));
+	set = isl_set_insert_dims(set, isl_dim_set, q, v);
+	set = isl_set_add_dims(set, isl_dim_set, n - 1 - v);
+	return isl_set_set_tuple_name(set, "G");
+}
+
+/* Cut the GEMM's boxes of "p" into pieces on which every operand's
+ * access is a translation of the GEMM's loops, where some operand's
+ * offset (a dimension held whole, indexed by the global index of
+ * another's local coordinate) changes within a box: along each variable
+ * v, the runs between the cuts of every operand (dmd_plan_gemm_cuts, the
+ * common refinement of their cyclic blocks).  The pieces become the
+ * points G[t, s_i, s_j, s_k] of g->dom, with origins g->lo = s and
+ * extents g->ext up to the next cut or the box's end, and *rev their
+ * iterations { G[t, s] -> S[i] }; nothing changes when no box is cut.
+ * E.g. k panels of 4 over cyclic blocks of 2: pieces G[ko, s_i, s_j, s_k]
+ * with s_k in { 4ko, 4ko + 2 }, each of K = 2.  The pieces are checked
+ * to cover each box exactly once. */
+static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
+	struct dmd_gemm_plan *g, isl_map **rev)
+{
+	isl_map *cut[3], *rp, *cover, *in;
+	isl_set *marks[3];
+	isl_set *dom = NULL;
+	isl_space *space;
+	isl_pw_aff *lo[3], *next[3], *hlo[3], *hend[3];
+	isl_multi_pw_aff *bound;
+	isl_bool empty, ok;
+	int v, any = 0, q = g->q, r = -1;
+
+	for (v = 0; v < 3; ++v) {
+		lo[v] = next[v] = NULL;
+		/* the box's bounds, simplified in the context of g->dom (its
+		 * existentials once, in dom, not in every piece) */
+		hlo[v] = isl_pw_aff_gist(isl_pw_aff_copy(g->lo[v]),
+			isl_set_copy(g->dom));
+		hend[v] = isl_pw_aff_gist(isl_pw_aff_add(isl_pw_aff_copy(
+			g->lo[v]), isl_pw_aff_copy(g->ext[v])),
+			isl_set_copy(g->dom));
+		marks[v] = dmd_plan_gemm_marks(p, *rev, v);
+		cut[v] = dmd_plan_gemm_cuts(hlo[v], hend[v], marks[v]);
+		in = isl_map_intersect_domain(isl_map_copy(cut[v]),
+			isl_set_copy(g->dom));
+		empty = isl_map_is_empty(in);
+		isl_map_free(in);
+		if (empty < 0)
+			any = -1;
+		if (any >= 0 && !empty)
+			any = 1;
+	}
+	if (any <= 0)
+		goto done;
+	/* the pieces' origins, one set per variable, then their product */
+	dom = isl_set_add_dims(isl_set_copy(g->dom), isl_dim_set, 3);
+	dom = isl_set_set_tuple_name(dom, "G");
+	for (v = 0; v < 3; ++v) {
+		isl_map *starts;
+
+		starts = isl_map_union(isl_map_copy(cut[v]),
+			isl_map_from_pw_aff(isl_pw_aff_copy(hlo[v])));
+		dom = isl_set_intersect(dom, dmd_plan_gemm_lift(starts, q, v,
+			3));
+	}
+	dom = isl_set_coalesce(dom);
+	space = isl_set_get_space(dom);
+	/* the next cut (or the box's end) after each origin */
+	for (v = 0; v < 3; ++v) {
+		isl_pw_aff *end;
+
+		lo[v] = dmd_isl_dim(space, q + v);
+		end = isl_pw_aff_insert_dims(isl_pw_aff_copy(hend[v]),
+			isl_dim_in, q, 3);
+		end = isl_pw_aff_set_tuple_id(end, isl_dim_in,
+			isl_space_get_tuple_id(space, isl_dim_set));
+		next[v] = isl_pw_aff_union_min(end, dmd_plan_gemm_next(
+			marks[v], space, q + v));
+		next[v] = isl_pw_aff_coalesce(next[v]);
+	}
+	/* the iterations of each piece: its box within the box of G[t] */
+	rp = isl_map_insert_dims(isl_map_copy(*rev), isl_dim_in, q, 3);
+	rp = isl_map_set_tuple_name(rp, isl_dim_in, "G");
+	rp = isl_map_intersect_domain(rp, isl_set_copy(dom));
+	space = isl_space_map_from_domain_and_range(space,
+		isl_space_range(isl_map_get_space(*rev)));
+	bound = isl_multi_pw_aff_zero(isl_space_copy(space));
+	for (v = 0; v < 3; ++v)
+		bound = isl_multi_pw_aff_set_pw_aff(bound, v,
+			isl_pw_aff_copy(lo[v]));
+	rp = isl_map_lower_bound_multi_pw_aff(rp, bound);
+	bound = isl_multi_pw_aff_zero(space);
+	for (v = 0; v < 3; ++v)
+		bound = isl_multi_pw_aff_set_pw_aff(bound, v,
+			dmd_isl_add(isl_pw_aff_copy(next[v]), -1));
+	rp = isl_map_upper_bound_multi_pw_aff(rp, bound);
+	rp = isl_map_coalesce(rp);
+	/* the pieces cover each box, each iteration once */
+	cover = isl_map_project_out(isl_map_copy(rp), isl_dim_in, q, 3);
+	cover = isl_map_set_tuple_name(cover, isl_dim_in, "G");
+	ok = isl_map_is_equal(cover, *rev);
+	isl_map_free(cover);
+	if (ok == isl_bool_true) {
+		cover = isl_map_reverse(isl_map_copy(rp));
+		ok = isl_map_is_single_valued(cover);
+		isl_map_free(cover);
+	}
+	if (ok != isl_bool_true) {
+		isl_map_free(rp);
+		goto error;
+	}
+	isl_map_free(*rev);
+	*rev = rp;
+	isl_set_free(g->dom);
+	g->dom = dom;
+	dom = NULL;
+	for (v = 0; v < 3; ++v) {
+		isl_pw_aff_free(g->lo[v]);
+		isl_pw_aff_free(g->ext[v]);
+		g->lo[v] = isl_pw_aff_intersect_domain(lo[v],
+			isl_set_copy(g->dom));
+		g->ext[v] = isl_pw_aff_coalesce(isl_pw_aff_sub(next[v],
+			isl_pw_aff_copy(g->lo[v])));
+		lo[v] = next[v] = NULL;
+		if (!g->lo[v] || !g->ext[v])
+			goto error;
+	}
+	g->n_piece = 3;
+done:
+	r = any < 0 ? -1 : 0;
+error:
+	isl_set_free(dom);
+	for (v = 0; v < 3; ++v) {
+		isl_pw_aff_free(hlo[v]);
+		isl_pw_aff_free(hend[v]);
+		isl_set_free(marks[v]);
+		isl_map_free(cut[v]);
+		isl_pw_aff_free(lo[v]);
+		isl_pw_aff_free(next[v]);
+	}
+	return r;
+}
+
 /* The boxes of the GEMM leaf of step "s": at each point of the outer q
- * time loops, the iterations must form a box in (i, j, k), and each
- * operand's elements a box of the same extents (dmd_plan_gemm_orgs). */
+ * time loops, the iterations must form a box in (i, j, k), cut into
+ * pieces where an operand's elements are not consecutive
+ * (dmd_plan_gemm_pieces), and on each, each operand's elements a box of
+ * the same extents (dmd_plan_gemm_orgs). */
 static int dmd_plan_gemm(struct dmd_plan *plan, int s)
 {
 	const struct dmd_model *m = plan->m;
@@ -648,7 +950,8 @@ static int dmd_plan_gemm(struct dmd_plan *plan, int s)
 	box = isl_map_is_equal(rev, prod);
 	isl_map_free(prod);
 	if (box == isl_bool_true) {
-		box = dmd_plan_gemm_orgs(m, p, rev, g) < 0 ? isl_bool_error :
+		box = dmd_plan_gemm_pieces(p, g, &rev) < 0 ||
+			dmd_plan_gemm_orgs(m, p, rev, g) < 0 ? isl_bool_error :
 			isl_bool_true;
 		isl_map_free(rev);
 		return box == isl_bool_true ? 0 : -1;

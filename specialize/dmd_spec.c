@@ -6,7 +6,8 @@
  * axes is [b0, t0, b1, t1, ..., b_K, p0, .., p_(np-1)]: b_l orders the
  * statements of level l (before the loop nest: b_l < NEST; the nest:
  * b_l = NEST; after it: b_l > NEST), the p are the peers of
- * point-to-point pieces.  PUMMA's B (broadcast at kor) and the GEMM:
+ * point-to-point pieces; a GEMM leaf cut in pieces (dmd_gemm_plan.n_piece)
+ * adds [g_i, g_j, g_k], the origins of its pieces.  PUMMA's B (broadcast at kor) and the GEMM:
  *   { s1[kor] -> [N, kor - 1, 1, 0, ..] : kor >= 1 (post, pipelined);
  *     s2[kor] -> [N, kor, 0, 0, ..] (wait); G[kor] -> [N, kor, N, ..] }
  * Under the context [c_x, c_y] -> { : c_x = 1 and c_y = 0 }, guards that
@@ -36,6 +37,7 @@ struct dmd_spec_build {
 	struct dmd_spec_step *ss;
 	int K;				/* printed time loops */
 	int n_sched;			/* dimensions of the schedule */
+	int n_piece;			/* the GEMM's piece dimensions */
 	long *slot;			/* next free b_l per level */
 	long after;			/* next b_0 after the nest */
 	isl_union_map *sched;
@@ -95,9 +97,11 @@ static void dmd_spec_push(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
 }
 
 /* Place statement "s" with domain "dom" (tuple renamed to s's name; its
- * first "len" dimensions time, then "npeer" peers) at level "level", slot
- * "slot": the first "level" time dimensions are loops around it (the
- * last of them one earlier if s is pipelined). */
+ * first "len" dimensions time, then "npeer" peers, or for a GEMM leaf cut
+ * in pieces, the pieces' origins, in the last b->n_piece dimensions of
+ * the schedule) at level "level", slot "slot": the first "level" time
+ * dimensions are loops around it (the last of them one earlier if s is
+ * pipelined). */
 static void dmd_spec_place(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
 	__isl_take isl_set *dom, int len, int npeer, int level, long slot)
 {
@@ -135,6 +139,11 @@ static void dmd_spec_place(struct dmd_spec_build *b, struct dmd_spec_stmt *s,
 	}
 	for (j = 0; j < b->m->mesh->n; ++j)
 		list = isl_aff_list_add(list, j < npeer ?
+			isl_aff_var_on_domain(isl_local_space_copy(ls),
+				isl_dim_set, len + j) :
+			isl_aff_zero_on_domain(isl_local_space_copy(ls)));
+	for (j = 0; j < b->n_piece; ++j)
+		list = isl_aff_list_add(list, s->kind == DMD_SPEC_GEMM ?
 			isl_aff_var_on_domain(isl_local_space_copy(ls),
 				isl_dim_set, len + j) :
 			isl_aff_zero_on_domain(isl_local_space_copy(ls)));
@@ -1094,7 +1103,8 @@ static __isl_give isl_ast_node *dmd_spec_at_each_domain(
 }
 
 /* The iterator names of the schedule of "b": b0, i_<loop>, b1, ...,
- * p_<axis>. */
+ * p_<axis>, then g_<loop> for the GEMM's loops when it is cut in
+ * pieces. */
 static __isl_give isl_id_list *dmd_spec_iterators(struct dmd_spec_build *b)
 {
 	const struct dmd_model *m = b->m;
@@ -1130,6 +1140,17 @@ static __isl_give isl_id_list *dmd_spec_iterators(struct dmd_spec_build *b)
 		if (!name)
 			return isl_id_list_free(ids);
 		snprintf(name, n, "p_%s", axis);
+		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, name, NULL));
+		free(name);
+	}
+	for (j = 0; j < b->n_piece; ++j) {
+		const char *loop = p->loops[p->time_loop[b->K + j]].name;
+		size_t n = strlen(loop) + 3;
+		char *name = malloc(n);
+
+		if (!name)
+			return isl_id_list_free(ids);
+		snprintf(name, n, "g_%s", loop);
 		ids = isl_id_list_add(ids, isl_id_alloc(m->ctx, name, NULL));
 		free(name);
 	}
@@ -1235,7 +1256,8 @@ static int dmd_spec_step(struct dmd_spec *spec, int step)
 	b.sp = &plan->steps[step];
 	b.ss = ss;
 	b.K = b.p->n_time - (b.p->gemm ? 3 : 0);
-	b.n_sched = 2 * b.K + 1 + m->mesh->n;
+	b.n_piece = b.sp->gemm ? b.sp->gemm->n_piece : 0;
+	b.n_sched = 2 * b.K + 1 + m->mesh->n + b.n_piece;
 	b.slot = calloc(b.K + 1, sizeof(long));
 	b.after = DMD_SPEC_NEST + 1;
 	data = malloc(sizeof(*data));
