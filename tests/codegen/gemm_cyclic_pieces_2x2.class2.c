@@ -83,14 +83,14 @@ int main(int argc, char **argv)
       for (int64_t i_ko = 0; i_ko <= 3; i_ko += 1) {
         {
           dmd_wait(rt, q0);
-          if (c_y == (i_ko <= 1 ? 0 : 1))
+          if (c_y == i_ko / 2)
             { v_A = buf_A; vo0_A = lo0_A; vo1_A = lo1_A; vx1_A = ext1_A; }
           else
             { v_A = (i_ko & 1 ? r0b_A : r0a_A); vo0_A = 4; vo1_A = 6 * i_ko; vx1_A = 6; }
         }
         if (i_ko <= 2)
           {
-            const int64_t root = i_ko == 0 ? 0 : 1;
+            const int64_t root = (i_ko + 1) / 2;
             if (c_y == root)
               dmd_ibcast(rt, q0, 1, root, buf_A, 2, (const int64_t[]){ ext0_A, ext1_A },
                   (const int64_t[]){ 4 - lo0_A, 6 * i_ko + 6 - lo1_A }, (const int64_t[]){ 4, 6 });
@@ -98,23 +98,15 @@ int main(int argc, char **argv)
               dmd_ibcast(rt, q0, 1, root, ((i_ko + 1) & 1 ? r0b_A : r0a_A), 2, rx0_A, dmd_zero,
                   (const int64_t[]){ 4, 6 });
           }
-        if (i_ko <= 2) {
+        dmd_gemm(rt, 0, 0, 4, 6, 2,
+            v_A + (4 - vo0_A) * vx1_A + (6 * i_ko - vo1_A), vx1_A,
+            v_B + (11 * (i_ko % 2) + i_ko - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
+            w_C + (4 - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
+        for (int64_t g_ki = 6 * i_ko + 2; g_ki <= 6 * i_ko + 4; g_ki += 2)
           dmd_gemm(rt, 0, 0, 4, 6, 2,
-              v_A + (4 - vo0_A) * vx1_A + (6 * i_ko - vo1_A), vx1_A,
-              v_B + (11 * (i_ko % 2) + i_ko - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
+              v_A + (4 - vo0_A) * vx1_A + (g_ki - vo1_A), vx1_A,
+              v_B + (2 * g_ki - 22 * (g_ki / 12) - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
               w_C + (4 - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
-          for (int64_t g_ki = 6 * i_ko + 2; g_ki <= 6 * i_ko + 4; g_ki += 2)
-            dmd_gemm(rt, 0, 0, 4, 6, 2,
-                v_A + (4 - vo0_A) * vx1_A + (g_ki - vo1_A), vx1_A,
-                v_B + (2 * g_ki - 22 * (g_ki / 12) - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
-                w_C + (4 - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
-        } else {
-          for (int64_t g_ki = 18; g_ki <= 22; g_ki += 2)
-            dmd_gemm(rt, 0, 0, 4, 6, 2,
-                v_A + (4 - vo0_A) * vx1_A + (g_ki - vo1_A), vx1_A,
-                v_B + (2 * g_ki - 22 - vo0_B) * vx1_B + (0 - vo1_B), vx1_B,
-                w_C + (4 - wo0_C) * wx1_C + (0 - wo1_C), wx1_C);
-        }
       }
     }
   }
