@@ -85,3 +85,15 @@ enum dmd_int_status dmd_int_parse_u64(const char *s, size_t len,
 	*v = mag;
 	return DMD_INT_OK;
 }
+
+/* The greatest common divisor of "a" and "b" (Euclid). */
+long dmd_int_gcd(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}

@@ -16,6 +16,9 @@
 
 #include <stddef.h>
 
+/* The greatest common divisor of "a" and "b" (a when b is 0). */
+long dmd_int_gcd(long a, long b);
+
 /* What dmd_int_parse found. */
 enum dmd_int_status {
 	DMD_INT_OK = 0,		/* an integer in range, stored */

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 
 #include "partition/dmd_part.h"
+#include "ir/dmd_int.h"
 #include "ir/dmd_isl.h"
 
 #define W	DMD_COMB_W
@@ -69,18 +70,6 @@ static void dmd_comb_add(struct dmd_comb_cands *c, long P, long S)
 	c->P[c->n] = P;
 	c->S[c->n] = S;
 	c->n++;
-}
-
-/* The greatest common divisor of "a" and "b". */
-static long dmd_comb_gcd(long a, long b)
-{
-	while (b) {
-		long t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
 }
 
 /* Add period P for combs of several runs read off the pieces (S = 0),
@@ -124,7 +113,7 @@ static void dmd_comb_periods(const struct dmd_model *m,
 
 			if (!p)
 				continue;
-			L[nl++] = q ? p / dmd_comb_gcd(p, q) * q / Bd : p;
+			L[nl++] = q ? p / dmd_int_gcd(p, q) * q / Bd : p;
 		}
 	for (i = 0; i < nl; ++i)
 		for (j = i + 1; j < nl; ++j)
@@ -380,7 +369,6 @@ static __isl_give isl_pw_aff *dmd_comb_phase(__isl_keep isl_pw_aff *lo,
 static int dmd_comb_arcs(__isl_keep isl_map *res, long P, isl_pw_aff **st,
 	isl_pw_aff **len, isl_set **many)
 {
-	isl_ctx *ctx = isl_map_get_ctx(res);
 	isl_map *starts, *ext, *gaps, *cur;
 	isl_space *sp;
 	int k;
@@ -413,26 +401,23 @@ static int dmd_comb_arcs(__isl_keep isl_map *res, long P, isl_pw_aff **st,
 		dmd_comb_above(isl_map_copy(starts), st[k - 1])));
 	isl_map_free(starts);
 	isl_map_free(gaps);
-	(void) ctx;
 	return *many ? 0 : -1;
 }
 
-/* Along dimension "d", give the pieces "map" of "box" on *rest a comb
- * of several runs where one of the periods of "c" with S = 0 fits
- * exactly and moves fewer elements than the best comb of one run
- * ("best", its count where one fits): its runs are the arcs of the
- * pieces' residues (dmd_comb_arcs), it lets through exactly the
- * elements of the piece in its box "hull", and it drops some.  The
- * first such period in the order of "c" is taken (all move the same
- * elements, those of the piece).  Adds the periods, phases, first
+/* Along dimension "d", give the pieces "map" of "box" on *rest (those
+ * no comb of one run fits) a comb of several runs of one of the periods
+ * of "c" with S = 0: its runs are the arcs of the pieces' residues
+ * (dmd_comb_arcs), so it lets every element of a piece through; it is
+ * taken where it drops some of the box.  The first such period in the
+ * order of "c" is taken (a period of the two layouts' pattern moves
+ * just the piece's elements).  Adds the periods, phases, first
  * runs and counts to *P, *a, *S, *n, the further runs (start relative
  * to the first, length) to box->comb, sets box->runs to the most
  * runs, moves the pieces combed from *rest to *won and appends the
  * periods taken to "used".  Returns how many periods were taken, -1
  * on error. */
 static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
-	int d, const struct dmd_comb_cands *c,
-	__isl_keep isl_pw_aff *best, isl_set **rest, isl_set **won,
+	int d, const struct dmd_comb_cands *c, isl_set **rest, isl_set **won,
 	isl_pw_aff **P, isl_pw_aff **a, isl_pw_aff **S, isl_pw_aff **n,
 	struct dmd_comb_used *used)
 {
@@ -477,7 +462,7 @@ static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
 			}
 			continue;
 		}
-		/* the count, then where it beats the best comb of one run */
+		/* the count */
 		for (k = 0; k < DMD_COMB_RUNS && !err; ++k) {
 			isl_pw_aff *b, *l, *ph, *end;
 
@@ -497,15 +482,6 @@ static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
 		/* something dropped */
 		fit = isl_set_intersect(fit, isl_pw_aff_lt_set(
 			isl_pw_aff_copy(cnt), isl_pw_aff_copy(box->ext[d])));
-		if (best) {
-			isl_set *lt = isl_pw_aff_lt_set(isl_pw_aff_copy(cnt),
-				isl_pw_aff_copy(best));
-
-			lt = isl_set_union(lt, isl_set_subtract(
-				isl_set_copy(fit), isl_pw_aff_domain(
-				isl_pw_aff_copy(best))));
-			fit = isl_set_coalesce(isl_set_intersect(fit, lt));
-		}
 		empty = isl_set_is_empty(fit);
 		if (empty < 0 || !cnt)
 			err = 1;
@@ -634,7 +610,7 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 		avail = isl_set_subtract(avail, isl_pw_aff_domain(
 			isl_pw_aff_copy(best)));
 	if (!err) {
-		int t = dmd_comb_multi(box, map, d, c, best, &avail,
+		int t = dmd_comb_multi(box, map, d, c, &avail,
 			&won, &P, &a, &S, &n, used);
 
 		if (t < 0)

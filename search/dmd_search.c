@@ -636,17 +636,6 @@ static int dmd_search_loops(struct dmd_search_build *b, long P)
 	return 0;
 }
 
-/* Greatest common divisor and least common multiple. */
-static long dmd_search_gcd(long a, long b)
-{
-	while (b) {
-		long t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
 
 /* The number of divisors of "n". */
 static int dmd_search_divisors(long n)
@@ -683,7 +672,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 		if (P % a)
 			continue;
 		s2[0] = a, s2[1] = P / a;
-		l = a / dmd_search_gcd(a, P / a) * (P / a);
+		l = a / dmd_int_gcd(a, P / a) * (P / a);
 		if (dmd_search_add(b, 2, ij, s2, 0, 0) < 0)
 			return -1;
 		if (l > K)
