@@ -1421,20 +1421,6 @@ static char *dmd_poly_label(const struct dmd_step *st)
 	return s;
 }
 
-/* The number of elements that holder "b" of cyclic dimension "d" of
- * "lay" holds (see dmd_layout_cyclic), for a tensor of extent "E". */
-static long dmd_poly_cyclic_count(const struct dmd_layout *lay, int d,
-	long E, long b)
-{
-	long S = lay->cyc[d], B = lay->cyc_B[d];
-	long nb = (E + S - 1) / S, n;
-
-	n = S * (nb / B + (b < nb % B));
-	if (nb > 0 && b == (nb - 1) % B)
-		n -= nb * S - E;
-	return n;
-}
-
 /* Is "lay" along dimension "d" (extent "E") cut alike with "lay2" along
  * "d2": both cyclic with the same block size, holders and local extent,
  * or neither cyclic? */
@@ -1460,49 +1446,26 @@ static void dmd_poly_cyclic_show(const struct dmd_layout *lay, int d,
 		snprintf(buf, 80, "not cyclic");
 }
 
-/* Is dimension "d" (extent "E") of "lay" held whole by every rank that
- * holds the tensor: [c] -> { : lo = 0 and ext in { 0, E } } everywhere
- * (not distributed, or over axes of extent 1)? */
-static int dmd_poly_held_whole(const struct dmd_mesh *mesh,
-	const struct dmd_layout *lay, int d, long E)
-{
-	isl_set *bad;
-	int whole;
-
-	bad = isl_pw_aff_ne_set(isl_pw_aff_copy(lay->lo[d]),
-		dmd_isl_cst(mesh->space, 0));
-	bad = isl_set_union(bad, isl_set_intersect(
-		isl_pw_aff_ne_set(isl_pw_aff_copy(lay->ext[d]),
-			dmd_isl_cst(mesh->space, 0)),
-		isl_pw_aff_ne_set(isl_pw_aff_copy(lay->ext[d]),
-			dmd_isl_cst(mesh->space, E))));
-	bad = isl_set_intersect_params(bad, isl_set_copy(mesh->set));
-	whole = dmd_isl_bool(isl_set_is_empty(bad));
-	isl_set_free(bad);
-	return whole;
-}
-
 /* A tensorized step ("gemm_cmd") that accesses a cyclic tensor runs in
  * local coordinates (see dmd_model.h): each index variable m that
  * indexes a cyclic dimension is replaced by its local coordinate v_m
  * (the domain is mapped through { S[m] -> S[v_m] }, the extents of the
  * variables become the local extents B Lmax), so that a rank's blocks
  * are one box of iterations and the GEMM leaf multiplies whole local
- * panels (what PDGEMM does).  The accesses keep their indices, now
- * local ones: this needs every dimension a variable indexes to be cut
- * alike (the same block size, holders and local extent, or not cyclic at
- * all: the k blocks of A's columns and B's rows line up, as ScaLAPACK
- * requires of its descriptors), and every holder but the last of a
- * cyclic dimension to hold Lmax elements (else the local coordinates
- * have gaps between holders, which a box of iterations would cross).
- * A dimension held whole by every holder (not distributed, or over axes
- * of extent 1, as B's rows on a 1xQ grid) may be indexed by a variable
- * that runs over another tensor's cyclic dimension: its access is the
- * global index of the local coordinate (dmd_layout_global_aff), e.g.
- * B[2 (2 floor((k mod 6)/2) + floor(k/6)) + (k mod 2), n]; whether the
- * GEMM's boxes are then whole panels of it is checked by the plan
- * (dmd_plan_gemm: within a k block the rows must be consecutive).
- * Anything else is refused at the tensorize command.  Sets *done. */
+ * panels (what PDGEMM does).  The accesses of cyclic dimensions keep
+ * their indices, now local ones: this needs every cyclic dimension a
+ * variable indexes to be cut alike (the same block size, holders and
+ * local extent: the k blocks of A's columns and B's rows line up, as
+ * ScaLAPACK requires of its descriptors).  A dimension that is not
+ * cyclic (held whole, or in blocks over any number of ranks) may be
+ * indexed by a variable that runs over another tensor's cyclic
+ * dimension: its access is the global index of the local coordinate
+ * (dmd_layout_global_aff), e.g.
+ * B[2 (2 floor((k mod 6)/2) + floor(k/6)) + (k mod 2), n]; the plan cuts
+ * the GEMM's boxes into pieces on which such an access is consecutive
+ * (dmd_plan_gemm_pieces), and at the gaps the local coordinates have
+ * where a holder but the last holds fewer than Lmax elements.  Anything
+ * else is refused at the tensorize command.  Sets *done. */
 static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 	int *done)
 {
@@ -1556,8 +1519,6 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 		const struct dmd_expr *e = p->acc[a].expr;
 
 		for (d = 0; d < e->n_arg; ++d) {
-			long h, n;
-
 			if (e->args[d]->type != DMD_EXPR_VAR)
 				continue;
 			m = dmd_poly_find_var(p, e->args[d]->name);
@@ -1566,14 +1527,8 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 			if (vl[m] && !dmd_poly_same_cyclic(vl[m], vd[m], lay,
 					d)) {
 				char what[2][80];
-				int whole = 0;
 
-				if (!lay->cyc[d])
-					whole = dmd_poly_held_whole(b->mesh,
-						lay, d, t->shape[d]);
-				if (whole < 0)
-					goto error;
-				if (whole) {
+				if (!lay->cyc[d]) {
 					glob[a] |= 1 << d;
 					continue;
 				}
@@ -1588,23 +1543,6 @@ static int dmd_poly_local_gemm(struct dmd_poly_build *b, int gemm_cmd,
 					"supported)", p->vars[m], vd[m],
 					b->job->tensors[vt[m]].name, what[0],
 					d, t->name, what[1]);
-				goto error;
-			}
-			for (h = 0; lay->cyc[d] && h + 1 < lay->cyc_B[d]; ++h) {
-				n = dmd_poly_cyclic_count(lay, d, t->shape[d],
-					h);
-				if (n == lay->cyc_L[d] ||
-				    dmd_poly_cyclic_count(lay, d, t->shape[d],
-					    h + 1) == 0)
-					continue;
-				dmd_poly_error(b->job, loc, "tensorize: tensor "
-					"'%s' is cyclic along dimension %d "
-					"with holder %ld holding %ld of %ld "
-					"elements and holder %ld some (a gap "
-					"in the local coordinates); a local "
-					"product over its blocks is not "
-					"supported", t->name, d, h, n,
-					lay->cyc_L[d], h + 1);
 				goto error;
 			}
 		}

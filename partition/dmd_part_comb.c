@@ -317,9 +317,39 @@ static __isl_give isl_map *dmd_comb_above(__isl_take isl_map *map,
 	return isl_map_intersect(map, isl_set_unwrap(isl_pw_aff_gt_set(x, f)));
 }
 
+/* The product q S of "q" and a run length "S" in 0 .. P: isl's where
+ * "S" is constant; else, as a run length can vary with the time point
+ * (S = 3 - i0 where the blocks of a tensor held in blocks meet those of
+ * a cyclic one) and so can q, the sum over the values v of "S" of
+ * v q on { S = v }. */
+static __isl_give isl_pw_aff *dmd_comb_times(__isl_take isl_pw_aff *q,
+	__isl_keep isl_pw_aff *S, long P)
+{
+	isl_ctx *ctx = isl_pw_aff_get_ctx(q);
+	isl_pw_aff *r;
+	isl_bool cst = isl_pw_aff_is_cst(S);
+	long v;
+
+	if (cst < 0)
+		q = isl_pw_aff_free(q);
+	if (cst != isl_bool_false)
+		return isl_pw_aff_mul(q, isl_pw_aff_copy(S));
+	r = isl_pw_aff_empty(isl_pw_aff_get_space(q));
+	for (v = 0; v <= P && r; ++v) {
+		isl_set *on = isl_pw_aff_eq_set(isl_pw_aff_copy(S),
+			dmd_comb_cst(S, v));
+
+		r = isl_pw_aff_union_add(r, isl_pw_aff_scale_val(
+			isl_pw_aff_intersect_domain(isl_pw_aff_copy(q), on),
+			isl_val_int_from_si(ctx, v)));
+	}
+	isl_pw_aff_free(q);
+	return r;
+}
+
 /* How many of 0 .. x - 1 fall in the run [b, b + S) of period P:
  * G(x) = S floor(x / P) + min(S, max(0, x mod P - b)) (S and b
- * piecewise constants). */
+ * pw_affs; S in 0 .. P). */
 static __isl_give isl_pw_aff *dmd_comb_G(__isl_take isl_pw_aff *x, long P,
 	__isl_keep isl_pw_aff *b, __isl_keep isl_pw_aff *S)
 {
@@ -328,7 +358,7 @@ static __isl_give isl_pw_aff *dmd_comb_G(__isl_take isl_pw_aff *x, long P,
 
 	q = isl_pw_aff_floor(isl_pw_aff_scale_down_val(isl_pw_aff_copy(x),
 		isl_val_int_from_si(ctx, P)));
-	q = isl_pw_aff_mul(q, isl_pw_aff_copy(S));
+	q = dmd_comb_times(q, S, P);
 	r = isl_pw_aff_sub(isl_pw_aff_mod_val(x, isl_val_int_from_si(ctx, P)),
 		isl_pw_aff_copy(b));
 	r = isl_pw_aff_max(r, isl_pw_aff_sub(isl_pw_aff_copy(S),
@@ -474,7 +504,9 @@ static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
 			end = dmd_comb_G(isl_pw_aff_add(isl_pw_aff_copy(ph),
 				isl_pw_aff_copy(box->ext[d])), p, b, l);
 			end = isl_pw_aff_sub(end, dmd_comb_G(ph, p, b, l));
-			cnt = cnt ? isl_pw_aff_add(cnt, end) : end;
+			cnt = k ? isl_pw_aff_add(cnt, end) : end;
+			if (!cnt)
+				err = 1;
 			isl_pw_aff_free(b);
 			isl_pw_aff_free(l);
 		}

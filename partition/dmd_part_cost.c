@@ -784,7 +784,7 @@ static __isl_give isl_set *dmd_cost_local_dom(const struct dmd_model *m,
 
 /* The number of iterations of "dom" ([c] -> { S[i] }) on each rank
  * (dmd_cost_iter_piece), NULL if a piece is not a box. */
-static __isl_give isl_pw_aff *dmd_cost_iters(const struct dmd_model *m,
+static __isl_give isl_pw_aff *dmd_cost_iters_boxes(const struct dmd_model *m,
 	__isl_take isl_set *dom)
 {
 	struct dmd_cost_iter it = { m, NULL, 0 };
@@ -796,6 +796,86 @@ static __isl_give isl_pw_aff *dmd_cost_iters(const struct dmd_model *m,
 		it.n = isl_pw_aff_free(it.n);
 	isl_set_free(dom);
 	return it.n;
+}
+
+static int dmd_cost_long_cmp(const void *a, const void *b)
+{
+	long x = *(const long *) a, y = *(const long *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The iterations of "dom" ([c] -> { S[i] }) cut along dimension "i" at
+ * the gaps of the values any rank takes there, counted run by run
+ * (dmd_cost_iters_boxes): in local coordinates a holder that holds
+ * fewer than Lmax elements of a cyclic dimension leaves a gap before
+ * the next holder's (blocks of 4 over 2 holders of 11 rows: v in
+ * { 0 .. 6, 8 .. 11 }), so a rank's iterations over that variable
+ * are a box on each run, not on their union.  NULL if dimension "i"
+ * takes too many values or a run is not a union of boxes. */
+static __isl_give isl_pw_aff *dmd_cost_iters_runs(const struct dmd_model *m,
+	__isl_keep isl_set *dom, int i)
+{
+	struct dmd_cost_points pts;
+	isl_pw_aff *n = NULL;
+	isl_size nd = isl_set_dim(dom, isl_dim_set);
+	isl_set *vals;
+	long j, lo;
+
+	if (nd < 0)
+		return NULL;
+	vals = isl_set_project_out(isl_set_copy(dom), isl_dim_set, i + 1,
+		nd - i - 1);
+	vals = isl_set_project_out(vals, isl_dim_set, 0, i);
+	if (dmd_cost_enumerate(vals, &pts) < 0 || pts.count == 0) {
+		free(pts.v);
+		return NULL;
+	}
+	/* one coordinate per point (pts.v holds n + 1 longs a point) */
+	for (j = 0; j < pts.count; ++j)
+		pts.v[j] = pts.v[j * (pts.n + 1)];
+	qsort(pts.v, pts.count, sizeof(long), &dmd_cost_long_cmp);
+	lo = pts.v[0];
+	for (j = 1; j <= pts.count; ++j) {
+		isl_set *run;
+		isl_pw_aff *c;
+
+		if (j < pts.count && pts.v[j] == pts.v[j - 1] + 1)
+			continue;
+		run = isl_set_lower_bound_si(isl_set_copy(dom), isl_dim_set,
+			i, lo);
+		run = isl_set_upper_bound_si(run, isl_dim_set, i,
+			pts.v[j - 1]);
+		c = dmd_cost_iters_boxes(m, run);
+		if (!c) {
+			n = isl_pw_aff_free(n);
+			break;
+		}
+		n = n ? isl_pw_aff_add(n, c) : c;
+		if (j < pts.count)
+			lo = pts.v[j];
+	}
+	free(pts.v);
+	return n;
+}
+
+/* The number of iterations of "dom" ([c] -> { S[i] }) on each rank:
+ * its pieces as boxes (dmd_cost_iters_boxes), else cut into runs along
+ * one of its dimensions (dmd_cost_iters_runs).  NULL if neither
+ * counts. */
+static __isl_give isl_pw_aff *dmd_cost_iters(const struct dmd_model *m,
+	__isl_take isl_set *dom)
+{
+	isl_pw_aff *n = dmd_cost_iters_boxes(m, isl_set_copy(dom));
+	isl_size nd = isl_set_dim(dom, isl_dim_set);
+	int i;
+
+	for (i = 0; !n && i < nd; ++i) {
+		dmd_cost_reset_error(m->ctx);
+		n = dmd_cost_iters_runs(m, dom, i);
+	}
+	isl_set_free(dom);
+	return n;
 }
 
 /* The flops of step "s" on every rank: its iterations counted as they

@@ -710,6 +710,46 @@ static __isl_give isl_set *dmd_plan_gemm_marks(const struct dmd_poly *p,
 	return isl_set_coalesce(marks);
 }
 
+/* Add to "marks" (a set [s] along variable "v") the gaps of the values
+ * any iteration of "rev" ({ G[t] -> S[i] }) takes along v, and the
+ * points after them where the values resume, and set *vals to those
+ * values: in local coordinates a holder that holds fewer than Lmax
+ * elements of a cyclic dimension leaves a gap before the next holder's
+ * (blocks of 4 over 2 holders of 11 rows: values { 0 .. 6, 8 .. 11 },
+ * marks 7 and 8), which a piece of a GEMM box must not span: with
+ * these marks a piece ends at the gap, and no piece starts in one
+ * (its origins are taken among *vals). */
+static __isl_give isl_set *dmd_plan_gemm_gaps(__isl_keep isl_map *rev,
+	int v, __isl_take isl_set *marks, isl_set **vals)
+{
+	isl_set *all, *hull, *gaps, *resume;
+	isl_size n = isl_map_dim(rev, isl_dim_out);
+	isl_space *sp;
+
+	if (n < 0)
+		return isl_set_free(marks);
+	all = isl_map_range(isl_map_copy(rev));
+	all = isl_set_project_out(all, isl_dim_set, v + 1, n - v - 1);
+	all = isl_set_project_out(all, isl_dim_set, 0, v);
+	all = isl_set_project_out_all_params(all);
+	all = isl_set_coalesce(isl_set_compute_divs(all));
+	all = isl_set_reset_tuple_id(all);
+	hull = isl_set_from_basic_set(isl_set_simple_hull(
+		isl_set_copy(all)));
+	gaps = isl_set_subtract(hull, isl_set_copy(all));
+	/* { [s] in all : s - 1 not in all } */
+	sp = isl_set_get_space(all);
+	resume = isl_set_subtract(isl_set_copy(all), isl_set_apply(
+		isl_set_copy(all), isl_map_from_aff(isl_aff_add_constant_si(
+		isl_aff_var_on_domain(isl_local_space_from_space(sp),
+		isl_dim_set, 0), 1))));
+	gaps = isl_set_union(gaps, resume);
+	marks = isl_set_union(marks, isl_set_align_params(gaps,
+		isl_set_get_space(marks)));
+	*vals = isl_set_align_params(all, isl_set_get_space(marks));
+	return isl_set_coalesce(marks);
+}
+
 /* The points where a piece of a GEMM box [lo, end) starts along a
  * variable after the box's origin: { G[t] -> [s] : s in "marks",
  * lo(t) < s < end(t) } (dmd_plan_gemm_marks).  E.g. for
@@ -788,7 +828,7 @@ static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
 	struct dmd_gemm_plan *g, isl_map **rev)
 {
 	isl_map *cut[3], *rp, *cover, *in;
-	isl_set *marks[3];
+	isl_set *marks[3], *vals[3] = { NULL, NULL, NULL };
 	isl_set *dom = NULL;
 	isl_space *space;
 	isl_pw_aff *lo[3], *next[3], *hlo[3], *hend[3];
@@ -806,6 +846,7 @@ static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
 			g->lo[v]), isl_pw_aff_copy(g->ext[v])),
 			isl_set_copy(g->dom));
 		marks[v] = dmd_plan_gemm_marks(p, *rev, v);
+		marks[v] = dmd_plan_gemm_gaps(*rev, v, marks[v], &vals[v]);
 		cut[v] = dmd_plan_gemm_cuts(hlo[v], hend[v], marks[v]);
 		in = isl_map_intersect_domain(isl_map_copy(cut[v]),
 			isl_set_copy(g->dom));
@@ -826,6 +867,8 @@ static int dmd_plan_gemm_pieces(const struct dmd_poly *p,
 
 		starts = isl_map_union(isl_map_copy(cut[v]),
 			isl_map_from_pw_aff(isl_pw_aff_copy(hlo[v])));
+		starts = isl_map_intersect_range(starts,
+			isl_set_copy(vals[v]));
 		dom = isl_set_intersect(dom, dmd_plan_gemm_lift(starts, q, v,
 			3));
 	}
@@ -900,6 +943,7 @@ error:
 		isl_pw_aff_free(hlo[v]);
 		isl_pw_aff_free(hend[v]);
 		isl_set_free(marks[v]);
+		isl_set_free(vals[v]);
 		isl_map_free(cut[v]);
 		isl_pw_aff_free(lo[v]);
 		isl_pw_aff_free(next[v]);
