@@ -32,7 +32,7 @@
  * and cnt[d] the number of elements that move along it, pw_affs over
  * the same space (comb and cnt NULL: none; NULL entries along a
  * dimension without, or runs it does not have). */
-#define DMD_COMB_RUNS	4
+#define DMD_COMB_RUNS	8
 #define DMD_COMB_W	(1 + 2 * DMD_COMB_RUNS)
 struct dmd_box {
 	int n;

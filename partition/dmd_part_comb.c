@@ -32,14 +32,17 @@
  * the same pieces in the same order, so they agree (and the proofs of
  * `check` show it on the emitted code).
  *
- * Where no comb of one run fits (a receiver's elements from one holder
- * are several runs per period: blocks of 2 to blocks of 3 over 2 ranks,
- * local rows { 0 2 3 6 } of a holder), a comb of several runs may: its
+ * Where no comb of one run fits, or one that lets through more than
+ * needed (a receiver's elements from one holder are several runs per
+ * period: blocks of 2 to blocks of 3 over 2 ranks, local rows { 0 2 3 6 }
+ * of a holder; blocks of 7 to 2 over 3, where a comb of period 7 and run
+ * 6 fits but passes 6 rows of 7), a comb of several runs may: its
  * period is that of the pattern the two layouts form in the holder's
  * coordinates (dmd_comb_periods), its runs are read off the pieces, the
  * arcs of their residues (dmd_comb_arcs, up to DMD_COMB_RUNS), so it
  * lets every element of the piece through, and it is taken where it
- * drops something (dmd_comb_multi).  The further runs are
+ * drops something and moves fewer elements than the best comb of one
+ * run (dmd_comb_multi).  The further runs are
  * comb[W d + 2 k + 1 ..] (start after the first run's, length), the
  * box's "runs" how many are printed (dmd_irecv_combs).
  */
@@ -97,7 +100,10 @@ static void dmd_comb_add_period(struct dmd_comb_cands *c, long P)
  * needs repeat after L global indices, L / Bd of the holder's local
  * ones (blocks of 2 over 3 ranks against blocks of 5 over 3: L = 30,
  * 10 local rows); where "lay" is not cyclic along d, P itself.
- * Smallest first. */
+ * Largest first: the first period that fits is taken
+ * (dmd_comb_multi), and a larger one is the finer pattern (blocks of 7
+ * to 2 over 3: the layout's own period 7 passes rows of both layouts'
+ * pattern of 14 that the receiver does not need). */
 static void dmd_comb_periods(const struct dmd_model *m,
 	const struct dmd_layout *lay, int d, struct dmd_comb_cands *c)
 {
@@ -117,7 +123,7 @@ static void dmd_comb_periods(const struct dmd_model *m,
 		}
 	for (i = 0; i < nl; ++i)
 		for (j = i + 1; j < nl; ++j)
-			if (L[j] < L[i]) {
+			if (L[j] > L[i]) {
 				long x = L[i];
 
 				L[i] = L[j];
@@ -434,20 +440,22 @@ static int dmd_comb_arcs(__isl_keep isl_map *res, long P, isl_pw_aff **st,
 	return *many ? 0 : -1;
 }
 
-/* Along dimension "d", give the pieces "map" of "box" on *rest (those
- * no comb of one run fits) a comb of several runs of one of the periods
- * of "c" with S = 0: its runs are the arcs of the pieces' residues
- * (dmd_comb_arcs), so it lets every element of a piece through; it is
- * taken where it drops some of the box.  The first such period in the
- * order of "c" is taken (a period of the two layouts' pattern moves
- * just the piece's elements).  Adds the periods, phases, first
+/* Along dimension "d", give the pieces "map" of "box" on *rest a comb
+ * of several runs of one of the periods of "c" with S = 0: its runs are
+ * the arcs of the pieces' residues (dmd_comb_arcs), so it lets every
+ * element of a piece through; it is taken where it drops some of the
+ * box and moves fewer elements than "best" (the count of the best comb
+ * of one run, where one fits).  The first such period in the order of
+ * "c" is taken (the largest first: a period of the two layouts' pattern
+ * moves just the piece's elements).  Adds the periods, phases, first
  * runs and counts to *P, *a, *S, *n, the further runs (start relative
  * to the first, length) to box->comb, sets box->runs to the most
  * runs, moves the pieces combed from *rest to *won and appends the
  * periods taken to "used".  Returns how many periods were taken, -1
  * on error. */
 static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
-	int d, const struct dmd_comb_cands *c, isl_set **rest, isl_set **won,
+	int d, const struct dmd_comb_cands *c, __isl_keep isl_pw_aff *best,
+	isl_set **rest, isl_set **won,
 	isl_pw_aff **P, isl_pw_aff **a, isl_pw_aff **S, isl_pw_aff **n,
 	struct dmd_comb_used *used)
 {
@@ -511,9 +519,12 @@ static int dmd_comb_multi(struct dmd_box *box, __isl_keep isl_map *map,
 			isl_pw_aff_free(l);
 		}
 		cnt = isl_pw_aff_coalesce(cnt);
-		/* something dropped */
+		/* something dropped, and fewer than a comb of one run */
 		fit = isl_set_intersect(fit, isl_pw_aff_lt_set(
 			isl_pw_aff_copy(cnt), isl_pw_aff_copy(box->ext[d])));
+		if (best)
+			fit = isl_set_subtract(fit, isl_pw_aff_ge_set(
+				isl_pw_aff_copy(cnt), isl_pw_aff_copy(best)));
 		empty = isl_set_is_empty(fit);
 		if (empty < 0 || !cnt)
 			err = 1;
@@ -635,14 +646,11 @@ static int dmd_comb_select(struct dmd_box *box, __isl_keep isl_map *map,
 		if (!sel[i] || !best)
 			err = 1;
 	}
-	/* combs of several runs where none of one fits */
+	/* combs of several runs where they move fewer */
 	won = isl_set_empty(isl_set_get_space(rest));
 	avail = isl_set_copy(rest);
-	if (best)
-		avail = isl_set_subtract(avail, isl_pw_aff_domain(
-			isl_pw_aff_copy(best)));
 	if (!err) {
-		int t = dmd_comb_multi(box, map, d, c, &avail,
+		int t = dmd_comb_multi(box, map, d, c, best, &avail,
 			&won, &P, &a, &S, &n, used);
 
 		if (t < 0)

@@ -34,7 +34,7 @@ extern "C" {
 
 #define DMD_RT_MAX_DIMS 8
 /* The most runs per period of a comb (dmd_irecv_combs). */
-#define DMD_RT_MAX_RUNS 4
+#define DMD_RT_MAX_RUNS 8
 /* Axes of the mesh and of all its views together. */
 #define DMD_RT_MAX_AXES 136
 

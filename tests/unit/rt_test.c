@@ -758,6 +758,41 @@ static void test_comb(dmd_rt *rt)
 	section("p2p-comb");
 }
 
+/* Six runs per period (more than the 4 a comb had before, of
+ * DMD_RT_MAX_RUNS 8), step 1, with the rank across axis 1: the row of a
+ * 1x20 buffer, columns { P 13, a 0, [0, 1), [2, 3), [4, 5), [6, 7),
+ * [8, 9), [10, 12) }: u = 0 2 4 6 8 10 11 13 15 17 19 (11 elements, the
+ * second period cut short), land at 0 of a 1x20 buffer.
+ */
+static void test_combs_six(dmd_rt *rt)
+{
+	int64_t x[2] = { 1, 20 }, lo[2] = { 0, 0 }, cnt[2] = { 1, 20 };
+	int64_t comb[26] = { 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		13, 0, 1, 2, 1, 4, 1, 6, 1, 8, 1, 10, 2 };
+	int64_t peer[2] = { c0, 1 - c1 };
+	int prank = c0 * 2 + 1 - c1;
+	dmd_req *q = dmd_req_new(rt, 16, 1, "D: combed, six runs");
+	void *sb = dmd_alloc(rt, 20), *rb = dmd_alloc(rt, 20);
+
+	for (int64_t k = 0; k < 20; ++k)
+		set(sb, k, 100 * rank + k);
+	fill(rb, 20, -1);
+	dmd_irecv_combs(rt, q, peer, rb, 2, x, lo, cnt, 6, comb);
+	dmd_isend_combs(rt, q, peer, sb, 2, x, lo, cnt, 6, comb);
+	dmd_wait(rt, q);
+	for (int64_t j = 0; j < 20; ++j) {
+		int64_t r = j % 13;
+		double want = -1;
+
+		if (r == 0 || r == 2 || r == 4 || r == 6 || r == 8 ||
+		    r == 10 || r == 11)
+			want = 100 * prank + j;
+		CHECK(get(rb, j) == want, "combs six [%lld] = %g, want %g",
+			(long long) j, get(rb, j), want);
+	}
+	expect_recv(1, 11);
+}
+
 /* Combs of several runs per period (step 1) with the rank across axis
  * 1: the box (1, 1) 2x12 of a 3x14 buffer, rows whole ({ 1, 0, 1 } and
  * two empty runs), columns { P 10, a 3, [0, 2), [5, 6), none }: the u
@@ -793,6 +828,7 @@ static void test_combs(dmd_rt *rt)
 				get(rb, i * 13 + j), want);
 		}
 	expect_recv(1, 6);
+	test_combs_six(rt);
 	section("p2p-combs");
 }
 

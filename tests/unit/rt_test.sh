@@ -274,7 +274,7 @@ labels = {'A: broadcast along y': 1, 'W: broadcast along x': 1,
           'B: shift along x': 1, 'W: shift along y': 1, 'W: self shift': 1,
           'B: half-empty shift': 1, 'P: point to point': 1, 'M0: pair': 1,
           'M1: pair': 1, 'M2: pair': 1, 'C: combed': 1,
-          'C: combed, several runs': 1,
+          'C: combed, several runs': 1, 'D: combed, six runs': 1,
           'C: partial sums': 1, 'K: cache': 5,
           'L: broadcast along l': 1}
 # on the view of ranks 0-2 only (rank 3 posts nothing there)
