@@ -345,9 +345,11 @@ static enum dmd_status session_plan(struct dmd_session *s)
 	return st;
 }
 
-/* The facts, cells and the program of every cell of the plan of "s",
- * proved as emitted. */
-static enum dmd_status session_specialize(struct dmd_session *s)
+/* The facts, cells and (unless "cells_only": `plan` needs the cells'
+ * figures, not their code, spec 1.6 "cost only") the program of every
+ * cell of the plan of "s", proved as emitted. */
+static enum dmd_status session_specialize(struct dmd_session *s,
+	int cells_only)
 {
 	enum dmd_status st;
 
@@ -356,6 +358,8 @@ static enum dmd_status session_specialize(struct dmd_session *s)
 	if (st == DMD_OK)
 		st = dmd_part_cells(s->m, s->facts, &s->cells);
 	stage_time("cells");
+	if (st == DMD_OK && cells_only)
+		return st;
 	if (st == DMD_OK)
 		st = dmd_spec_cells(s->plan, s->cells, &s->specs);
 	stage_time("specialize");
@@ -391,7 +395,7 @@ enum dmd_status dmd_session_run(struct dmd_session *s, int classes)
 	stage_time(NULL);
 	st = session_plan(s);
 	if (st == DMD_OK)
-		st = session_specialize(s);
+		st = session_specialize(s, classes == DMD_SESSION_CELLS);
 	if (st == DMD_OK && classes == DMD_SESSION_CLASSES) {
 		st = dmd_emit_classes(s->plan, s->facts, s->cells, s->specs,
 			&s->classes);

@@ -45,9 +45,11 @@ struct dmd_session {
 };
 
 /* How far dmd_session_analyse goes: the plan, the cells and their
- * programs with their proofs; also the classes' code.  DMD_SESSION_CELLS
- * (what plan asks for) is DMD_SESSION_PLAN since the programs are always
- * specialized and proved as emitted. */
+ * programs with their proofs (DMD_SESSION_PLAN: check, classes, diff,
+ * sweep); also the classes' code (DMD_SESSION_CLASSES: build, emit); or
+ * the plan and its cells only, not their programs (DMD_SESSION_CELLS:
+ * plan, whose figures are the plan's and the cells', "cost only", spec
+ * 1.6; build still specializes and proves what plan chose). */
 enum { DMD_SESSION_PLAN = 0, DMD_SESSION_CLASSES = 1,
 	DMD_SESSION_CELLS = 2 };
 
