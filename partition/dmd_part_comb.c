@@ -323,34 +323,82 @@ static __isl_give isl_map *dmd_comb_above(__isl_take isl_map *map,
 	return isl_map_intersect(map, isl_set_unwrap(isl_pw_aff_gt_set(x, f)));
 }
 
-/* The product q S of "q" and a run length "S" in 0 .. P: isl's where
- * "S" is constant; else, as a run length can vary with the time point
+/* What dmd_comb_times_piece needs: the factor q and the sum so far. */
+struct dmd_comb_times_data {
+	isl_pw_aff *q;
+	long P;
+	isl_pw_aff *r;
+};
+
+/* Add to data->r the product of data->q with "aff" on "set" (a piece
+ * of a run length): aff q where aff is constant, else the sum over the
+ * values v that aff takes on "set" (its least to its largest, within
+ * 0 .. P) of v q on { aff = v }. */
+static isl_stat dmd_comb_times_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_comb_times_data *data = user;
+	isl_ctx *ctx = isl_set_get_ctx(set);
+	isl_pw_aff *pa, *qs;
+	isl_val *lo, *hi;
+	long v, vlo, vhi;
+
+	qs = isl_pw_aff_intersect_domain(isl_pw_aff_copy(data->q),
+		isl_set_copy(set));
+	if (isl_aff_is_cst(aff) == isl_bool_true) {
+		qs = isl_pw_aff_scale_val(qs, isl_aff_get_constant_val(aff));
+		data->r = isl_pw_aff_union_add(data->r, qs);
+		isl_set_free(set);
+		isl_aff_free(aff);
+		return data->r ? isl_stat_ok : isl_stat_error;
+	}
+	pa = isl_pw_aff_alloc(set, aff);
+	lo = isl_pw_aff_min_val(isl_pw_aff_copy(pa));
+	hi = isl_pw_aff_max_val(isl_pw_aff_copy(pa));
+	if (!lo || !hi)
+		data->r = isl_pw_aff_free(data->r);
+	vlo = lo && isl_val_is_int(lo) ? isl_val_get_num_si(lo) : 0;
+	vhi = hi && isl_val_is_int(hi) ? isl_val_get_num_si(hi) : data->P;
+	vlo = vlo < 0 ? 0 : vlo;
+	vhi = vhi > data->P ? data->P : vhi;
+	isl_val_free(lo);
+	isl_val_free(hi);
+	for (v = vlo; v <= vhi && data->r; ++v) {
+		isl_set *on = isl_pw_aff_eq_set(isl_pw_aff_copy(pa),
+			dmd_comb_cst(pa, v));
+
+		data->r = isl_pw_aff_union_add(data->r, isl_pw_aff_scale_val(
+			isl_pw_aff_intersect_domain(isl_pw_aff_copy(qs), on),
+			isl_val_int_from_si(ctx, v)));
+	}
+	isl_pw_aff_free(pa);
+	isl_pw_aff_free(qs);
+	return data->r ? isl_stat_ok : isl_stat_error;
+}
+
+/* The product q S of "q" and a run length "S" in 0 .. P: isl's where "S" is
+ * constant; else, as a run length can vary with the time point
  * (S = 3 - i0 where the blocks of a tensor held in blocks meet those of
- * a cyclic one) and so can q, the sum over the values v of "S" of
- * v q on { S = v }. */
+ * a cyclic one) and so can q, piece by piece of S, each piece where it
+ * is not constant split by the values it takes there
+ * (dmd_comb_times_piece). */
 static __isl_give isl_pw_aff *dmd_comb_times(__isl_take isl_pw_aff *q,
 	__isl_keep isl_pw_aff *S, long P)
 {
-	isl_ctx *ctx = isl_pw_aff_get_ctx(q);
-	isl_pw_aff *r;
+	struct dmd_comb_times_data data;
 	isl_bool cst = isl_pw_aff_is_cst(S);
-	long v;
 
 	if (cst < 0)
 		q = isl_pw_aff_free(q);
 	if (cst != isl_bool_false)
 		return isl_pw_aff_mul(q, isl_pw_aff_copy(S));
-	r = isl_pw_aff_empty(isl_pw_aff_get_space(q));
-	for (v = 0; v <= P && r; ++v) {
-		isl_set *on = isl_pw_aff_eq_set(isl_pw_aff_copy(S),
-			dmd_comb_cst(S, v));
-
-		r = isl_pw_aff_union_add(r, isl_pw_aff_scale_val(
-			isl_pw_aff_intersect_domain(isl_pw_aff_copy(q), on),
-			isl_val_int_from_si(ctx, v)));
-	}
+	data.q = q;
+	data.P = P;
+	data.r = isl_pw_aff_empty(isl_pw_aff_get_space(q));
+	if (isl_pw_aff_foreach_piece(S, &dmd_comb_times_piece, &data) < 0)
+		data.r = isl_pw_aff_free(data.r);
 	isl_pw_aff_free(q);
-	return r;
+	return data.r;
 }
 
 /* How many of 0 .. x - 1 fall in the run [b, b + S) of period P:

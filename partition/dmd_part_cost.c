@@ -805,57 +805,79 @@ static int dmd_cost_long_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The points of "vals" (a set [v] without parameters) whose neighbour
+ * v + "dir" is not among them: the first points of its runs (dir -1)
+ * or their last ones (dir 1), sorted, into *pts (-1 if too many).
+ * E.g. for { [v] : 0 <= v <= 6 or 8 <= v <= 11 }, dir -1: 0, 8. */
+static int dmd_cost_run_ends(__isl_keep isl_set *vals, int dir,
+	struct dmd_cost_points *pts)
+{
+	isl_space *sp = isl_set_get_space(vals);
+	isl_set *shifted, *ends;
+	long j;
+
+	shifted = isl_set_apply(isl_set_copy(vals), isl_map_from_aff(
+		isl_aff_add_constant_si(isl_aff_var_on_domain(
+		isl_local_space_from_space(sp), isl_dim_set, 0), -dir)));
+	ends = isl_set_subtract(isl_set_copy(vals), shifted);
+	if (dmd_cost_enumerate(ends, pts) < 0)
+		return -1;
+	/* one coordinate per point (pts->v holds n + 1 longs a point) */
+	for (j = 0; j < pts->count; ++j)
+		pts->v[j] = pts->v[j * (pts->n + 1)];
+	qsort(pts->v, pts->count, sizeof(long), &dmd_cost_long_cmp);
+	return 0;
+}
+
 /* The iterations of "dom" ([c] -> { S[i] }) cut along dimension "i" at
  * the gaps of the values any rank takes there, counted run by run
  * (dmd_cost_iters_boxes): in local coordinates a holder that holds
  * fewer than Lmax elements of a cyclic dimension leaves a gap before
  * the next holder's (blocks of 4 over 2 holders of 11 rows: v in
  * { 0 .. 6, 8 .. 11 }), so a rank's iterations over that variable
- * are a box on each run, not on their union.  NULL if dimension "i"
- * takes too many values or a run is not a union of boxes. */
+ * are a box on each run, not on their union.  The runs are found from
+ * their first and last points (dmd_cost_run_ends: one pair a run, at
+ * most one run a holder), not by enumerating the values.  NULL if
+ * there are too many runs or a run is not a union of boxes. */
 static __isl_give isl_pw_aff *dmd_cost_iters_runs(const struct dmd_model *m,
 	__isl_keep isl_set *dom, int i)
 {
-	struct dmd_cost_points pts;
+	struct dmd_cost_points first, last;
 	isl_pw_aff *n = NULL;
 	isl_size nd = isl_set_dim(dom, isl_dim_set);
 	isl_set *vals;
-	long j, lo;
+	long j;
 
 	if (nd < 0)
 		return NULL;
 	vals = isl_set_project_out(isl_set_copy(dom), isl_dim_set, i + 1,
 		nd - i - 1);
 	vals = isl_set_project_out(vals, isl_dim_set, 0, i);
-	if (dmd_cost_enumerate(vals, &pts) < 0 || pts.count == 0) {
-		free(pts.v);
-		return NULL;
-	}
-	/* one coordinate per point (pts.v holds n + 1 longs a point) */
-	for (j = 0; j < pts.count; ++j)
-		pts.v[j] = pts.v[j * (pts.n + 1)];
-	qsort(pts.v, pts.count, sizeof(long), &dmd_cost_long_cmp);
-	lo = pts.v[0];
-	for (j = 1; j <= pts.count; ++j) {
+	vals = isl_set_coalesce(isl_set_project_out_all_params(vals));
+	first.v = last.v = NULL;
+	if (isl_set_is_bounded(vals) != isl_bool_true ||
+	    dmd_cost_run_ends(vals, -1, &first) < 0 ||
+	    dmd_cost_run_ends(vals, 1, &last) < 0 ||
+	    first.count == 0 || first.count != last.count)
+		goto done;
+	for (j = 0; j < first.count; ++j) {
 		isl_set *run;
 		isl_pw_aff *c;
 
-		if (j < pts.count && pts.v[j] == pts.v[j - 1] + 1)
-			continue;
 		run = isl_set_lower_bound_si(isl_set_copy(dom), isl_dim_set,
-			i, lo);
-		run = isl_set_upper_bound_si(run, isl_dim_set, i,
-			pts.v[j - 1]);
+			i, first.v[j]);
+		run = isl_set_upper_bound_si(run, isl_dim_set, i, last.v[j]);
 		c = dmd_cost_iters_boxes(m, run);
 		if (!c) {
 			n = isl_pw_aff_free(n);
 			break;
 		}
 		n = n ? isl_pw_aff_add(n, c) : c;
-		if (j < pts.count)
-			lo = pts.v[j];
 	}
-	free(pts.v);
+done:
+	isl_set_free(vals);
+	free(first.v);
+	free(last.v);
 	return n;
 }
 

@@ -718,7 +718,9 @@ static __isl_give isl_set *dmd_plan_gemm_marks(const struct dmd_poly *p,
  * (blocks of 4 over 2 holders of 11 rows: values { 0 .. 6, 8 .. 11 },
  * marks 7 and 8), which a piece of a GEMM box must not span: with
  * these marks a piece ends at the gap, and no piece starts in one
- * (its origins are taken among *vals). */
+ * (its origins are taken among *vals).  Run for every GEMM, not only
+ * for steps in local coordinates: a box with a hole along v for any
+ * other reason is cut there as well, and one without adds no mark. */
 static __isl_give isl_set *dmd_plan_gemm_gaps(__isl_keep isl_map *rev,
 	int v, __isl_take isl_set *marks, isl_set **vals)
 {
