@@ -20,13 +20,16 @@ from the search):
                         at each) and the whole k at once
   3-D on every p x q x s  distribute m, n and k (split reduction)
 
-    bench/auto.py [--quick] [--jsonl FILE]
+    bench/auto.py [--quick] [--case NAME]... [--jsonl FILE]
     bench/auto.py --time [--reps N] [--jsonl FILE]
 
 prints the table (Markdown) on stdout; --jsonl appends one record per
 case (kind "auto": bench/run.sh's part `auto`, rendered by report.py);
---quick: small cases only.  Exit status 1 if a plan failed or the
-automatic plan is above 1.02x the best hand schedule.
+--quick: small cases only; --case NAME (repeatable): only the cases of
+that name (the 64-rank ones take 30-60 minutes each here: some 80 hand
+plans on views of a 1-D mesh of 64 ranks, 10-40 s each).  Exit status 1
+if a plan failed or the automatic plan is above 1.02x the best hand
+schedule.
 
 --time (the issue's time goal, on jobs that run here: <= 8 ranks): for
 each of TIME_CASES it builds the automatic job and every hand schedule,
@@ -367,6 +370,8 @@ def main():
     ap.add_argument("--time", action="store_true")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--jsonl", default=None)
+    ap.add_argument("--case", action="append", default=None,
+                    help="only the cases of this name (repeatable)")
     a = ap.parse_args()
     recs = []
     if a.time:
@@ -381,7 +386,14 @@ def main():
         sys.stdout.write("\n".join(lines) + "\n")
         return 0 if ok else 1
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (QUICK if a.quick else CASES):
+        cases = QUICK if a.quick else CASES
+        if a.case:
+            cases = [c for c in cases if c[0] in a.case]
+            if not cases:
+                print("auto.py: no case named %s" % ", ".join(a.case),
+                      file=sys.stderr)
+                return 2
+        for case in cases:
             recs.append(run_case(tmp, *case))
             print(table(recs[-1:])[0][-1], file=sys.stderr)
             if a.jsonl:
