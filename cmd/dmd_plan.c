@@ -30,6 +30,11 @@
 #include "cmd/dmd_svg.h"
 #include "search/dmd_search.h"
 
+/* Why a candidate only estimated was not analysed although its time
+ * is lower: the estimate of its busiest rank's memory is beyond
+ * mesh.memory (the search analyses those last, if at all). */
+#define DMD_PLAN_EST_OVER "its estimated memory is beyond mesh.memory"
+
 /* The name of schedule command type "t". */
 static const char *dmd_plan_cmd_name(enum dmd_cmd_type t)
 {
@@ -262,6 +267,8 @@ static int dmd_plan_json_cand(FILE *f, const struct dmd_search_cand *c,
 		c->costed ? "true" : "false", chosen ? "true" : "false");
 	if (c->rejected || c->why)
 		dmd_plan_json_str(f, c->rejected ? c->rejected : c->why);
+	else if (c->estimated && c->est_over)
+		dmd_plan_json_str(f, DMD_PLAN_EST_OVER);
 	else
 		fputs("null", f);
 	fputs("}", f);
@@ -379,6 +386,8 @@ static void dmd_plan_text_cands(const struct dmd_search *sr, int top)
 		else if (c->rejected || c->why)
 			printf("  rejected: %s", c->rejected ? c->rejected :
 				c->why);
+		else if (c->estimated && c->est_over)
+			printf("  rejected: %s", DMD_PLAN_EST_OVER);
 		printf("\n");
 	}
 }

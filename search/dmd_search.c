@@ -396,7 +396,7 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 	const char *const *dist, const long *shape, long panels, int rot)
 {
 	struct dmd_search_cand *c = dmd_search_new(b);
-	const char *axes[3], *outer[3], *inner[3], *order[6], *gemm[3];
+	const char *axes[3], *outer[3], *inner[3], *order[7], *gemm[3];
 	const char *ko = NULL, *ki = NULL, *kr = NULL, *loops[3];
 	const char *rv[3];
 	char desc[256], suf[64];
@@ -444,8 +444,10 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 		ki = dmd_search_name(b, "ki");
 		if (!ko || !ki)
 			return -1;
+		/* k, or its inner part where k is distributed too (2.5-D:
+		 * SUMMA within each layer of a 3-D view) */
 		r |= dmd_search_cmd(c, DMD_CMD_DIVIDE, 4);
-		r |= dmd_search_arg_id(c, 0, b->kv);
+		r |= dmd_search_arg_id(c, 0, gemm[2]);
 		r |= dmd_search_arg_id(c, 1, ko);
 		r |= dmd_search_arg_id(c, 2, ki);
 		dmd_search_arg_int(c, 3, panels);
@@ -497,9 +499,10 @@ static int dmd_search_add(struct dmd_search_build *b, int n,
 			"%s", dist[0], dist[1], shape[0], shape[1],
 			panels ? "SUMMA" : "the whole k at once");
 	else
-		snprintf(desc, sizeof(desc), "3-D over %s x %s x %s "
-			"(%ldx%ldx%ld)", dist[0], dist[1], dist[2], shape[0],
-			shape[1], shape[2]);
+		/* with panels: 2.5-D, SUMMA within each layer along k */
+		snprintf(desc, sizeof(desc), "%s over %s x %s x %s "
+			"(%ldx%ldx%ld)", panels ? "2.5-D" : "3-D", dist[0],
+			dist[1], dist[2], shape[0], shape[1], shape[2]);
 	if (panels > 0)
 		snprintf(desc + strlen(desc), sizeof(desc) - strlen(desc),
 			", %ld panels of %s", panels, b->kv);
@@ -654,7 +657,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 {
 	const char *ij[2] = { b->iv, b->jv }, *ijk[3] = { b->iv, b->jv,
 		b->kv };
-	long s1[1] = { P }, s2[2], s3[3], a, c, K = 1;
+	long s1[1] = { P }, s2[2], s3[3], a, c, l, K = 1;
 	int v, rot;
 
 	for (v = 0; v < b->p->n_vars; ++v)
@@ -667,8 +670,6 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 			return -1;
 	}
 	for (a = 2; a <= P / 2; ++a) {
-		long l;
-
 		if (P % a)
 			continue;
 		s2[0] = a, s2[1] = P / a;
@@ -697,6 +698,16 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 				continue;
 			s3[0] = a, s3[1] = c, s3[2] = P / a / c;
 			if (dmd_search_add(b, 3, ijk, s3, 0, 0) < 0)
+				return -1;
+			/* 2.5-D: the layer's k block in panels, a multiple
+			 * of lcm(a, c) and at least 4, communicated at each:
+			 * the same bytes, more messages, and less memory than
+			 * the whole block (two panels are held at a time, the
+			 * next one received while the last is multiplied) */
+			l = a / dmd_int_gcd(a, c) * c;
+			l *= (4 + l - 1) / l;
+			if (l <= (K + s3[2] - 1) / s3[2] &&
+			    dmd_search_add(b, 3, ijk, s3, l, 0) < 0)
 				return -1;
 		}
 	}

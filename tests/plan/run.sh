@@ -43,7 +43,7 @@ tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
 tests/plan/auto_prime_11.yaml tests/e2e/jobs/auto_elem_4.yaml
 tests/e2e/jobs/auto_layout_tp_4.yaml tests/e2e/jobs/auto_cannon_skew_4.yaml
 tests/plan/auto_cannon_rows_4.yaml tests/e2e/jobs/summa_cyclic_gap_k_2x2.yaml
-tests/plan/cyclic_gap_long_1x2.yaml"
+tests/plan/cyclic_gap_long_1x2.yaml tests/e2e/jobs/auto_25d_8.yaml"
 
 for job in $JOBS; do
     name=$(basename "$job" .yaml)
