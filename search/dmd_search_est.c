@@ -512,7 +512,11 @@ void dmd_search_est(const struct dmd_est *e, const struct dmd_est_cand *cand,
 					(double) (long) (in / t->block +
 						0.999)), cand->panels);
 			recv += in;
-			mem += need / (cand->panels > 0 ? cand->panels : 1);
+			/* in panels, two at a time (the next one received
+			 * while the last is multiplied), as the runtime
+			 * holds them */
+			mem += cand->panels > 2 ? need * 2 / cand->panels :
+				need;
 		}
 		dmd_est_result(e, cand, s, u, active, &ce, &cm);
 		recv += ce;
