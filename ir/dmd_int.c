@@ -97,3 +97,11 @@ long dmd_int_gcd(long a, long b)
 	}
 	return a;
 }
+
+/* The least common multiple of "a" and "b", both positive: lcm(4, 6) =
+ * 12 (divided before it is multiplied, so that it overflows only where
+ * the result does). */
+long dmd_int_lcm(long a, long b)
+{
+	return a / dmd_int_gcd(a, b) * b;
+}

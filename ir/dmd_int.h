@@ -18,6 +18,8 @@
 
 /* The greatest common divisor of "a" and "b" (a when b is 0). */
 long dmd_int_gcd(long a, long b);
+/* The least common multiple of "a" and "b" (both positive). */
+long dmd_int_lcm(long a, long b);
 
 /* What dmd_int_parse found. */
 enum dmd_int_status {

@@ -119,7 +119,7 @@ static void dmd_comb_periods(const struct dmd_model *m,
 
 			if (!p)
 				continue;
-			L[nl++] = q ? p / dmd_int_gcd(p, q) * q / Bd : p;
+			L[nl++] = q ? dmd_int_lcm(p, q) / Bd : p;
 		}
 	for (i = 0; i < nl; ++i)
 		for (j = i + 1; j < nl; ++j)

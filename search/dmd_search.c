@@ -673,7 +673,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 		if (P % a)
 			continue;
 		s2[0] = a, s2[1] = P / a;
-		l = a / dmd_int_gcd(a, P / a) * (P / a);
+		l = dmd_int_lcm(a, P / a);
 		if (dmd_search_add(b, 2, ij, s2, 0, 0) < 0)
 			return -1;
 		if (l > K)
@@ -704,7 +704,7 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
 			 * the same bytes, more messages, and less memory than
 			 * the whole block (two panels are held at a time, the
 			 * next one received while the last is multiplied) */
-			l = a / dmd_int_gcd(a, c) * c;
+			l = dmd_int_lcm(a, c);
 			l *= (4 + l - 1) / l;
 			if (l <= (K + s3[2] - 1) / s3[2] &&
 			    dmd_search_add(b, 3, ijk, s3, l, 0) < 0)
