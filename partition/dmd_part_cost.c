@@ -76,6 +76,9 @@
 /* The most events of one transfer, and ranks of one set, enumerated. */
 #define DMD_COST_MAX_EVENTS	200000
 #define DMD_COST_MAX_POINTS	(1L << 22)
+/* The most runs of consecutive ranks a set of ranks of a 1-D mesh is
+ * rewritten as (dmd_cost_runs). */
+#define DMD_COST_MAX_RUNS	32
 
 /* Per step, per rank: pw_affs over the mesh parameters (on the whole
  * mesh), for one run of the step. */
@@ -129,12 +132,16 @@ static __isl_give isl_pw_aff *dmd_cost_cst(const struct dmd_model *m,
 	return isl_pw_aff_val_on_domain(isl_set_copy(m->mesh->set), v);
 }
 
-/* "w" (over the parameters) on the ranks of "r" (of the mesh) only. */
+static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
+	__isl_take isl_set *r);
+
+/* "w" (over the parameters) on the ranks of "r" (of the mesh) only
+ * (its ranks as runs, dmd_cost_runs). */
 static __isl_give isl_pw_aff *dmd_cost_on(const struct dmd_model *m,
 	__isl_take isl_pw_aff *w, __isl_take isl_set *r)
 {
-	w = isl_pw_aff_intersect_params(w, r);
-	return isl_pw_aff_intersect_params(w, isl_set_copy(m->mesh->set));
+	r = isl_set_intersect_params(r, isl_set_copy(m->mesh->set));
+	return isl_pw_aff_intersect_params(w, dmd_cost_runs(m, r));
 }
 
 /* *acc (defined on the whole mesh) += w (defined on some ranks, 0
@@ -272,6 +279,82 @@ static int dmd_cost_enumerate(__isl_take isl_set *set,
 		ok = 0;
 	isl_set_free(set);
 	return ok ? 0 : -1;
+}
+
+static int dmd_cost_long_cmp(const void *a, const void *b)
+{
+	long x = *(const long *) a, y = *(const long *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether some basic set of "set" has local variables (divisions). */
+static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
+{
+	isl_size n = isl_basic_set_dim(bset, isl_dim_div);
+
+	isl_basic_set_free(bset);
+	if (n < 0)
+		return isl_stat_error;
+	*(int *) user |= n > 0;
+	return isl_stat_ok;
+}
+
+/* The ranks of "r" (a set over the parameters of a 1-D mesh) as the
+ * union of its runs of consecutive ranks, where its description has
+ * divisions: the coordinates of a view of a 1-D mesh are divisions of
+ * the rank (on a 4x4x4 view of 64 ranks, { [r] : r mod 4 = 0 and
+ * floor(r/16) >= 2 } is { [r] : 32 <= r <= 32 or ... or 60 <= r <= 60 }),
+ * and every union, sum and subtraction of the cost's accumulators on such
+ * sets piles up more divisions (a plan on a view of a 1-D mesh spent
+ * three quarters of its time there); on intervals they stay small.  The
+ * same ranks either way; "r" is kept as it is on a mesh of several
+ * axes, without divisions, or with more than DMD_COST_MAX_RUNS runs (or
+ * DMD_COST_MAX_EVENTS ranks). */
+static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
+	__isl_take isl_set *r)
+{
+	struct dmd_cost_points pts;
+	isl_set *out;
+	long j, k, runs = 0;
+	int div = 0;
+
+	if (!r || m->mesh->n != 1)
+		return r;
+	if (isl_set_foreach_basic_set(r, &dmd_cost_has_div, &div) < 0)
+		return isl_set_free(r);
+	if (!div)
+		return r;
+	if (dmd_cost_enumerate(isl_set_move_dims(isl_set_copy(r), isl_dim_set,
+			0, isl_dim_param, 0, 1), &pts) < 0) {
+		free(pts.v);
+		return r;
+	}
+	/* one coordinate per point (pts.v holds 2 longs a point) */
+	for (j = 0; j < pts.count; ++j)
+		pts.v[j] = pts.v[2 * j];
+	qsort(pts.v, pts.count, sizeof(long), &dmd_cost_long_cmp);
+	for (j = 0; j < pts.count; ++j)
+		runs += j == 0 || pts.v[j] != pts.v[j - 1] + 1;
+	if (runs > DMD_COST_MAX_RUNS) {
+		free(pts.v);
+		return r;
+	}
+	out = isl_set_empty(isl_set_get_space(r));
+	for (j = 0; j < pts.count; j = k) {
+		isl_set *run = isl_set_universe(isl_set_get_space(r));
+
+		for (k = j + 1; k < pts.count && pts.v[k] == pts.v[k - 1] + 1;
+		     ++k)
+			;
+		run = isl_set_lower_bound_si(run, isl_dim_param, 0, pts.v[j]);
+		run = isl_set_upper_bound_si(run, isl_dim_param, 0,
+			pts.v[k - 1]);
+		out = isl_set_union(out, run);
+	}
+	free(pts.v);
+	isl_set_free(r);
+	return isl_set_coalesce(out);
 }
 
 /* "pa" (over the parameters, bounded) as a pw_aff whose every piece is a
@@ -796,13 +879,6 @@ static __isl_give isl_pw_aff *dmd_cost_iters_boxes(const struct dmd_model *m,
 		it.n = isl_pw_aff_free(it.n);
 	isl_set_free(dom);
 	return it.n;
-}
-
-static int dmd_cost_long_cmp(const void *a, const void *b)
-{
-	long x = *(const long *) a, y = *(const long *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* The points of "vals" (a set [v] without parameters) whose neighbour
