@@ -20,16 +20,19 @@ from the search):
                         at each) and the whole k at once
   3-D on every p x q x s  distribute m, n and k (split reduction)
 
-    bench/auto.py [--quick] [--case NAME]... [--jsonl FILE]
+    bench/auto.py [--quick] [--case NAME]... [--plan-timeout S] [--jsonl FILE]
     bench/auto.py --time [--reps N] [--jsonl FILE]
 
 prints the table (Markdown) on stdout; --jsonl appends one record per
 case (kind "auto": bench/run.sh's part `auto`, rendered by report.py);
 --quick: small cases only; --case NAME (repeatable): only the cases of
 that name (the 64-rank ones take 30-60 minutes each here: some 80 hand
-plans on views of a 1-D mesh of 64 ranks, 10-40 s each).  Exit status 1
-if a plan failed or the automatic plan is above 1.02x the best hand
-schedule.
+plans on views of a 1-D mesh of 64 ranks, 5-40 s each); --plan-timeout
+S: a hand plan that takes more than S seconds is stopped and counted as
+unfinished (the table says how many; the case then cannot meet the goal,
+as the best hand plan may be among them).  Exit status 1 if a plan
+failed, a hand plan did not finish or the automatic plan is above 1.02x
+the best hand schedule.
 
 --time (the issue's time goal, on jobs that run here: <= 8 ranks): for
 each of TIME_CASES it builds the automatic job and every hand schedule,
@@ -155,10 +158,16 @@ def lower_bound(m, n, k, P, size=8):
     return max(0.0, access - own) * size
 
 
-def plan(path):
+def plan(path, timeout=3600):
+    """plan --json of the job at "path": (the plan or None, seconds, None
+    or the last line of the error); "timeout" in the error if it did not
+    finish within "timeout" seconds."""
     t0 = time.time()
-    r = subprocess.run([DMD, "plan", path, "--json"], capture_output=True,
-                       text=True, timeout=3600)
+    try:
+        r = subprocess.run([DMD, "plan", path, "--json"],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.time() - t0, ["timeout"]
     dt = time.time() - t0
     if r.returncode != 0:
         return None, dt, r.stderr.strip().splitlines()[-1:] or ["?"]
@@ -195,19 +204,23 @@ def table(recs):
             continue
         hb, ab, lb = r["hand_bytes"], r["auto_bytes"], r["lower_bound"]
         ratio = ab / hb if hb else float("inf") if ab else 1.0
-        ok &= hb is not None and ab <= 1.02 * hb
+        late = r.get("unfinished", [])
+        ok &= hb is not None and ab <= 1.02 * hb and not late
         lines.append("| %s%s | %d x %d x %d | %d | %s | %d | %s | %s | "
-                     "%.3f | %s | %d | %.1f |" % (
+                     "%.3f | %s | %s | %.1f |" % (
                          r["case"], " (%s)" % r["memory"] if r["memory"]
                          else "", r["m"], r["n"], r["k"], r["P"],
                          r["auto"], ab, r["hand"], hb, ratio,
                          "%.2f" % (ab / lb) if lb > 0 else "-",
-                         r["hand_plans"], r["plan_s"]))
+                         "%d%s" % (r["hand_plans"], " (%d unfinished: %s)" % (
+                             len(late), ", ".join(late)) if late else ""),
+                         r["plan_s"]))
     return lines, ok
 
 
-def run_case(tmp, name, m, n, k, P, mem):
-    """The record of one case: the automatic plan and every hand one."""
+def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
+    """The record of one case: the automatic plan and every hand one
+    (each stopped after "plan_timeout" seconds: unfinished)."""
     rec = {"kind": "auto", "case": name, "m": m, "n": n, "k": k, "P": P,
            "memory": mem}
     path = os.path.join(tmp, "auto.yaml")
@@ -222,23 +235,29 @@ def run_case(tmp, name, m, n, k, P, mem):
                    if c["chosen"]][0]
     rec["auto_bytes"] = auto["bytes_recv_max"]
     rec["plan_s"] = round(dt, 2)
-    best, best_label, n_ok = None, None, 0
+    best, best_label, n_ok, late = None, None, 0, []
     for label, views, sched in hand_schedules(P):
         hp = os.path.join(tmp, "hand.yaml")
         with open(hp, "w") as f:
             f.write(job_text("hand", m, n, k, P, mem, views, sched))
-        h, _, err = plan(hp)
+        h, dt, err = plan(hp, plan_timeout)
+        if err == ["timeout"]:
+            print("  %s: %s: did not finish within %g s" % (
+                name, label, plan_timeout), file=sys.stderr)
+            late.append(label)
+            continue
         if h is None:
             print("  %s: %s: refused: %s" % (name, label, err[0]),
                   file=sys.stderr)
             continue
         n_ok += 1
         b = h["bytes_recv_max"]
-        print("  %s: %s: %d B" % (name, label, b), file=sys.stderr)
+        print("  %s: %s: %d B (%.1f s)" % (name, label, b, dt),
+              file=sys.stderr)
         if best is None or b < best:
             best, best_label = b, label
     rec.update(hand=best_label, hand_bytes=best, hand_plans=n_ok,
-               lower_bound=lower_bound(m, n, k, P))
+               unfinished=late, lower_bound=lower_bound(m, n, k, P))
     return rec
 
 
@@ -372,6 +391,8 @@ def main():
     ap.add_argument("--jsonl", default=None)
     ap.add_argument("--case", action="append", default=None,
                     help="only the cases of this name (repeatable)")
+    ap.add_argument("--plan-timeout", type=float, default=3600,
+                    help="seconds a hand plan may take (then unfinished)")
     a = ap.parse_args()
     recs = []
     if a.time:
@@ -394,7 +415,7 @@ def main():
                       file=sys.stderr)
                 return 2
         for case in cases:
-            recs.append(run_case(tmp, *case))
+            recs.append(run_case(tmp, *case, a.plan_timeout))
             print(table(recs[-1:])[0][-1], file=sys.stderr)
             if a.jsonl:
                 with open(a.jsonl, "a") as f:
