@@ -303,8 +303,8 @@ static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
 /* The ranks of "r" (a set over the parameters of a 1-D mesh) as the
  * union of its runs of consecutive ranks, where its description has
  * divisions: the coordinates of a view of a 1-D mesh are divisions of
- * the rank (on a 4x4x4 view of 64 ranks, { [r] : r mod 4 = 0 and
- * floor(r/16) >= 2 } is { [r] : 32 <= r <= 32 or ... or 60 <= r <= 60 }),
+ * the rank (on a 4x4x4 view of 64 ranks, [r] -> { : r mod 16 < 8 and
+ * r >= 32 } becomes [r] -> { : 32 <= r <= 39 or 48 <= r <= 55 }),
  * and every union, sum and subtraction of the cost's accumulators on such
  * sets piles up more divisions (a plan on a view of a 1-D mesh spent
  * three quarters of its time there); on intervals they stay small.  The
