@@ -16,7 +16,8 @@
 #            n in BENCH_SIZES
 #   auto     bench/auto.py: the automatic schedule's bytes at the busiest
 #            receiver against every hand schedule's and the lower bound
-#            (plan only; BENCH_AUTO_QUICK=1 for the small cases)
+#            (plan only; BENCH_AUTO_QUICK=1 for the small cases;
+#            BENCH_AUTO_TIMEOUT=S stops a hand plan after S seconds)
 #   autotime bench/auto.py --time: the automatic schedule's time_s against
 #            every hand schedule's on <= 8 ranks (BENCH_REPS rounds)
 # Every method is launched once per round, BENCH_REPS rounds, the methods
@@ -579,7 +580,9 @@ if has_part auto; then
 	say "part auto (automatic schedules vs hand schedules, plan only)"
 	mark "auto: start"
 	# BENCH_AUTO_QUICK=1: the small cases
-	$py "$here/auto.py" ${BENCH_AUTO_QUICK:+--quick} --jsonl "$results" \
+	$py "$here/auto.py" ${BENCH_AUTO_QUICK:+--quick} \
+		${BENCH_AUTO_TIMEOUT:+--plan-timeout "$BENCH_AUTO_TIMEOUT"} \
+		--jsonl "$results" \
 		> /dev/null || say "auto: a case failed or missed 1.02x"
 	mark "auto: end"
 fi
