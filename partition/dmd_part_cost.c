@@ -76,9 +76,9 @@
 /* The most events of one transfer, and ranks of one set, enumerated. */
 #define DMD_COST_MAX_EVENTS	200000
 #define DMD_COST_MAX_POINTS	(1L << 22)
-/* The most runs of consecutive ranks a set of ranks of a 1-D mesh is
- * rewritten as (dmd_cost_runs). */
-#define DMD_COST_MAX_RUNS	32
+/* The most runs of consecutive ranks along the last mesh axis that a set
+ * of ranks is rewritten as (dmd_cost_runs). */
+#define DMD_COST_MAX_RUNS	64
 
 /* Per step, per rank: pw_affs over the mesh parameters (on the whole
  * mesh), for one run of the step. */
@@ -300,42 +300,49 @@ static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
 	return isl_stat_ok;
 }
 
-/* The ranks of "r" (a set over the parameters of a 1-D mesh) as the
- * union of its runs of consecutive ranks, where its description has
- * divisions: the coordinates of a view of a 1-D mesh are divisions of
- * the rank (on a 4x4x4 view of 64 ranks, [r] -> { : r mod 16 < 8 and
- * r >= 32 } becomes [r] -> { : 32 <= r <= 39 or 48 <= r <= 55 }),
- * and every union, sum and subtraction of the cost's accumulators on such
- * sets piles up more divisions (a plan on a view of a 1-D mesh spent
- * three quarters of its time there); on intervals they stay small.  The
- * same ranks either way; "r" is kept as it is on a mesh of several
- * axes, without divisions, or with more than DMD_COST_MAX_RUNS runs (or
- * DMD_COST_MAX_EVENTS ranks). */
+/* The ranks of "r" (a set over the mesh parameters) as the union of its
+ * runs of consecutive ranks along the last mesh axis, merged where they
+ * line up (isl_set_coalesce), where its description has divisions: the
+ * coordinates of a view are divisions of the mesh's (on a 4x4x4 view of
+ * a 1-D mesh of 64 ranks, [r] -> { : r mod 16 < 8 and r >= 32 } becomes
+ * [r] -> { : 32 <= r <= 39 or 48 <= r <= 55 }), and every union, sum and
+ * subtraction of the cost's accumulators on such sets piles up more
+ * divisions (a plan on a view of a 1-D mesh spent three quarters of its
+ * time there); on boxes they stay small.  The same ranks either way;
+ * "r" is kept as it is without divisions, or with more than
+ * DMD_COST_MAX_RUNS runs (or DMD_COST_MAX_EVENTS ranks). */
 static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	__isl_take isl_set *r)
 {
+	const long *shape = m->job->mesh_shape;
 	struct dmd_cost_points pts;
+	int np = m->mesh->n, div = 0, i;
+	long j, k, id, last, runs = 0;
 	isl_set *out;
-	long j, k, runs = 0;
-	int div = 0;
 
-	if (!r || m->mesh->n != 1)
+	if (!r || np < 1)
 		return r;
 	if (isl_set_foreach_basic_set(r, &dmd_cost_has_div, &div) < 0)
 		return isl_set_free(r);
 	if (!div)
 		return r;
 	if (dmd_cost_enumerate(isl_set_move_dims(isl_set_copy(r), isl_dim_set,
-			0, isl_dim_param, 0, 1), &pts) < 0) {
+			0, isl_dim_param, 0, np), &pts) < 0) {
 		free(pts.v);
 		return r;
 	}
-	/* one coordinate per point (pts.v holds 2 longs a point) */
-	for (j = 0; j < pts.count; ++j)
-		pts.v[j] = pts.v[2 * j];
+	/* each point as its rank (row-major), in place: point j's np
+	 * coordinates start at j (np + 1) >= j */
+	for (j = 0; j < pts.count; ++j) {
+		for (id = 0, i = 0; i < np; ++i)
+			id = id * shape[i] + pts.v[j * (np + 1) + i];
+		pts.v[j] = id;
+	}
 	qsort(pts.v, pts.count, sizeof(long), &dmd_cost_long_cmp);
+	last = shape[np - 1];
 	for (j = 0; j < pts.count; ++j)
-		runs += j == 0 || pts.v[j] != pts.v[j - 1] + 1;
+		runs += j == 0 || pts.v[j] != pts.v[j - 1] + 1 ||
+			pts.v[j] % last == 0;
 	if (runs > DMD_COST_MAX_RUNS) {
 		free(pts.v);
 		return r;
@@ -344,12 +351,18 @@ static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	for (j = 0; j < pts.count; j = k) {
 		isl_set *run = isl_set_universe(isl_set_get_space(r));
 
-		for (k = j + 1; k < pts.count && pts.v[k] == pts.v[k - 1] + 1;
-		     ++k)
+		for (k = j + 1; k < pts.count && pts.v[k] == pts.v[k - 1] + 1 &&
+		     pts.v[k] % last != 0; ++k)
 			;
-		run = isl_set_lower_bound_si(run, isl_dim_param, 0, pts.v[j]);
-		run = isl_set_upper_bound_si(run, isl_dim_param, 0,
-			pts.v[k - 1]);
+		for (id = pts.v[j] / last, i = np - 2; i >= 0; --i) {
+			run = isl_set_fix_si(run, isl_dim_param, i,
+				id % shape[i]);
+			id /= shape[i];
+		}
+		run = isl_set_lower_bound_si(run, isl_dim_param, np - 1,
+			pts.v[j] % last);
+		run = isl_set_upper_bound_si(run, isl_dim_param, np - 1,
+			pts.v[k - 1] % last);
 		out = isl_set_union(out, run);
 	}
 	free(pts.v);
