@@ -79,6 +79,9 @@
 /* The most runs of consecutive ranks along the last mesh axis that a set
  * of ranks is rewritten as (dmd_cost_runs). */
 #define DMD_COST_MAX_RUNS	64
+/* The most ranks of a mesh whose sets of ranks are rewritten as runs
+ * (each such set's ranks are enumerated). */
+#define DMD_COST_MAX_RUN_RANKS	4096
 
 /* Per step, per rank: pw_affs over the mesh parameters (on the whole
  * mesh), for one run of the step. */
@@ -309,18 +312,21 @@ static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
  * subtraction of the cost's accumulators on such sets piles up more
  * divisions (a plan on a view of a 1-D mesh spent three quarters of its
  * time there); on boxes they stay small.  The same ranks either way;
- * "r" is kept as it is without divisions, or with more than
- * DMD_COST_MAX_RUNS runs (or DMD_COST_MAX_EVENTS ranks). */
+ * "r" is kept as it is without divisions, with more than
+ * DMD_COST_MAX_RUNS runs, or on a mesh of more than
+ * DMD_COST_MAX_RUN_RANKS ranks (its ranks are enumerated). */
 static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	__isl_take isl_set *r)
 {
 	const long *shape = m->job->mesh_shape;
 	struct dmd_cost_points pts;
 	int np = m->mesh->n, div = 0, i;
-	long j, k, id, last, runs = 0;
+	long j, k, id, last, runs = 0, size = 1;
 	isl_set *out;
 
-	if (!r || np < 1)
+	for (i = 0; i < np && size <= DMD_COST_MAX_RUN_RANKS; ++i)
+		size *= shape[i];
+	if (!r || np < 1 || size > DMD_COST_MAX_RUN_RANKS)
 		return r;
 	if (isl_set_foreach_basic_set(r, &dmd_cost_has_div, &div) < 0)
 		return isl_set_free(r);
