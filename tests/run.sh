@@ -49,7 +49,8 @@
 #   doc        the job format's reference (doc/job-format.md and the man
 #              page distmpmd-job(5)) names every key of the reader's
 #              tables; its example jobs run and match the reference
-# TESTS="unit errors" selects parts.
+# TESTS="unit errors" selects parts; codegen and plan check two jobs at a
+# time (TEST_JOBS=N, tests/par.sh).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"

@@ -24,6 +24,8 @@ cd "$ROOT/tests/codegen"
 passed=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$ROOT/tests/par.sh"
+par_init "$tmp/par"
 examples=()
 if [ $# -gt 0 ]; then
     jobs=()
@@ -37,17 +39,17 @@ fi
 # line of 100 columns or more?  Says why not.
 compiles() {
     if ! mpicc.mpich -std=gnu11 -fsyntax-only -Wall -Wextra -Wconversion \
-            -Wshadow -Werror -I"$ROOT/runtime" "$2" 2> "$tmp/cc"; then
+            -Wshadow -Werror -I"$ROOT/runtime" "$2" 2> "$scr/cc"; then
         echo "FAIL $1: $(basename "$2") does not compile cleanly:"
-        head -n 20 "$tmp/cc" | sed 's/^/    /'
+        head -n 20 "$scr/cc" | sed 's/^/    /'
         return 1
     fi
     if awk 'length($0) >= 100 { print FILENAME ":" FNR ": " length($0) \
-            " columns"; bad = 1 } END { exit bad }' "$2" > "$tmp/long"; then
+            " columns"; bad = 1 } END { exit bad }' "$2" > "$scr/long"; then
         return 0
     fi
     echo "FAIL $1: lines of 100 columns or more:"
-    head -n 5 "$tmp/long" | sed 's/^/    /'
+    head -n 5 "$scr/long" | sed 's/^/    /'
     return 1
 }
 # Do jobs "$1" and "$2" (a twin in another directory) build to the same
@@ -55,7 +57,7 @@ compiles() {
 # --common and every class; says where they differ.
 same_build() {
     local a=$1 b=$2 k n out
-    out=$tmp/twin
+    out=$scr/twin
     mkdir -p "$out"
     for cmd in classes check; do
         (cd "$(dirname "$a")" && "$DMD" $cmd "$(basename "$a")") \
@@ -81,18 +83,23 @@ same_build() {
         fi
     done
 }
-for job in "${jobs[@]}"; do
+# check_job JOB: the goldens of tests/codegen/JOB (and of its Axe twin),
+# in a background shell of par_start (its own scratch directory $scr).
+check_job() {
+    local job=$1 name ok n want k jn passed=0 failed=0
     name=${job%.yaml}
+    scr=$tmp/scr.$PAR_ID
+    mkdir -p "$scr"
     if [ ! -f "$job" ]; then
         echo "FAIL $name: no such job in tests/codegen"
-        failed=$((failed + 1))
-        continue
+        par_count 0 1
+        return
     fi
     ok=1
-    if ! "$DMD" classes "$job" > "$tmp/$name.classes" 2> "$tmp/err"; then
-        echo "FAIL $name: distmpmd classes failed: $(cat "$tmp/err")"
-        failed=$((failed + 1))
-        continue
+    if ! "$DMD" classes "$job" > "$tmp/$name.classes" 2> "$scr/err"; then
+        echo "FAIL $name: distmpmd classes failed: $(cat "$scr/err")"
+        par_count 0 1
+        return
     fi
     if ! diff -u "$name.classes" "$tmp/$name.classes"; then ok=0; fi
     "$DMD" check "$job" > "$tmp/$name.check" || ok=0
@@ -128,9 +135,9 @@ for job in "${jobs[@]}"; do
     fi
     # plan's memory is what the emitted code allocates: the largest sum
     # of the dmd_alloc sizes of a class, in bytes
-    if ! "$DMD" plan "$job" --json > "$tmp/$name.plan" 2> "$tmp/err" ||
+    if ! "$DMD" plan "$job" --json > "$tmp/$name.plan" 2> "$scr/err" ||
        ! /usr/bin/python3 - "$tmp/$name.plan" "$tmp/$name.common.h" \
-            "$tmp/$name".class*.c <<'PYEOF' 2> "$tmp/err"; then
+            "$tmp/$name".class*.c <<'PYEOF' 2> "$scr/err"; then
 import json, re, sys
 plan = json.load(open(sys.argv[1]))
 es = 8 if "DMD_RT_F64" in open(sys.argv[2]).read() else 4
@@ -140,7 +147,7 @@ alloc = max(sum(int(v) for v in re.findall(r"dmd_alloc\(rt, (\d+)\)",
 assert plan["mem_max"] == alloc, "plan mem_max %d, the code allocates %d" % (
     plan["mem_max"], alloc)
 PYEOF
-        echo "FAIL $name: plan's memory: $(tail -n 1 "$tmp/err")"
+        echo "FAIL $name: plan's memory: $(tail -n 1 "$scr/err")"
         ok=0
     fi
     if [ $ok = 1 ]; then
@@ -158,16 +165,22 @@ PYEOF
             failed=$((failed + 1))
         fi
     fi
-done
-for job in "${examples[@]}"; do
+    par_count $passed $failed
+}
+
+# check_example JOB: the classes of an example compile (no goldens).
+check_example() {
+    local job=$1 name ok n k
     name=example_$(basename "$job" .yaml)
+    scr=$tmp/scr.$PAR_ID
+    mkdir -p "$scr"
     ok=1
     mkdir -p "$tmp/$name"
-    n=$("$DMD" classes "$job" 2> "$tmp/err" |
+    n=$("$DMD" classes "$job" 2> "$scr/err" |
         sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p')
     if [ -z "$n" ] || ! "$DMD" emit "$job" --common \
             > "$tmp/$name/common.h"; then
-        echo "FAIL $name: distmpmd classes/emit failed: $(cat "$tmp/err")"
+        echo "FAIL $name: distmpmd classes/emit failed: $(cat "$scr/err")"
         ok=0
         n=0
     fi
@@ -177,11 +190,19 @@ for job in "${examples[@]}"; do
     done
     if [ $ok = 1 ]; then
         echo "ok codegen $name ($n classes, compiled)"
-        passed=$((passed + 1))
+        par_count 1 0
     else
         echo "FAIL codegen $name"
-        failed=$((failed + 1))
+        par_count 0 1
     fi
+}
+
+for job in "${jobs[@]}"; do
+    par_start check_job "$job"
 done
+for job in "${examples[@]}"; do
+    par_start check_example "$job"
+done
+par_wait
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

@@ -15,7 +15,9 @@
 #   - bad arguments exit 2; options as getopt_long reads them, help, did
 #     you mean.
 # `bash tests/plan/run.sh --only NAME...` checks the goldens of those jobs
-# only (tests/mutate: "plan NAME...").
+# only (tests/mutate: "plan NAME...").  The checks of each job run side
+# by side (tests/par.sh: TEST_JOBS at once, default 2), their outputs
+# printed in order.
 # (That plan's byte counts equal the runs' is checked by tests/e2e/run.sh
 # for every e2e job, its memory against the emitted code by
 # tests/codegen/run.sh.)
@@ -26,6 +28,8 @@ DMD=${DISTMPMD:-$ROOT/bin/distmpmd}
 HERE=tests/plan
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. tests/par.sh
+par_init "$tmp/par"
 passed=0 failed=0
 only=
 if [ "${1:-}" = --only ]; then
@@ -45,25 +49,31 @@ tests/e2e/jobs/auto_layout_tp_4.yaml tests/e2e/jobs/auto_cannon_skew_4.yaml
 tests/plan/auto_cannon_rows_4.yaml tests/e2e/jobs/summa_cyclic_gap_k_2x2.yaml
 tests/plan/cyclic_gap_long_1x2.yaml tests/e2e/jobs/auto_25d_8.yaml"
 
-for job in $JOBS; do
+# check_golden JOB [--regen]: JOB's plan and plan --json against the
+# goldens (or written as the goldens), in a background shell of par_start
+# (scratch files in $t).
+check_golden() {
+    local job=$1 name t=$tmp/t.$PAR_ID
+    passed=0 failed=0
     name=$(basename "$job" .yaml)
-    [ -n "$only" ] && [ "${only/ $name /}" = "$only" ] && continue
-    if [ "${1:-}" = --regen ]; then
+    mkdir -p "$t"
+    if [ "${2:-}" = --regen ]; then
         "$DMD" plan "$job" > "$HERE/$name.plan"
         "$DMD" plan "$job" --json > "$HERE/$name.plan.json"
         echo "regenerated $name"
-        continue
+        par_count 0 0
+        return
     fi
-    if "$DMD" plan "$job" > "$tmp/out" 2> "$tmp/err" &&
-       [ ! -s "$tmp/err" ] && diff -u "$HERE/$name.plan" "$tmp/out"; then
+    if "$DMD" plan "$job" > "$t/out" 2> "$t/err" &&
+       [ ! -s "$t/err" ] && diff -u "$HERE/$name.plan" "$t/out"; then
         ok "plan $name"
     else
-        cat "$tmp/err"
+        cat "$t/err"
         ko "plan $name"
     fi
-    if "$DMD" plan "$job" --json > "$tmp/out" 2> "$tmp/err" &&
-       diff -u "$HERE/$name.plan.json" "$tmp/out" &&
-       /usr/bin/python3 - "$tmp/out" <<'PYEOF'; then
+    if "$DMD" plan "$job" --json > "$t/out" 2> "$t/err" &&
+       diff -u "$HERE/$name.plan.json" "$t/out" &&
+       /usr/bin/python3 - "$t/out" <<'PYEOF'; then
 import json, sys
 p = json.load(open(sys.argv[1]))
 top = ("ranks", "bytes_moved_total", "bytes_recv_max", "messages",
@@ -119,10 +129,18 @@ assert sum(s["messages"] for s in p["steps"]) == p["messages"], p
 PYEOF
         ok "plan --json $name"
     else
-        cat "$tmp/err"
+        cat "$t/err"
         ko "plan --json $name"
     fi
+    par_count $passed $failed
+}
+
+for job in $JOBS; do
+    name=$(basename "$job" .yaml)
+    [ -n "$only" ] && [ "${only/ $name /}" = "$only" ] && continue
+    par_start check_golden "$job" "${1:-}"
 done
+par_wait
 [ "${1:-}" = --regen ] && exit 0
 if [ -n "$only" ]; then
     echo "$passed passed, $failed failed"
@@ -135,14 +153,16 @@ fi
 # block layouts (skewed ones too) the closed-form estimate of the busiest
 # receiver's bytes is the exact figure, candidate by candidate (Cannon's
 # and PUMMA's shifts included)
-for name in auto_square_8 auto_prime_11 auto_cannon_skew_4 \
-        auto_cannon_rows_4; do
+check_pruned() {
+    local name=$1 job t=$tmp/t.$PAR_ID
+    passed=0 failed=0
+    mkdir -p "$t"
     job=tests/e2e/jobs/$name.yaml
     [ -f "$job" ] || job=$HERE/$name.yaml
-    if "$DMD" plan "$job" --json --top 100 > "$tmp/pruned" &&
+    if "$DMD" plan "$job" --json --top 100 > "$t/pruned" &&
        DMD_SEARCH_EXACT=0 "$DMD" plan "$job" --json --top 100 \
-           > "$tmp/all" &&
-       /usr/bin/python3 - "$tmp/pruned" "$tmp/all" <<'PYEOF'; then
+           > "$t/all" &&
+       /usr/bin/python3 - "$t/pruned" "$t/all" <<'PYEOF'; then
 import json, sys
 p, a = (json.load(open(f))["steps"][0] for f in sys.argv[1:3])
 assert p["schedule"] == a["schedule"] and p["view"] == a["view"]
@@ -156,6 +176,11 @@ PYEOF
     else
         ko "plan $name: the pruned search chooses as the full one"
     fi
+    par_count $passed $failed
+}
+for name in auto_square_8 auto_prime_11 auto_cannon_skew_4 \
+        auto_cannon_rows_4; do
+    par_start check_pruned $name
 done
 
 # steps that are not matrix products (issue 16): the search analyses the
@@ -165,14 +190,14 @@ done
 # receiver, bytes moved, messages, flops, modeled time) is the exact
 # figure; the empty schedule's figures are those derived by hand in the
 # job files (stencils; 4x4: searched beyond the former 8-rank limit)
-for spec in "stencil_est_2x2 48 192 8" "stencil_est_4x4 128 1344 48" \
-        "contract_est_12 - - -"; do
-    set -- $spec
-    name=$1 job=$HERE/$1.yaml
-    if "$DMD" plan "$job" --json --top 100 > "$tmp/pruned" &&
+check_estimate() {
+    local name=$1 job=$HERE/$1.yaml t=$tmp/t.$PAR_ID
+    passed=0 failed=0
+    mkdir -p "$t"
+    if "$DMD" plan "$job" --json --top 100 > "$t/pruned" &&
        DMD_SEARCH_EXACT=0 "$DMD" plan "$job" --json --top 100 \
-           > "$tmp/all" &&
-       /usr/bin/python3 - "$tmp/pruned" "$tmp/all" "$2" "$3" "$4" <<'PYEOF'; then
+           > "$t/all" &&
+       /usr/bin/python3 - "$t/pruned" "$t/all" "$2" "$3" "$4" <<'PYEOF'; then
 import json, sys
 p, a = (json.load(open(f))["steps"][0] for f in sys.argv[1:3])
 assert p["searched"] and a["searched"], p
@@ -199,6 +224,12 @@ PYEOF
     else
         ko "plan $name: the estimate of each loop distribution is exact"
     fi
+    par_count $passed $failed
+}
+for spec in "stencil_est_2x2 48 192 8" "stencil_est_4x4 128 1344 48" \
+        "contract_est_12 - - -"; do
+    # shellcheck disable=SC2086
+    par_start check_estimate $spec
 done
 
 # --top limits the candidates (an explicit step has one)
@@ -212,28 +243,89 @@ fi
 # the frozen job builds to the same code, class by class (a job whose
 # schedules are written; one whose schedule the search chose, frozen with
 # its view and schedule)
-for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
-        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml \
-        tests/e2e/jobs/auto_elem_4.yaml \
-        tests/e2e/jobs/auto_layout_tp_4.yaml; do
+check_frozen() {
+    local job=$1 name t=$tmp/t.$PAR_ID good n k
+    passed=0 failed=0
     name=$(basename "$job" .yaml)
-    mkdir -p "$tmp/f"
+    mkdir -p "$t/f"
     good=1
-    "$DMD" plan "$job" -o "$tmp/f/$name.yaml" > /dev/null || good=0
-    "$DMD" classes "$job" > "$tmp/c1" && "$DMD" classes "$tmp/f/$name.yaml" \
-        > "$tmp/c2" && cmp -s "$tmp/c1" "$tmp/c2" || good=0
-    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$tmp/c1")
+    "$DMD" plan "$job" -o "$t/f/$name.yaml" > /dev/null || good=0
+    "$DMD" classes "$job" > "$t/c1" && "$DMD" classes "$t/f/$name.yaml" \
+        > "$t/c2" && cmp -s "$t/c1" "$t/c2" || good=0
+    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$t/c1")
     for ((k = 0; k < ${n:-0}; k++)); do
-        "$DMD" emit "$job" --class $k > "$tmp/e1"
-        "$DMD" emit "$tmp/f/$name.yaml" --class $k > "$tmp/e2"
-        cmp -s "$tmp/e1" "$tmp/e2" || good=0
+        "$DMD" emit "$job" --class $k > "$t/e1"
+        "$DMD" emit "$t/f/$name.yaml" --class $k > "$t/e2"
+        cmp -s "$t/e1" "$t/e2" || good=0
     done
-    if [ $good = 1 ] && [ "${n:-0}" -gt 0 ] && [ ! -e "$tmp/f/$name.yaml.tmp.$$" ]; then
+    if [ $good = 1 ] && [ "${n:-0}" -gt 0 ] &&
+       [ -z "$(ls -A "$t/f" | grep -v "^$name.yaml\$")" ]; then
         ok "plan -o: $name builds to the same code ($n classes)"
     else
         ko "plan -o: $name builds to the same code"
     fi
+    par_count $passed $failed
+}
+for job in tests/e2e/jobs/pumma_view7.yaml tests/e2e/jobs/partial_view_4.yaml \
+        tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml \
+        tests/e2e/jobs/auto_elem_4.yaml \
+        tests/e2e/jobs/auto_layout_tp_4.yaml; do
+    par_start check_frozen "$job"
 done
+
+# a candidate whose analysis exceeds the isl operation quota is given up,
+# with the reason; the search stops after 3 (DMD_SEARCH_EXACT) given up,
+# the others keep their estimates, and with every one analysed given up
+# the step keeps the empty schedule (DMD_SEARCH_QUOTA: a tiny quota for
+# the test)
+check_quota_given_up() {
+    local t=$tmp/t.$PAR_ID st
+    passed=0 failed=0
+    mkdir -p "$t"
+    DMD_SEARCH_QUOTA=1000 "$DMD" plan tests/plan/auto_prime_11.yaml --top 10 \
+        > "$t/q" 2>&1
+    st=$?
+    if [ $st = 0 ] && [ "$(grep -c 'rejected: too costly to analyse (isl operation quota)' "$t/q")" = 3 ] &&
+       grep -q "candidates (10, 3 analysed," "$t/q" &&
+       grep -q "schedule (chosen by the search): none" "$t/q"; then
+        ok "plan: candidates beyond the isl quota are given up"
+    else
+        cat "$t/q"
+        ko "plan: candidates beyond the isl quota are given up (exit $st)"
+    fi
+    par_count $passed $failed
+}
+par_start check_quota_given_up
+
+# a candidate beyond the isl operation quota is "too costly to analyse",
+# not refused for another reason: the cost's retry of a product that is
+# not a pw_aff (dmd_cost_mul) kept the quota error from the search, which
+# then reported "a box whose size is not a piecewise affine function"
+# (DMD_SEARCH_QUOTA=300000: two candidates of auto_square_8 reach it)
+check_quota_costly() {
+    local t=$tmp/t.$PAR_ID st
+    passed=0 failed=0
+    mkdir -p "$t"
+    if DMD_SEARCH_QUOTA=300000 "$DMD" plan tests/e2e/jobs/auto_square_8.yaml \
+            --json --top 20 > "$t/out" 2> "$t/err" &&
+       /usr/bin/python3 - "$t/out" <<'PYEOF'; then
+import json, sys
+p = json.load(open(sys.argv[1]))
+why = [c["rejected"] for c in p["steps"][0]["candidates"] if c["rejected"]]
+assert why, "no candidate reached the quota"
+assert all(w == "too costly to analyse (isl operation quota)"
+           for w in why), why
+PYEOF
+        ok "plan: a candidate beyond the operation quota is too costly"
+    else
+        cat "$t/err"
+        ko "plan: a candidate beyond the operation quota is too costly"
+    fi
+    par_count $passed $failed
+}
+par_start check_quota_costly
+
+par_wait
 cp tests/e2e/jobs/stencil3.yaml "$tmp/self.yaml"
 "$DMD" plan "$tmp/self.yaml" -o "$tmp/self.yaml" > /dev/null 2> "$tmp/err"
 st=$?
@@ -283,23 +375,6 @@ for args in "--top 0" "--top x" "--frob" "" "a.yaml b.yaml"; do
     fi
 done
 
-# a candidate whose analysis exceeds the isl operation quota is given up,
-# with the reason; the search stops after 3 (DMD_SEARCH_EXACT) given up,
-# the others keep their estimates, and with every one analysed given up
-# the step keeps the empty schedule (DMD_SEARCH_QUOTA: a tiny quota for
-# the test)
-DMD_SEARCH_QUOTA=1000 "$DMD" plan tests/plan/auto_prime_11.yaml --top 10 \
-    > "$tmp/q" 2>&1
-st=$?
-if [ $st = 0 ] && [ "$(grep -c 'rejected: too costly to analyse (isl operation quota)' "$tmp/q")" = 3 ] &&
-   grep -q "candidates (10, 3 analysed," "$tmp/q" &&
-   grep -q "schedule (chosen by the search): none" "$tmp/q"; then
-    ok "plan: candidates beyond the isl quota are given up"
-else
-    cat "$tmp/q"
-    ko "plan: candidates beyond the isl quota are given up (exit $st)"
-fi
-
 # the command line as for every command (getopt_long): a prefix of an
 # option, the option's value after '=', help, did you mean
 if "$DMD" plan --jso --top=1 tests/e2e/jobs/summa_2x2.yaml > "$tmp/t1" &&
@@ -320,27 +395,6 @@ if "$DMD" help plan > "$tmp/h1" && "$DMD" plan --help > "$tmp/h2" &&
     ok "help plan, plan --help"
 else
     ko "help plan, plan --help"
-fi
-
-# a candidate beyond the isl operation quota is "too costly to analyse",
-# not refused for another reason: the cost's retry of a product that is
-# not a pw_aff (dmd_cost_mul) kept the quota error from the search, which
-# then reported "a box whose size is not a piecewise affine function"
-# (DMD_SEARCH_QUOTA=300000: two candidates of auto_square_8 reach it)
-if DMD_SEARCH_QUOTA=300000 "$DMD" plan tests/e2e/jobs/auto_square_8.yaml \
-        --json --top 20 > "$tmp/out" 2> "$tmp/err" &&
-   /usr/bin/python3 - "$tmp/out" <<'PYEOF'; then
-import json, sys
-p = json.load(open(sys.argv[1]))
-why = [c["rejected"] for c in p["steps"][0]["candidates"] if c["rejected"]]
-assert why, "no candidate reached the quota"
-assert all(w == "too costly to analyse (isl operation quota)"
-           for w in why), why
-PYEOF
-    ok "plan: a candidate beyond the operation quota is too costly"
-else
-    cat "$tmp/err"
-    ko "plan: a candidate beyond the operation quota is too costly"
 fi
 
 echo "$passed passed, $failed failed"
