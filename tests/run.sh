@@ -50,7 +50,7 @@
 #              page distmpmd-job(5)) names every key of the reader's
 #              tables; its example jobs run and match the reference
 # TESTS="unit errors" selects parts; codegen and plan check two jobs at a
-# time (TEST_JOBS=N, tests/par.sh).
+# time on two processors or more (TEST_JOBS=N, tests/par.sh).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"

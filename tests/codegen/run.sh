@@ -14,7 +14,9 @@
 # measured).  A job with a twin tests/codegen/axe/JOB.yaml (the same job
 # with its layouts written as Axe layouts, spec 1.2 'axe') must give the
 # same class listing, check output, common.h and class files as the job,
-# byte for byte.
+# byte for byte.  The jobs are checked side by side (tests/par.sh:
+# TEST_JOBS at once, default the processors, at most 2), their outputs
+# printed in order.
 #	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job
 #						and every example)
 set -uo pipefail

@@ -16,8 +16,8 @@
 #     you mean.
 # `bash tests/plan/run.sh --only NAME...` checks the goldens of those jobs
 # only (tests/mutate: "plan NAME...").  The checks of each job run side
-# by side (tests/par.sh: TEST_JOBS at once, default 2), their outputs
-# printed in order.
+# by side (tests/par.sh: TEST_JOBS at once, default the processors, at
+# most 2), their outputs printed in order.
 # (That plan's byte counts equal the runs' is checked by tests/e2e/run.sh
 # for every e2e job, its memory against the emitted code by
 # tests/codegen/run.sh.)
