@@ -78,13 +78,13 @@ int main(int argc, char **argv)
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 1 }, buf_A, 2,
             (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ (p_x == 0 ? 1 : 19) - ho0_A, (p_x == 1 ? 1 : 18) - ho1_A },
+            (const int64_t[]){ 18 * p_x + 1 - ho0_A, (p_x == 1 ? 1 : 18) - ho1_A },
                 (const int64_t[]){ p_x == 1 ? 1 : 18, p_x == 0 ? 1 : 17 });
       for (int64_t p_x = 0; p_x <= 1; p_x += 1)
         dmd_isend(rt, q0, (const int64_t[]){ p_x, -p_x + 1 }, buf_A, 2,
             (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ (p_x == 0 ? 1 : 18) - ho0_A, (p_x == 1 ? 1 : 17) - ho1_A },
-                (const int64_t[]){ p_x == 1 ? 1 : 18, p_x == 0 ? 1 : 17 });
+            (const int64_t[]){ 17 * p_x + 1 - ho0_A, (p_x == 1 ? 1 : 17) - ho1_A },
+                (const int64_t[]){ -17 * p_x + 18, p_x == 0 ? 1 : 17 });
       for (int64_t i_ii = 1; i_ii <= 17; i_ii += 1)
         for (int64_t i_ji = 1; i_ji <= 16; i_ji += 1)
           w_B[(i_ii - wo0_B) * wx1_B + (i_ji - wo1_B)]

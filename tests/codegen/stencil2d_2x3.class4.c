@@ -78,8 +78,8 @@ int main(int argc, char **argv)
       for (int64_t p_x = 0; p_x <= 1; p_x += 1) {
         dmd_irecv(rt, q0, (const int64_t[]){ p_x, -p_x + 1 }, buf_A, 2,
             (const int64_t[]){ hx0_A, hx1_A },
-            (const int64_t[]){ (p_x == 0 ? 18 : 19) - ho0_A, (p_x == 1 ? 17 : 18) - ho1_A },
-                (const int64_t[]){ p_x == 0 ? 1 : 17, p_x == 1 ? 1 : 18 });
+            (const int64_t[]){ p_x + 18 - ho0_A, -p_x + 18 - ho1_A },
+                (const int64_t[]){ 16 * p_x + 1, -17 * p_x + 18 });
         if (p_x == 1)
           dmd_irecv(rt, q0, (const int64_t[]){ 1, 2 }, buf_A, 2, (const int64_t[]){ hx0_A, hx1_A },
               (const int64_t[]){ 19 - ho0_A, 36 - ho1_A }, (const int64_t[]){ 17, 1 });
