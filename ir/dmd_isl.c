@@ -166,6 +166,63 @@ __isl_give isl_pw_aff *dmd_isl_pw_aff_name(__isl_take isl_pw_aff *pa,
 	return isl_pw_aff_set_tuple_id(pa, isl_dim_in, id);
 }
 
+struct dmd_isl_opt_data {
+	int max;
+	isl_val *opt;
+};
+
+/* Fold the optimum of "aff" on "set" into data->opt.  An affine
+ * expression with a denominator (isl writes a piece as
+ * (-1 + 2048c)/15 where it is integral on the piece's points) is
+ * optimized as its integral multiple by the denominator, then divided:
+ * isl_set_max_val refuses it ("expecting integer affine expression"). */
+static isl_stat dmd_isl_opt_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_isl_opt_data *data = user;
+	isl_val *d, *v;
+
+	d = isl_aff_get_denominator_val(aff);
+	aff = isl_aff_scale_val(aff, isl_val_copy(d));
+	v = data->max ? isl_set_max_val(set, aff) : isl_set_min_val(set, aff);
+	isl_set_free(set);
+	isl_aff_free(aff);
+	v = isl_val_div(v, d);
+	if (!v)
+		return isl_stat_error;
+	if (isl_val_is_nan(v) == isl_bool_true) {
+		isl_val_free(v);	/* an empty piece */
+		return isl_stat_ok;
+	}
+	if (!data->opt)
+		data->opt = v;
+	else if (data->max)
+		data->opt = isl_val_max(data->opt, v);
+	else
+		data->opt = isl_val_min(data->opt, v);
+	return data->opt ? isl_stat_ok : isl_stat_error;
+}
+
+/* The largest ("max") or smallest value of "pa" over its domain, as
+ * isl_pw_aff_max_val / isl_pw_aff_min_val (NaN where "pa" is empty,
+ * infinite where unbounded), also where a piece's expression has a
+ * denominator.  NULL on error. */
+__isl_give isl_val *dmd_isl_opt_val(__isl_take isl_pw_aff *pa, int max)
+{
+	struct dmd_isl_opt_data data = { max, NULL };
+	isl_ctx *ctx;
+
+	if (!pa)
+		return NULL;
+	ctx = isl_pw_aff_get_ctx(pa);
+	if (isl_pw_aff_foreach_piece(pa, &dmd_isl_opt_piece, &data) < 0)
+		data.opt = isl_val_free(data.opt);
+	else if (!data.opt)
+		data.opt = isl_val_nan(ctx);
+	isl_pw_aff_free(pa);
+	return data.opt;
+}
+
 /* The largest value of "pa" where it is defined and the parameters lie
  * in "ctx" (NULL: anywhere); 0 if nowhere; -1 if unbounded or on error.
  * For the extents of buffers: [c] -> { [(64)] : c = 0; [(63)] : c = 1 }
@@ -185,7 +242,7 @@ long dmd_isl_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx)
 		isl_pw_aff_free(p);
 		return empty == isl_bool_true ? 0 : -1;
 	}
-	v = isl_pw_aff_max_val(p);
+	v = dmd_isl_opt_val(p, 1);
 	if (!v || !isl_val_is_int(v))
 		r = -1;
 	else

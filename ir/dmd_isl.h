@@ -48,6 +48,7 @@ __isl_give isl_pw_aff *dmd_isl_pw_aff_name(__isl_take isl_pw_aff *pa,
  * set "ctx" (NULL: anywhere); 0 if that is empty; -1 if unbounded or on
  * error. */
 long dmd_isl_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx);
+__isl_give isl_val *dmd_isl_opt_val(__isl_take isl_pw_aff *pa, int max);
 /* pa + v */
 __isl_give isl_pw_aff *dmd_isl_add(__isl_take isl_pw_aff *pa, long v);
 /* "pa" extended with the value 0 on the points of "dom" where it is not

@@ -353,8 +353,8 @@ static isl_stat dmd_comb_times_piece(__isl_take isl_set *set,
 		return data->r ? isl_stat_ok : isl_stat_error;
 	}
 	pa = isl_pw_aff_alloc(set, aff);
-	lo = isl_pw_aff_min_val(isl_pw_aff_copy(pa));
-	hi = isl_pw_aff_max_val(isl_pw_aff_copy(pa));
+	lo = dmd_isl_opt_val(isl_pw_aff_copy(pa), 0);
+	hi = dmd_isl_opt_val(isl_pw_aff_copy(pa), 1);
 	if (!lo || !hi)
 		data->r = isl_pw_aff_free(data->r);
 	vlo = lo && isl_val_is_int(lo) ? isl_val_get_num_si(lo) : 0;

@@ -1241,7 +1241,7 @@ static double dmd_cost_max(__isl_take isl_pw_aff *pa)
 		isl_pw_aff_free(pa);
 		return 0;
 	}
-	v = isl_pw_aff_max_val(pa);
+	v = dmd_isl_opt_val(pa, 1);
 	r = v && isl_val_is_rat(v) ? isl_val_get_d(v) : NAN;
 	isl_val_free(v);
 	return r;
