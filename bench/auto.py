@@ -30,9 +30,10 @@ that name (the 64-rank ones take 30-60 minutes each here: some 80 hand
 plans on views of a 1-D mesh of 64 ranks, 5-40 s each); --plan-timeout
 S: a hand plan that takes more than S seconds is stopped and counted as
 unfinished (the table says how many; the case then cannot meet the goal,
-as the best hand plan may be among them).  Exit status 1 if a plan
-failed, a hand plan did not finish or the automatic plan is above 1.02x
-the best hand schedule.
+as the best hand plan may be among them; so does a hand plan that
+distmpmd refuses).  Exit status 1 if a plan failed, a hand plan did not
+finish or was refused, or the automatic plan is above 1.02x the best
+hand schedule.
 
 --time (the issue's time goal, on jobs that run here: <= 8 ranks): for
 each of TIME_CASES it builds the automatic job and every hand schedule,
@@ -205,15 +206,22 @@ def table(recs):
         hb, ab, lb = r["hand_bytes"], r["auto_bytes"], r["lower_bound"]
         ratio = ab / hb if hb else float("inf") if ab else 1.0
         late = r.get("unfinished", [])
-        ok &= hb is not None and ab <= 1.02 * hb and not late
+        refused = r.get("refused", [])
+        ok &= hb is not None and ab <= 1.02 * hb and not late and \
+            not refused
         lines.append("| %s%s | %d x %d x %d | %d | %s | %d | %s | %s | "
                      "%.3f | %s | %s | %.1f |" % (
                          r["case"], " (%s)" % r["memory"] if r["memory"]
                          else "", r["m"], r["n"], r["k"], r["P"],
                          r["auto"], ab, r["hand"], hb, ratio,
                          "%.2f" % (ab / lb) if lb > 0 else "-",
-                         "%d%s" % (r["hand_plans"], " (%d unfinished: %s)" % (
-                             len(late), ", ".join(late)) if late else ""),
+                         "%d%s%s" % (r["hand_plans"],
+                                     " (%d unfinished: %s)" % (
+                                         len(late), ", ".join(late))
+                                     if late else "",
+                                     " (%d refused: %s)" % (
+                                         len(refused), ", ".join(refused))
+                                     if refused else ""),
                          r["plan_s"]))
     return lines, ok
 
@@ -235,7 +243,7 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
                    if c["chosen"]][0]
     rec["auto_bytes"] = auto["bytes_recv_max"]
     rec["plan_s"] = round(dt, 2)
-    best, best_label, n_ok, late = None, None, 0, []
+    best, best_label, n_ok, late, refused = None, None, 0, [], []
     for label, views, sched in hand_schedules(P):
         hp = os.path.join(tmp, "hand.yaml")
         with open(hp, "w") as f:
@@ -249,6 +257,7 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
         if h is None:
             print("  %s: %s: refused: %s" % (name, label, err[0]),
                   file=sys.stderr)
+            refused.append(label)
             continue
         n_ok += 1
         b = h["bytes_recv_max"]
@@ -257,7 +266,8 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
         if best is None or b < best:
             best, best_label = b, label
     rec.update(hand=best_label, hand_bytes=best, hand_plans=n_ok,
-               unfinished=late, lower_bound=lower_bound(m, n, k, P))
+               unfinished=late, refused=refused,
+               lower_bound=lower_bound(m, n, k, P))
     return rec
 
 
