@@ -993,7 +993,9 @@ static int dmd_plan_gemm(struct dmd_plan *plan, int s)
 	prod = isl_map_flat_range_product(pi[0], pi[1]);
 	prod = isl_map_flat_range_product(prod, pi[2]);
 	prod = isl_map_set_tuple_name(prod, isl_dim_out, "S");
-	box = isl_map_is_equal(rev, prod);
+	/* "rev" lies in the product of its projections: equal if the
+	 * product lies in it */
+	box = isl_map_is_subset(prod, rev);
 	isl_map_free(prod);
 	if (box == isl_bool_true) {
 		box = dmd_plan_gemm_pieces(p, g, &rev) < 0 ||
