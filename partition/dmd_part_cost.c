@@ -84,8 +84,19 @@
 #define DMD_COST_MAX_RUN_RANKS	4096
 
 /* Per step, per rank: pw_affs over the mesh parameters (on the whole
- * mesh), for one run of the step. */
+ * mesh), for one run of the step.  The receives are summed per link
+ * (bytes and messages over mesh axis a's link in link[a]; NULL: none),
+ * and priced once at the end of the step (dmd_cost_price): the time of
+ * the events over a link is its cost per byte times their bytes plus its
+ * latency times their number, the same integers as event by event, with
+ * two sums of pw_affs per event instead of three. */
+struct dmd_cost_link_acc {
+	isl_pw_aff *bytes;
+	isl_pw_aff *msgs;
+};
+
 struct dmd_cost_acc {
+	struct dmd_cost_link_acc link[DMD_MAX_AXES];
 	isl_pw_aff *bytes;
 	isl_pw_aff *msgs;
 	isl_pw_aff *time;		/* fs (integers) */
@@ -201,24 +212,67 @@ static int dmd_cost_axis_link(const struct dmd_model *m, int a)
 }
 
 /* Add the receive of "bytes" (a pw_aff over the parameters, defined
- * where "ranks" receive) over link "link" to the step's accumulators. */
+ * where "ranks" receive) over link "link" (-1: the first axis's) to the
+ * step's accumulators of that link. */
 static void dmd_cost_receive(struct dmd_cost_build *b, int step,
 	__isl_take isl_pw_aff *bytes, __isl_take isl_set *ranks, int link)
 {
 	const struct dmd_model *m = b->m;
-	const struct dmd_link *l = &m->job->links[link < 0 ? 0 : link];
-	struct dmd_cost_acc *acc = &b->acc[step];
-	isl_pw_aff *t;
+	struct dmd_cost_link_acc *l = &b->acc[step].link[link < 0 ? 0 : link];
+	isl_set *on;
 
-	/* fs: latency_us * 1e9, and 1e6 / gbps per byte */
-	t = isl_pw_aff_scale_val(isl_pw_aff_copy(bytes),
-		dmd_cost_int(m->ctx, 1e6 / l->gbps));
-	t = isl_pw_aff_add_constant_val(t, dmd_cost_int(m->ctx,
-		l->latency_us * 1e9));
-	dmd_cost_add(&acc->time, dmd_cost_on(m, t, isl_set_copy(ranks)));
-	dmd_cost_add(&acc->msgs, dmd_cost_on(m, dmd_cost_cst(m,
-		isl_val_one(m->ctx)), isl_set_copy(ranks)));
-	dmd_cost_add(&acc->bytes, dmd_cost_on(m, bytes, ranks));
+	if (!l->bytes) {
+		l->bytes = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		l->msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	}
+	/* the ranks as runs once (dmd_cost_on) for both sums */
+	on = dmd_cost_runs(m, isl_set_intersect_params(ranks,
+		isl_set_copy(m->mesh->set)));
+	dmd_cost_add(&l->msgs, isl_pw_aff_intersect_params(dmd_cost_cst(m,
+		isl_val_one(m->ctx)), isl_set_copy(on)));
+	dmd_cost_add(&l->bytes, isl_pw_aff_intersect_params(bytes, on));
+}
+
+/* The sums of the receives over the links of "acc" into its bytes,
+ * messages and time: per link, latency_us * 1e9 fs a message and
+ * 1e6 / gbps fs a byte (each rounded to an integer, as event by
+ * event). */
+static void dmd_cost_price(const struct dmd_model *m,
+	struct dmd_cost_acc *acc)
+{
+	int a;
+
+	for (a = 0; a < DMD_MAX_AXES; ++a) {
+		struct dmd_cost_link_acc *l = &acc->link[a];
+		const struct dmd_link *k = &m->job->links[a];
+
+		if (!l->bytes)
+			continue;
+		dmd_cost_add(&acc->time, isl_pw_aff_add(
+			isl_pw_aff_scale_val(isl_pw_aff_copy(l->bytes),
+				dmd_cost_int(m->ctx, 1e6 / k->gbps)),
+			isl_pw_aff_scale_val(isl_pw_aff_copy(l->msgs),
+				dmd_cost_int(m->ctx, k->latency_us * 1e9))));
+		dmd_cost_add(&acc->bytes, l->bytes);
+		dmd_cost_add(&acc->msgs, l->msgs);
+		l->bytes = NULL;
+		l->msgs = NULL;
+	}
+}
+
+/* Release the pw_affs of "acc". */
+static void dmd_cost_acc_clear(struct dmd_cost_acc *acc)
+{
+	int a;
+
+	for (a = 0; a < DMD_MAX_AXES; ++a) {
+		acc->link[a].bytes = isl_pw_aff_free(acc->link[a].bytes);
+		acc->link[a].msgs = isl_pw_aff_free(acc->link[a].msgs);
+	}
+	acc->bytes = isl_pw_aff_free(acc->bytes);
+	acc->msgs = isl_pw_aff_free(acc->msgs);
+	acc->time = isl_pw_aff_free(acc->time);
+	acc->flops = isl_pw_aff_free(acc->flops);
 }
 
 /* Collect the points of a bounded set without parameters (at most
@@ -1446,6 +1500,8 @@ struct dmd_cost *dmd_part_cost(const struct dmd_plan *plan,
 	for (i = 0; r == 0 && i < plan->n_xfer; ++i)
 		r = dmd_cost_xfer(&b, plan->xfer[i]);
 	for (s = 0; r == 0 && s < plan->n_step; ++s)
+		dmd_cost_price(m, &b.acc[s]);
+	for (s = 0; r == 0 && s < plan->n_step; ++s)
 		r = dmd_cost_flops(&b, s);
 	if (r < 0)
 		goto error;
@@ -1492,21 +1548,13 @@ struct dmd_cost *dmd_part_cost(const struct dmd_plan *plan,
 	cost->total.bytes_recv_max = (long long) llround(mx);
 	if (cells && dmd_part_cost_memory(plan, cells, cost) < 0)
 		goto error;
-	for (s = 0; s < plan->n_step; ++s) {
-		isl_pw_aff_free(b.acc[s].bytes);
-		isl_pw_aff_free(b.acc[s].msgs);
-		isl_pw_aff_free(b.acc[s].time);
-		isl_pw_aff_free(b.acc[s].flops);
-	}
+	for (s = 0; s < plan->n_step; ++s)
+		dmd_cost_acc_clear(&b.acc[s]);
 	free(b.acc);
 	return cost;
 error:
-	for (s = 0; b.acc && s < plan->n_step; ++s) {
-		isl_pw_aff_free(b.acc[s].bytes);
-		isl_pw_aff_free(b.acc[s].msgs);
-		isl_pw_aff_free(b.acc[s].time);
-		isl_pw_aff_free(b.acc[s].flops);
-	}
+	for (s = 0; b.acc && s < plan->n_step; ++s)
+		dmd_cost_acc_clear(&b.acc[s]);
 	free(b.acc);
 	if (!b.failed) {
 		struct dmd_loc none = { 0, 0 };
