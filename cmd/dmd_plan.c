@@ -802,7 +802,10 @@ int dmd_plan_report(struct dmd_session *s, const struct dmd_plan_opts *o)
 	found = s->found ? s->found : calloc(n + 1, sizeof(*found));
 	if (!found)
 		return 1;
-	c = dmd_part_cost(s->plan, s->cells);
+	/* the search's cost of the plan it chose, its memory counted per
+	 * cell; else counted now */
+	c = s->cost ? dmd_part_cost_recount(s->cost, s->plan, s->cells) :
+		dmd_part_cost(s->plan, s->cells);
 	r = c ? 0 : 1;
 	if (!r && (o->json ? dmd_plan_json(s, c, o->top, found) :
 			dmd_plan_text(s, c, o->top, found)) < 0) {

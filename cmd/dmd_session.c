@@ -31,6 +31,7 @@ void dmd_session_free(struct dmd_session *s)
 	dmd_part_cells_free(s->cells);
 	dmd_part_facts_free(s->facts);
 	dmd_part_proofs_clear(&s->proofs);
+	dmd_part_cost_free(s->cost);
 	dmd_part_plan_free(s->plan);
 	dmd_model_free(s->m);
 	dmd_job_free(s->job);
@@ -172,10 +173,14 @@ static void stage_time(const char *stage)
  * the best candidate (applied to the job at once, so that the next
  * searches see it); s->found keeps the candidates (per step, NULL if not
  * searched).  If any was chosen, the job is analysed again (model and
- * plan): how that ended. */
+ * plan), unless the last step searched made a choice and kept its
+ * analysis (the job as it is now: every other step's choice was made
+ * before): then that analysis and its cost (s->cost) are the job's.  How
+ * that ended. */
 static enum dmd_status session_search(struct dmd_session *s)
 {
-	int i, any = 0, n = s->m->n_poly;
+	int i, any = 0, last = -1, n = s->m->n_poly;
+	struct dmd_search_an an;
 	enum dmd_status st;
 
 	for (i = 0; i < n; ++i)
@@ -199,11 +204,19 @@ static enum dmd_status session_search(struct dmd_session *s)
 				s->job, (struct dmd_step *) p->st) < 0)
 			s->found[i]->best = -1;
 		any |= s->found[i]->best >= 0;
+		last = i;
 	}
 	if (!any)
 		return DMD_OK;
 	s->plan = dmd_part_plan_free(s->plan);
 	s->m = dmd_model_free(s->m);
+	s->cost = dmd_part_cost_free(s->cost);
+	if (dmd_search_take(s->found[last], &an) == 0) {
+		s->m = an.m;
+		s->plan = an.plan;
+		s->cost = an.cost;
+		return DMD_OK;
+	}
 	st = dmd_model_build(s->ctx, s->job, &s->m);
 	if (st == DMD_OK)
 		st = dmd_part_plan(s->m, &s->plan);
@@ -227,6 +240,7 @@ static void session_undo_search(struct dmd_session *s, int nv)
 	s->found = NULL;
 	s->n_found = 0;
 	dmd_job_drop_views(s->job, nv);
+	s->cost = dmd_part_cost_free(s->cost);
 	s->plan = dmd_part_plan_free(s->plan);
 	s->m = dmd_model_free(s->m);
 }
@@ -257,7 +271,8 @@ static enum dmd_status session_layout_eval(void *user,
 	if (st == DMD_OK)
 		st = dmd_part_verify(s->plan, &proofs);
 	if (st == DMD_OK)
-		cost = dmd_part_cost_mesh(s->plan);
+		cost = s->cost ? dmd_part_cost_recount(s->cost, s->plan,
+			NULL) : dmd_part_cost_mesh(s->plan);
 	if (cost)
 		*fig = cost->total;
 	job->diag = saved;

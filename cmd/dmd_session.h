@@ -28,6 +28,9 @@ struct dmd_session {
 	struct dmd_job *job;
 	struct dmd_model *m;
 	struct dmd_plan *plan;
+	struct dmd_cost *cost;		/* plan's cost as the search analysed
+					 * it (memory: over the mesh), or
+					 * NULL (owned) */
 	struct dmd_proofs proofs;
 	struct dmd_facts *facts;
 	struct dmd_cells *cells;

@@ -362,6 +362,12 @@ int dmd_part_cost_memory(const struct dmd_plan *plan,
  * allocates; the search's figure, before there are classes).  NULL
  * after a message if a figure cannot be counted exactly. */
 struct dmd_cost *dmd_part_cost_mesh(const struct dmd_plan *plan);
+/* What dmd_part_cost(plan, cells) gives, from "traffic", the cost
+ * dmd_part_cost_mesh(plan) gave (kept): its traffic, flops and time
+ * copied, the memory counted over "cells" (NULL: that of "traffic",
+ * over the mesh).  NULL on error. */
+struct dmd_cost *dmd_part_cost_recount(const struct dmd_cost *traffic,
+	const struct dmd_plan *plan, const struct dmd_cells *cells);
 struct dmd_cost *dmd_part_cost_free(struct dmd_cost *cost);
 
 #endif

@@ -1578,3 +1578,33 @@ struct dmd_cost *dmd_part_cost_mesh(const struct dmd_plan *plan)
 		cost = dmd_part_cost_free(cost);
 	return cost;
 }
+
+/* The cost of "plan" with the memory over "cells" (see the header), from
+ * "traffic", its cost as dmd_part_cost_mesh gave it: a copy whose memory
+ * is counted again over "cells" (NULL: kept, over the mesh). */
+struct dmd_cost *dmd_part_cost_recount(const struct dmd_cost *traffic,
+	const struct dmd_plan *plan, const struct dmd_cells *cells)
+{
+	struct dmd_cost *cost;
+	int s;
+
+	if (!traffic || traffic->n_step != plan->n_step)
+		return NULL;
+	cost = dmd_cost_alloc(plan->n_step);
+	if (!cost)
+		return NULL;
+	cost->total = traffic->total;
+	for (s = 0; s < plan->n_step; ++s)
+		cost->step[s] = traffic->step[s];
+	if (!cells)
+		return cost;
+	cost->total.mem_max = 0;
+	cost->total.mem_rank = -1;
+	for (s = 0; s < plan->n_step; ++s) {
+		cost->step[s].mem_max = 0;
+		cost->step[s].mem_rank = -1;
+	}
+	if (dmd_part_cost_memory(plan, cells, cost) < 0)
+		return dmd_part_cost_free(cost);
+	return cost;
+}

@@ -65,6 +65,9 @@ struct dmd_search_build {
 	struct dmd_search *s;
 	char **used;			/* names made up so far */
 	int n_used;
+	/* the candidate whose analysis s->kept is (until the candidates
+	 * are sorted at the end), or NULL */
+	const struct dmd_search_cand *kept;
 };
 
 /* Does expression "e" read its 2-D plain access? The names of its two
@@ -738,9 +741,10 @@ static double dmd_search_since(const struct timespec *t0)
 }
 
 /* Analyse candidate "c": the job with its view and the step with its
- * schedule, then restored. */
+ * schedule, then restored.  The analysis (model, plan and cost) is given
+ * in "an" if "c" is costed (else freed, "an" cleared). */
 static void dmd_search_eval(struct dmd_search_build *b,
-	struct dmd_search_cand *c)
+	struct dmd_search_cand *c, struct dmd_search_an *an)
 {
 	struct dmd_job *job = b->job;
 	struct dmd_sched_cmd *saved = b->st->cmds;
@@ -784,8 +788,10 @@ static void dmd_search_eval(struct dmd_search_build *b,
 			"quota)");
 	}
 	dmd_part_proofs_clear(&proofs);
-	dmd_part_plan_free(plan);
-	dmd_model_free(m);
+	if (!cost) {
+		plan = dmd_part_plan_free(plan);
+		m = dmd_model_free(m);
+	}
 	b->st->cmds = saved;
 	b->st->n_cmds = n_saved;
 	if (c->view) {
@@ -806,7 +812,9 @@ static void dmd_search_eval(struct dmd_search_build *b,
 			"mesh.memory (%ld bytes)", cost->total.mem_rank,
 			cost->total.mem_max, job->memory) < 0)
 		c->rejected = NULL;
-	dmd_part_cost_free(cost);
+	an->m = m;
+	an->plan = plan;
+	an->cost = cost;
 }
 
 /* The group of candidate "c" in the order of the candidates: analysed
@@ -869,18 +877,48 @@ static int dmd_search_exact(void)
 	return DMD_SEARCH_EXACT;
 }
 
+/* Release the analysis "an" (cleared). */
+static void dmd_search_an_clear(struct dmd_search_an *an)
+{
+	an->cost = dmd_part_cost_free(an->cost);
+	an->plan = dmd_part_plan_free(an->plan);
+	an->m = dmd_model_free(an->m);
+}
+
+/* Keep the analysis "an" of candidate "c" (taken) if "c" is the best
+ * analysed within memory so far (by dmd_search_cmp, the final order),
+ * else release it: the session takes the kept one for the choice
+ * instead of analysing the job again (dmd_search_take). */
+static void dmd_search_keep(struct dmd_search_build *b,
+	struct dmd_search_cand *c, struct dmd_search_an *an)
+{
+	struct dmd_search *s = b->s;
+
+	if (!an->cost || c->rejected || (b->kept &&
+	    dmd_search_cmp(c, b->kept) >= 0)) {
+		dmd_search_an_clear(an);
+		return;
+	}
+	dmd_search_an_clear(&s->kept);
+	s->kept = *an;
+	b->kept = c;
+	memset(an, 0, sizeof(*an));
+}
+
 /* Analyse candidate "c" exactly (timed, with its estimate, for
- * DMD_TIME). */
+ * DMD_TIME), keeping its analysis if it is the best so far. */
 static void dmd_search_eval_timed(struct dmd_search_build *b,
 	struct dmd_search_cand *c)
 {
+	struct dmd_search_an an = { NULL, NULL, NULL };
 	struct dmd_cost_figs est = c->fig;
 	int estimated = c->estimated;
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	c->estimated = 0;
-	dmd_search_eval(b, c);
+	dmd_search_eval(b, c, &an);
+	dmd_search_keep(b, c, &an);
 	if (!getenv("DMD_TIME"))
 		return;
 	fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s", c->algo,
@@ -1019,9 +1057,9 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 {
 	struct dmd_search_build b = { ctx, job, m, m->poly[step],
 		(struct dmd_step *) m->poly[step]->st, NULL, NULL, NULL,
-		NULL, NULL, NULL, NULL, 0 };
+		NULL, NULL, NULL, NULL, 0, NULL };
 	long P = job->nranks, Q, best = 0;
-	int i, r;
+	int i, r, kept;
 
 	b.s = calloc(1, sizeof(*b.s));
 	if (!b.s)
@@ -1053,9 +1091,13 @@ struct dmd_search *dmd_search_step(isl_ctx *ctx, struct dmd_job *job,
 	free(b.used);
 	if (r < 0)
 		return dmd_search_free(b.s);
+	kept = b.kept ? b.kept->order : -1;
 	qsort(b.s->c, b.s->n, sizeof(*b.s->c), &dmd_search_cmp);
 	if (b.s->n && b.s->c[0].costed && !b.s->c[0].rejected)
 		b.s->best = 0;
+	/* the analysis kept is the choice's (the same order) */
+	if (b.s->best < 0 || b.s->c[0].order != kept)
+		dmd_search_an_clear(&b.s->kept);
 	return b.s;
 }
 
@@ -1083,6 +1125,17 @@ int dmd_search_apply(struct dmd_search *s, struct dmd_job *job,
 	return 0;
 }
 
+/* Take the analysis of the choice of "s" (see the header). */
+int dmd_search_take(struct dmd_search *s, struct dmd_search_an *an)
+{
+	memset(an, 0, sizeof(*an));
+	if (!s || s->best < 0 || !s->kept.cost)
+		return -1;
+	*an = s->kept;
+	memset(&s->kept, 0, sizeof(s->kept));
+	return 0;
+}
+
 /* Release "s"; returns NULL. */
 struct dmd_search *dmd_search_free(struct dmd_search *s)
 {
@@ -1093,6 +1146,7 @@ struct dmd_search *dmd_search_free(struct dmd_search *s)
 	for (i = 0; i < s->n; ++i)
 		dmd_search_cand_clear(&s->c[i]);
 	free(s->c);
+	dmd_search_an_clear(&s->kept);
 	free(s);
 	return NULL;
 }

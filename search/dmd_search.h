@@ -50,12 +50,23 @@ struct dmd_search_cand {
 	int order;			/* made as the order-th (ties) */
 };
 
+/* The exact analysis of a candidate: the job's model and transfer plan
+ * with its view and schedule, and their cost (the memory that of the
+ * busiest rank over the mesh, dmd_part_cost_mesh); all owned, NULL when
+ * none. */
+struct dmd_search_an {
+	struct dmd_model *m;
+	struct dmd_plan *plan;
+	struct dmd_cost *cost;
+};
+
 /* The candidates of one step, best first (refused ones last). */
 struct dmd_search {
 	int step;			/* poly index */
 	int n;
 	struct dmd_search_cand *c;
 	int best;			/* index of the choice, -1: none */
+	struct dmd_search_an kept;	/* the choice's analysis, or none */
 };
 
 /* Is step "p" a matrix product the search handles (C[i, j] (+)= A * B,
@@ -90,5 +101,10 @@ struct dmd_search *dmd_search_free(struct dmd_search *s);
  * (taken).  Returns 0, or -1 (no choice). */
 int dmd_search_apply(struct dmd_search *s, struct dmd_job *job,
 	struct dmd_step *st);
+/* Take the exact analysis of the choice of "s" made while searching
+ * (into "an"): that of "job" once dmd_search_apply made the choice part
+ * of it, provided no other step's schedule or view changed since this
+ * search.  Returns 0, or -1 (none kept: "an" cleared). */
+int dmd_search_take(struct dmd_search *s, struct dmd_search_an *an);
 
 #endif
