@@ -177,6 +177,7 @@ static int dmd_mesh_views(struct dmd_mesh *mesh)
 
 	mesh->n_all = dmd_job_n_all_axes(job);
 	mesh->coord = calloc(mesh->n_all + 1, sizeof(*mesh->coord));
+	mesh->n_frame = job->n_views;
 	mesh->frame = calloc(job->n_views + 1, sizeof(*mesh->frame));
 	if (!mesh->coord || !mesh->frame) {
 		isl_space_free(ps);
@@ -604,7 +605,9 @@ __isl_null struct dmd_mesh *dmd_mesh_free(__isl_take struct dmd_mesh *mesh)
 	for (i = 0; mesh->coord && i < mesh->n_all; ++i)
 		isl_pw_aff_free(mesh->coord[i]);
 	free(mesh->coord);
-	for (i = 0; mesh->frame && i < mesh->job->n_views; ++i)
+	/* its own count: the search frees the model of a candidate after
+	 * taking the candidate's view out of the job again */
+	for (i = 0; mesh->frame && i < mesh->n_frame; ++i)
 		isl_set_free(mesh->frame[i]);
 	free(mesh->frame);
 	free(mesh);

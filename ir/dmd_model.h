@@ -57,6 +57,7 @@ struct dmd_mesh {
 	isl_multi_id *ids;		/* { R[c_x, c_y] } */
 	int n_all;			/* axes of the mesh and the views */
 	isl_pw_aff **coord;		/* per axis: the coordinate */
+	int n_frame;			/* the job's views when built */
 	isl_set **frame;		/* per view: its ranks */
 };
 
