@@ -932,6 +932,39 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
 	fprintf(stderr, "\n");
 }
 
+/* Is candidate "c" 2.5-D (its k block in panels within each layer of a
+ * 3-D view) whose 3-D twin (the same view and distribution, the whole
+ * block at once) was analysed and fits in mesh.memory?  Then it is not
+ * analysed: the panels only save memory.  Over the same view the two
+ * receive the same elements at each rank (those of its blocks of A and
+ * B that it does not hold: exactly once with the whole block, at least
+ * once with panels), in more messages (a piece per panel) and with the
+ * same flops; the model does not overlap transfers and computation, so
+ * the twin is never slower (checked with every candidate analysed, on
+ * shapes that do not divide and on meshes with mesh.links:
+ * doc/design-notes.md). */
+static int dmd_search_twin_fits(const struct dmd_search *s,
+	const struct dmd_search_cand *c)
+{
+	int i, d;
+
+	if (c->est.n != 3 || c->est.panels == 0)
+		return 0;
+	for (i = 0; i < s->n; ++i) {
+		const struct dmd_search_cand *t = &s->c[i];
+
+		if (t->est.n != 3 || t->est.panels != 0)
+			continue;
+		for (d = 0; d < 3; ++d)
+			if (t->est.loop[d] != c->est.loop[d] ||
+			    t->est.shape[d] != c->est.shape[d])
+				break;
+		if (d == 3)
+			return t->costed && !t->rejected;
+	}
+	return 0;
+}
+
 /* Analyse exactly, in their order (by their estimates), the candidates
  * "first" .. s->n - 1: the first, then the next ones whose estimated
  * time is within DMD_SEARCH_NEAR of the best analysed so far ("best":
@@ -939,7 +972,9 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
  * them (once one is analysed within mesh.memory: until then every next
  * one, but no more than DMD_SEARCH_EXACT that the analysis refuses or
  * gives up: each of those may have taken the whole operation quota).
- * The others keep their estimates. */
+ * A 2.5-D candidate whose 3-D twin fits is passed over
+ * (dmd_search_twin_fits; unless every candidate is to be analysed,
+ * DMD_SEARCH_EXACT=0).  The others keep their estimates. */
 static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 	double best)
 {
@@ -952,6 +987,12 @@ static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 		if (k > 0 && n > 0 && ((best >= 0 && (n >= k ||
 		    c->fig.time_s > best * DMD_SEARCH_NEAR)) || failed >= k))
 			break;
+		if (k > 0 && dmd_search_twin_fits(s, c)) {
+			c->skipped = 1;
+			c->why = strdup("not analysed: 3-D on this view fits "
+				"in memory (2.5-D only saves memory)");
+			continue;
+		}
 		dmd_search_eval_timed(b, c);
 		++n;
 		failed += !c->costed;
