@@ -459,8 +459,12 @@ static int dmd_plan_text(struct dmd_session *s, const struct dmd_cost *c,
 		long runs = dmd_model_step_count(m, i);
 
 		printf("\nstep %d: %s\n", i + 1, p->label);
-		printf("  schedule%s:", found[i] ? " (chosen by the search)" :
-			"");
+		/* searched without a choice: every candidate analysed was
+		 * beyond mesh.memory or refused, the step keeps none */
+		printf("  schedule%s:", !found[i] ? "" : found[i]->best >= 0 ?
+			" (chosen by the search)" : job->memory ?
+			" (the search found no candidate within mesh.memory)" :
+			" (the search found no candidate it could analyse)");
 		if (!p->st->n_cmds)
 			printf(" none (every iteration on the holders of what "
 				"it writes)");

@@ -49,7 +49,7 @@ tests/e2e/jobs/auto_layout_tp_4.yaml tests/e2e/jobs/auto_cannon_skew_4.yaml
 tests/plan/auto_cannon_rows_4.yaml tests/e2e/jobs/summa_cyclic_gap_k_2x2.yaml
 tests/plan/cyclic_gap_long_1x2.yaml tests/e2e/jobs/auto_25d_8.yaml
 tests/plan/view_cut_30_of_32.yaml tests/plan/view_rational_15x4.yaml
-tests/plan/twin_25d_16.yaml"
+tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml"
 
 # check_golden JOB [--regen]: JOB's plan and plan --json against the
 # goldens (or written as the goldens), in a background shell of par_start
@@ -111,6 +111,12 @@ for s in p["steps"]:
     # a searched step: the chosen candidate is the step's schedule, the
     # candidates come best first (modeled time, within memory)
     ch = [c for c in s["candidates"] if c["chosen"]]
+    if not ch:
+        # none within mesh.memory (or none it could analyse): the step
+        # keeps no schedule, and every candidate listed says why not
+        assert s["schedule"] == [] and s["view"] is None, s
+        assert all(c["rejected"] for c in s["candidates"]), s
+        continue
     assert len(ch) == 1 and ch[0] is s["candidates"][0], s["candidates"]
     assert ch[0]["schedule"] == s["schedule"] and ch[0]["view"] == s["view"]
     assert ch[0]["bytes_moved_total"] == s["bytes_moved_total"], ch
@@ -278,8 +284,8 @@ done
 # a candidate whose analysis exceeds the isl operation quota is given up,
 # with the reason; the search stops after 3 (DMD_SEARCH_EXACT) given up,
 # the others keep their estimates, and with every one analysed given up
-# the step keeps the empty schedule (DMD_SEARCH_QUOTA: a tiny quota for
-# the test)
+# the step keeps the empty schedule, which the plan says was not chosen
+# (DMD_SEARCH_QUOTA: a tiny quota for the test)
 check_quota_given_up() {
     local t=$tmp/t.$PAR_ID st
     passed=0 failed=0
@@ -289,7 +295,7 @@ check_quota_given_up() {
     st=$?
     if [ $st = 0 ] && [ "$(grep -c 'rejected: too costly to analyse (isl operation quota)' "$t/q")" = 3 ] &&
        grep -q "candidates (10, 3 analysed," "$t/q" &&
-       grep -q "schedule (chosen by the search): none" "$t/q"; then
+       grep -q "schedule (the search found no candidate it could analyse): none" "$t/q"; then
         ok "plan: candidates beyond the isl quota are given up"
     else
         cat "$t/q"
@@ -355,6 +361,19 @@ if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -e "$tmp/b" ]; then
 else
     cat "$tmp/err"
     ko "build refuses a job beyond mesh.memory (exit $st)"
+fi
+# no candidate of the search fits: the step keeps no schedule, which does
+# not fit either, and build refuses the job
+want="tests/plan/memory_none_fits_8.yaml:9:11: error: rank 0 needs 655360 bytes, more than mesh.memory (204800 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 655360 bytes on rank 0 (its tensors' buffers and its transfer buffers)"
+rm -rf "$tmp/b"
+"$DMD" build tests/plan/memory_none_fits_8.yaml -o "$tmp/b" > "$tmp/out" \
+    2> "$tmp/err"
+st=$?
+if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -e "$tmp/b" ]; then
+    ok "build refuses an automatic job no candidate of which fits"
+else
+    cat "$tmp/err"
+    ko "build refuses an automatic job no candidate of which fits (exit $st)"
 fi
 sed 's/memory: 16KiB/memory: 18432/' tests/plan/memory_small.yaml > "$tmp/fit.yaml"
 if "$DMD" build "$tmp/fit.yaml" -o "$tmp/b" > /dev/null 2> "$tmp/err" &&
