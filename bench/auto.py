@@ -239,8 +239,14 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
         rec["error"] = err[0]
         return rec
     st = auto["steps"][0]
-    rec["auto"] = [c["algorithm"] for c in st["candidates"]
-                   if c["chosen"]][0]
+    chosen = [c["algorithm"] for c in st["candidates"] if c["chosen"]]
+    if not chosen:
+        # every candidate beyond mesh.memory (or refused): no plan
+        rec["error"] = ("the search found no candidate within "
+                        "mesh.memory" if mem else
+                        "the search found no candidate")
+        return rec
+    rec["auto"] = chosen[0]
     rec["auto_bytes"] = auto["bytes_recv_max"]
     rec["plan_s"] = round(dt, 2)
     best, best_label, n_ok, late, refused = None, None, 0, [], []
