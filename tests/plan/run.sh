@@ -352,29 +352,29 @@ else
     ko "plan -o into a missing directory fails (exit $st)"
 fi
 
+# check_build_refused JOB WANT LABEL: build JOB exits 2 with exactly the
+# message WANT on stderr and writes no output directory
+check_build_refused() {
+    local st
+    rm -rf "$tmp/b"
+    "$DMD" build "$1" -o "$tmp/b" > "$tmp/out" 2> "$tmp/err"
+    st=$?
+    if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$2" ] && [ ! -e "$tmp/b" ]
+    then
+        ok "$3"
+    else
+        cat "$tmp/err"
+        ko "$3 (exit $st)"
+    fi
+}
+
 # mesh.memory: refused below what rank 0 needs (18432 bytes), built at it
-want="tests/plan/memory_small.yaml:6:11: error: rank 0 needs 18432 bytes, more than mesh.memory (16384 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 18432 bytes on rank 0 (its tensors' buffers and its transfer buffers)"
-"$DMD" build tests/plan/memory_small.yaml -o "$tmp/b" > "$tmp/out" 2> "$tmp/err"
-st=$?
-if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -e "$tmp/b" ]; then
-    ok "build refuses a job beyond mesh.memory"
-else
-    cat "$tmp/err"
-    ko "build refuses a job beyond mesh.memory (exit $st)"
-fi
+check_build_refused tests/plan/memory_small.yaml "tests/plan/memory_small.yaml:6:11: error: rank 0 needs 18432 bytes, more than mesh.memory (16384 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 18432 bytes on rank 0 (its tensors' buffers and its transfer buffers)" \
+    "build refuses a job beyond mesh.memory"
 # no candidate of the search fits: the step keeps no schedule, which does
 # not fit either, and build refuses the job
-want="tests/plan/memory_none_fits_8.yaml:9:11: error: rank 0 needs 655360 bytes, more than mesh.memory (204800 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 655360 bytes on rank 0 (its tensors' buffers and its transfer buffers)"
-rm -rf "$tmp/b"
-"$DMD" build tests/plan/memory_none_fits_8.yaml -o "$tmp/b" > "$tmp/out" \
-    2> "$tmp/err"
-st=$?
-if [ $st = 2 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -e "$tmp/b" ]; then
-    ok "build refuses an automatic job no candidate of which fits"
-else
-    cat "$tmp/err"
-    ko "build refuses an automatic job no candidate of which fits (exit $st)"
-fi
+check_build_refused tests/plan/memory_none_fits_8.yaml "tests/plan/memory_none_fits_8.yaml:9:11: error: rank 0 needs 655360 bytes, more than mesh.memory (204800 bytes); step 1 (C[m, n] = A[m, k] * B[k, n]) alone needs 655360 bytes on rank 0 (its tensors' buffers and its transfer buffers)" \
+    "build refuses an automatic job no candidate of which fits"
 sed 's/memory: 16KiB/memory: 18432/' tests/plan/memory_small.yaml > "$tmp/fit.yaml"
 if "$DMD" build "$tmp/fit.yaml" -o "$tmp/b" > /dev/null 2> "$tmp/err" &&
    [ -f "$tmp/b/manifest.yaml" ]; then
