@@ -90,9 +90,23 @@
  * the events over a link is its cost per byte times their bytes plus its
  * latency times their number, the same integers as event by event, with
  * two sums of pw_affs per event instead of three. */
+#define DMD_COST_LEVELS	40
+
+/* A sum of pw_affs (over the parameters, each on the whole mesh or on
+ * some ranks, 0 elsewhere) kept as a binary counter: level l holds the
+ * sum of 2^l of them or NULL.  Adding one carries like a counter, so
+ * each is summed with sums of about its own size, about log2(n) times,
+ * instead of once with the sum of all before it: the pieces of a sum
+ * over many events grow with their number, and adding to it one by one
+ * costs their product.  The total is the same pw_aff. */
+struct dmd_cost_tree {
+	isl_pw_aff *lvl[DMD_COST_LEVELS];
+};
+
 struct dmd_cost_link_acc {
-	isl_pw_aff *bytes;
-	isl_pw_aff *msgs;
+	int used;
+	struct dmd_cost_tree bytes;
+	struct dmd_cost_tree msgs;
 };
 
 struct dmd_cost_acc {
@@ -165,6 +179,42 @@ static void dmd_cost_add(isl_pw_aff **acc, __isl_take isl_pw_aff *w)
 	*acc = isl_pw_aff_coalesce(isl_pw_aff_union_add(*acc, w));
 }
 
+/* Add "w" (taken) to the sum "t" (dmd_cost_tree). */
+static void dmd_cost_tree_add(struct dmd_cost_tree *t,
+	__isl_take isl_pw_aff *w)
+{
+	int l;
+
+	for (l = 0; l < DMD_COST_LEVELS - 1 && t->lvl[l]; ++l) {
+		w = isl_pw_aff_coalesce(isl_pw_aff_union_add(t->lvl[l], w));
+		t->lvl[l] = NULL;
+	}
+	if (t->lvl[l])
+		w = isl_pw_aff_coalesce(isl_pw_aff_union_add(t->lvl[l], w));
+	t->lvl[l] = w;
+}
+
+/* The sum "t" (emptied) added to *acc. */
+static void dmd_cost_tree_fold(struct dmd_cost_tree *t, isl_pw_aff **acc)
+{
+	int l;
+
+	for (l = 0; l < DMD_COST_LEVELS; ++l)
+		if (t->lvl[l]) {
+			dmd_cost_add(acc, t->lvl[l]);
+			t->lvl[l] = NULL;
+		}
+}
+
+/* Release the pw_affs of "t". */
+static void dmd_cost_tree_clear(struct dmd_cost_tree *t)
+{
+	int l;
+
+	for (l = 0; l < DMD_COST_LEVELS; ++l)
+		t->lvl[l] = isl_pw_aff_free(t->lvl[l]);
+}
+
 /* The link of the slowest of the mesh axes marked in "axes" (the least
  * bandwidth, then the most latency), or -1 if none is marked. */
 static int dmd_cost_slowest(const struct dmd_job *job, const int *axes)
@@ -221,16 +271,13 @@ static void dmd_cost_receive(struct dmd_cost_build *b, int step,
 	struct dmd_cost_link_acc *l = &b->acc[step].link[link < 0 ? 0 : link];
 	isl_set *on;
 
-	if (!l->bytes) {
-		l->bytes = dmd_cost_cst(m, isl_val_zero(m->ctx));
-		l->msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
-	}
+	l->used = 1;
 	/* the ranks as runs once (dmd_cost_on) for both sums */
 	on = dmd_cost_runs(m, isl_set_intersect_params(ranks,
 		isl_set_copy(m->mesh->set)));
-	dmd_cost_add(&l->msgs, isl_pw_aff_intersect_params(dmd_cost_cst(m,
-		isl_val_one(m->ctx)), isl_set_copy(on)));
-	dmd_cost_add(&l->bytes, isl_pw_aff_intersect_params(bytes, on));
+	dmd_cost_tree_add(&l->msgs, isl_pw_aff_intersect_params(
+		dmd_cost_cst(m, isl_val_one(m->ctx)), isl_set_copy(on)));
+	dmd_cost_tree_add(&l->bytes, isl_pw_aff_intersect_params(bytes, on));
 }
 
 /* The sums of the receives over the links of "acc" into its bytes,
@@ -245,18 +292,22 @@ static void dmd_cost_price(const struct dmd_model *m,
 	for (a = 0; a < DMD_MAX_AXES; ++a) {
 		struct dmd_cost_link_acc *l = &acc->link[a];
 		const struct dmd_link *k = &m->job->links[a];
+		isl_pw_aff *bytes, *msgs;
 
-		if (!l->bytes)
+		if (!l->used)
 			continue;
+		bytes = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		dmd_cost_tree_fold(&l->bytes, &bytes);
+		dmd_cost_tree_fold(&l->msgs, &msgs);
+		l->used = 0;
 		dmd_cost_add(&acc->time, isl_pw_aff_add(
-			isl_pw_aff_scale_val(isl_pw_aff_copy(l->bytes),
+			isl_pw_aff_scale_val(isl_pw_aff_copy(bytes),
 				dmd_cost_int(m->ctx, 1e6 / k->gbps)),
-			isl_pw_aff_scale_val(isl_pw_aff_copy(l->msgs),
+			isl_pw_aff_scale_val(isl_pw_aff_copy(msgs),
 				dmd_cost_int(m->ctx, k->latency_us * 1e9))));
-		dmd_cost_add(&acc->bytes, l->bytes);
-		dmd_cost_add(&acc->msgs, l->msgs);
-		l->bytes = NULL;
-		l->msgs = NULL;
+		dmd_cost_add(&acc->bytes, bytes);
+		dmd_cost_add(&acc->msgs, msgs);
 	}
 }
 
@@ -266,8 +317,9 @@ static void dmd_cost_acc_clear(struct dmd_cost_acc *acc)
 	int a;
 
 	for (a = 0; a < DMD_MAX_AXES; ++a) {
-		acc->link[a].bytes = isl_pw_aff_free(acc->link[a].bytes);
-		acc->link[a].msgs = isl_pw_aff_free(acc->link[a].msgs);
+		dmd_cost_tree_clear(&acc->link[a].bytes);
+		dmd_cost_tree_clear(&acc->link[a].msgs);
+		acc->link[a].used = 0;
 	}
 	acc->bytes = isl_pw_aff_free(acc->bytes);
 	acc->msgs = isl_pw_aff_free(acc->msgs);
