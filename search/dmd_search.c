@@ -17,8 +17,12 @@
  *                extent L (PUMMA: one operand shifts around that axis's
  *                ring, the other is broadcast) or, on a square view, by
  *                both (Cannon: both shift)
- *   [P1, P2, P3] 3-D: distribute i, j and k
- * always with tensorize for the local product.  A view equal to the mesh
+ *   [P1, P2, P3] 3-D: distribute i, j and k, the layer's k block at once
+ *                or (2.5-D) in lcm(P1, P2) panels, at least 4
+ * always with tensorize for the local product.  Where a SUMMA or 2.5-D
+ * candidate's estimated memory is beyond mesh.memory, the same with
+ * twice the panels is added, and so on until one fits
+ * (dmd_search_more_panels).  A view equal to the mesh
  * uses the mesh's own axes.  Every candidate is first estimated in
  * closed form (search/dmd_search_est.c: boxes and block arithmetic, no
  * isl beyond reading the declared layouts); then, in the estimates'
@@ -655,17 +659,26 @@ static int dmd_search_divisors(long n)
 	return k;
 }
 
+/* The extent of the loop k of product "b". */
+static long dmd_search_k_extent(const struct dmd_search_build *b)
+{
+	int v;
+
+	for (v = 0; v < b->p->n_vars; ++v)
+		if (!strcmp(b->p->vars[v], b->kv))
+			return b->p->var_extent[v];
+	return 1;
+}
+
 /* The candidates over views of "P" ranks. */
 static int dmd_search_views(struct dmd_search_build *b, long P)
 {
 	const char *ij[2] = { b->iv, b->jv }, *ijk[3] = { b->iv, b->jv,
 		b->kv };
-	long s1[1] = { P }, s2[2], s3[3], a, c, l, K = 1;
+	long s1[1] = { P }, s2[2], s3[3], a, c, l;
+	long K = dmd_search_k_extent(b);
 	int v, rot;
 
-	for (v = 0; v < b->p->n_vars; ++v)
-		if (!strcmp(b->p->vars[v], b->kv))
-			K = b->p->var_extent[v];
 	for (v = 0; v < 3; ++v) {
 		const char *one[1] = { ijk[v] };
 
@@ -1002,8 +1015,48 @@ static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 	}
 }
 
-/* Estimate every candidate (search/dmd_search_est.c), then analyse the
- * best few exactly (dmd_search_analyse_best). */
+/* Candidate "c" (the i-th of b->s) with twice its panels, added at the
+ * end and estimated with "e", if it is SUMMA within a 2-D view or 2.5-D
+ * (panels, not rotated: a rotated panel loop shifts around a ring of as
+ * many ranks as panels) whose estimated memory is beyond mesh.memory and
+ * whose k block (within a layer, for 2.5-D) has room for twice the
+ * panels.  Held two at a time, panels take memory in inverse proportion
+ * to their count: e.g. 2.5-D on 4x4x4 for 8192^3 in 4 panels needs 92
+ * MiB at a rank, in 8 panels 72 MiB.  The new candidate comes after
+ * every other, so a chain of doublings ends at the first that fits. */
+static int dmd_search_more_panels(struct dmd_search_build *b,
+	struct dmd_est *e, int i)
+{
+	struct dmd_search *s = b->s;
+	const char *ijk[3] = { b->iv, b->jv, b->kv }, *dist[3];
+	struct dmd_est_cand est = s->c[i].est;
+	long K = dmd_search_k_extent(b), shape[3];
+	struct dmd_search_cand *c;
+	int d;
+
+	if (!s->c[i].est_over || est.panels == 0 || est.rot)
+		return 0;
+	if (est.n == 3)
+		K = (K + est.shape[2] - 1) / est.shape[2];
+	if (2 * est.panels > K)
+		return 0;
+	for (d = 0; d < est.n; ++d) {
+		dist[d] = ijk[est.loop[d]];
+		shape[d] = est.shape[d];
+	}
+	if (dmd_search_add(b, est.n, dist, shape, 2 * est.panels, 0) < 0)
+		return -1;
+	c = &s->c[s->n - 1];
+	c->order = s->n - 1;
+	dmd_search_est(e, &c->est, &c->fig);
+	c->estimated = 1;
+	c->est_over = b->job->memory && c->fig.mem_max > b->job->memory;
+	return 0;
+}
+
+/* Estimate every candidate (search/dmd_search_est.c), with more panels
+ * where memory is short (dmd_search_more_panels), then analyse the best
+ * few exactly (dmd_search_analyse_best). */
 static int dmd_search_prune(struct dmd_search_build *b)
 {
 	struct dmd_search *s = b->s;
@@ -1016,10 +1069,16 @@ static int dmd_search_prune(struct dmd_search_build *b)
 	for (i = 0; i < s->n; ++i) {
 		struct dmd_search_cand *c = &s->c[i];
 
-		dmd_search_est(e, &c->est, &c->fig);
-		c->estimated = 1;
-		c->est_over = b->job->memory &&
-			c->fig.mem_max > b->job->memory;
+		if (!c->estimated) {
+			dmd_search_est(e, &c->est, &c->fig);
+			c->estimated = 1;
+			c->est_over = b->job->memory &&
+				c->fig.mem_max > b->job->memory;
+		}
+		if (dmd_search_more_panels(b, e, i) < 0) {
+			dmd_search_est_free(e);
+			return -1;
+		}
 	}
 	dmd_search_est_free(e);
 	qsort(s->c, s->n, sizeof(*s->c), &dmd_search_cmp_est);

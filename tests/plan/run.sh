@@ -49,7 +49,8 @@ tests/e2e/jobs/auto_layout_tp_4.yaml tests/e2e/jobs/auto_cannon_skew_4.yaml
 tests/plan/auto_cannon_rows_4.yaml tests/e2e/jobs/summa_cyclic_gap_k_2x2.yaml
 tests/plan/cyclic_gap_long_1x2.yaml tests/e2e/jobs/auto_25d_8.yaml
 tests/plan/view_cut_30_of_32.yaml tests/plan/view_rational_15x4.yaml
-tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml"
+tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml
+tests/e2e/jobs/auto_panels_8.yaml"
 
 # check_golden JOB [--regen]: JOB's plan and plan --json against the
 # goldens (or written as the goldens), in a background shell of par_start
