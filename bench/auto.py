@@ -19,6 +19,11 @@ from the search):
                         SUMMA (k in lcm(p, q) panels, communicate A and B
                         at each) and the whole k at once
   3-D on every p x q x s  distribute m, n and k (split reduction)
+With mesh.memory, a hand plan whose busiest rank needs more is not
+counted ("beyond memory"); a SUMMA or 3-D one is written again with k in
+more panels (3-D as 2.5-D: SUMMA within each layer, lcm(p, q) panels and
+at least 4), the least count (doubling) whose estimate fits, planned
+again until it fits or k runs out.
 
     bench/auto.py [--quick] [--case NAME]... [--plan-timeout S] [--jsonl FILE]
     bench/auto.py --time [--reps N] [--jsonl FILE]
@@ -65,7 +70,7 @@ CASES = [
     ("flat", 65536, 65536, 256, 64, None),
     ("square, prime P", 4096, 4096, 4096, 61, None),
     ("square, P = 96", 6144, 6144, 6144, 96, None),
-    ("square, memory-capped", 8192, 8192, 8192, 64, "48MiB"),
+    ("square, memory-capped", 8192, 8192, 8192, 64, "80MiB"),
 ]
 QUICK = [
     ("tall-skinny", 4096, 64, 64, 8, None),
@@ -73,6 +78,7 @@ QUICK = [
     ("square", 512, 512, 512, 8, None),
     ("square, P = 12", 480, 480, 480, 12, None),
     ("square, prime P", 512, 512, 512, 11, None),
+    ("long-k, memory-capped", 512, 512, 2048, 8, "4MiB"),
 ]
 
 
@@ -143,6 +149,55 @@ def hand_schedules(P):
     return out
 
 
+def mem_bytes(mem):
+    """The bytes of a mesh.memory value ("80MiB", "240000")."""
+    for suf, f in (("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30)):
+        if mem.endswith(suf):
+            return int(mem[:-len(suf)]) * f
+    return int(mem)
+
+
+def panel_schedule(label, views, sched, panels):
+    """The hand schedule "sched" (SUMMA, or 3-D: then 2.5-D, SUMMA within
+    each layer) with k in "panels" panels."""
+    if label.startswith("SUMMA"):
+        return ("%s, %d panels" % (label, panels), views,
+                [sched[0], "divide(k, ko, ki, %d)" % panels] + sched[2:])
+    return (label.replace("3-D", "2.5-D", 1) + ", %d panels" % panels,
+            views, [sched[0], "divide(ki, ko2, ki2, %d)" % panels,
+                    "reorder(mo, no, ko, ko2, mi, ni, ki2)",
+                    "communicate([A, B], ko2)",
+                    "tensorize([mi, ni, ki2], gemm)"])
+
+
+def panel_block(label, views, m, n, k, size=8):
+    """Where a hand SUMMA or 3-D schedule over "views" needs more than
+    mesh.memory, what a user would write next: k in more panels (3-D
+    becomes 2.5-D: SUMMA within each layer).  Panels are held two at a
+    time (the next received while the last is multiplied), so k's part of
+    the A and B blocks, "blk" bytes in all, takes blk * 2 / L with L > 2
+    panels, else blk.  Returns (the first panel count: lcm(p, q), at
+    least 4 for 2.5-D; the most panels: k's extent, within a layer;
+    blk), or None for other schedules."""
+    (_, _, sh), = views
+    p, q = sh[0], sh[1]
+    l = p * q // math.gcd(p, q)
+    if label.startswith("SUMMA"):
+        kk = k
+    elif label.startswith("3-D"):
+        kk = -(-k // sh[2])
+        l *= -(-4 // l)
+    else:
+        return None
+    return l, kk, (-(-m // p) * kk + kk * -(-n // q)) * size
+
+
+def panel_held(blk, L):
+    """The bytes of k's part of the A and B blocks held with L panels
+    (0: the whole block at once)."""
+    return blk * 2 / L if L > 2 else blk
+
+
 def lower_bound(m, n, k, P, size=8):
     """Bytes some processor must receive (Al Daas et al., SPAA 2022,
     memory-independent; one copy of each matrix spread evenly at the
@@ -181,7 +236,9 @@ HEAD = ["## Automatic schedules against hand schedules", "",
         "f64, A, B and C in row blocks over a 1-D mesh of P ranks "
         "(`bench/auto.py`). *best hand*: the least of the hand schedules "
         "(1-D on m, n, k; SUMMA and whole-k 2-D on every 2-factor view; 3-D "
-        "on every 3-factor view; views of 0.9 P to P ranks); *LB*: the "
+        "on every 3-factor view; views of 0.9 P to P ranks; under "
+        "mesh.memory only the plans within it, SUMMA and 3-D beyond it "
+        "written again with more panels, 3-D as 2.5-D); *LB*: the "
         "memory-independent lower bound of the data the busiest processor "
         "must receive (Al Daas et al., SPAA 2022), which assumes the "
         "matrices start spread evenly in whatever layout suits the "
@@ -215,7 +272,9 @@ def table(recs):
                          else "", r["m"], r["n"], r["k"], r["P"],
                          r["auto"], ab, r["hand"], hb, ratio,
                          "%.2f" % (ab / lb) if lb > 0 else "-",
-                         "%d%s%s" % (r["hand_plans"],
+                         "%d%s%s%s" % (r["hand_plans"],
+                                     " (%d beyond memory)" % r["beyond"]
+                                     if r.get("beyond") else "",
                                      " (%d unfinished: %s)" % (
                                          len(late), ", ".join(late))
                                      if late else "",
@@ -250,7 +309,13 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
     rec["auto_bytes"] = auto["bytes_recv_max"]
     rec["plan_s"] = round(dt, 2)
     best, best_label, n_ok, late, refused = None, None, 0, [], []
-    for label, views, sched in hand_schedules(P):
+    beyond = []
+    cap = mem_bytes(mem) if mem else None
+    # (label, views, schedule, the schedule without panels, its label,
+    # panels: 0 for the hand schedules as written)
+    todo = [(lb, v, sc, sc, lb, 0) for lb, v, sc in hand_schedules(P)]
+    while todo:
+        label, views, sched, base, blabel, cur = todo.pop(0)
         hp = os.path.join(tmp, "hand.yaml")
         with open(hp, "w") as f:
             f.write(job_text("hand", m, n, k, P, mem, views, sched))
@@ -267,12 +332,34 @@ def run_case(tmp, name, m, n, k, P, mem, plan_timeout=3600):
             continue
         n_ok += 1
         b = h["bytes_recv_max"]
+        if cap is not None and h["mem_max"] > cap:
+            # beyond mesh.memory: not a plan a user can run; with more
+            # panels it may fit: the least count whose estimate fits
+            # (then planned exactly, and doubled again if beyond)
+            print("  %s: %s: %d B, %d B memory: beyond mesh.memory "
+                  "(%.1f s)" % (name, label, b, h["mem_max"], dt),
+                  file=sys.stderr)
+            beyond.append(label)
+            pb = panel_block(blabel, views, m, n, k) if views else None
+            if pb:
+                l, kk, blk = pb
+                if cur == 0 and blabel.startswith("SUMMA"):
+                    cur = l
+                held = panel_held(blk, cur)
+                L = max(l, 2 * cur)
+                while L <= kk and h["mem_max"] - held + \
+                        panel_held(blk, L) > cap:
+                    L *= 2
+                if L <= kk:
+                    lb, v, sc = panel_schedule(blabel, views, base, L)
+                    todo.insert(0, (lb, v, sc, base, blabel, L))
+            continue
         print("  %s: %s: %d B (%.1f s)" % (name, label, b, dt),
               file=sys.stderr)
         if best is None or b < best:
             best, best_label = b, label
     rec.update(hand=best_label, hand_bytes=best, hand_plans=n_ok,
-               unfinished=late, refused=refused,
+               unfinished=late, refused=refused, beyond=len(beyond),
                lower_bound=lower_bound(m, n, k, P))
     return rec
 
