@@ -1015,6 +1015,15 @@ static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 	}
 }
 
+/* Candidate "c" as estimated (its figures in c->fig): beyond mesh.memory
+ * if its estimated memory is. */
+static void dmd_search_estimated(const struct dmd_search_build *b,
+	struct dmd_search_cand *c)
+{
+	c->estimated = 1;
+	c->est_over = b->job->memory && c->fig.mem_max > b->job->memory;
+}
+
 /* Candidate "c" (the i-th of b->s) with twice its panels, added at the
  * end and estimated with "e", if it is SUMMA within a 2-D view or 2.5-D
  * (panels, not rotated: a rotated panel loop shifts around a ring of as
@@ -1049,8 +1058,7 @@ static int dmd_search_more_panels(struct dmd_search_build *b,
 	c = &s->c[s->n - 1];
 	c->order = s->n - 1;
 	dmd_search_est(e, &c->est, &c->fig);
-	c->estimated = 1;
-	c->est_over = b->job->memory && c->fig.mem_max > b->job->memory;
+	dmd_search_estimated(b, c);
 	return 0;
 }
 
@@ -1071,9 +1079,7 @@ static int dmd_search_prune(struct dmd_search_build *b)
 
 		if (!c->estimated) {
 			dmd_search_est(e, &c->est, &c->fig);
-			c->estimated = 1;
-			c->est_over = b->job->memory &&
-				c->fig.mem_max > b->job->memory;
+			dmd_search_estimated(b, c);
 		}
 		if (dmd_search_more_panels(b, e, i) < 0) {
 			dmd_search_est_free(e);
@@ -1122,9 +1128,7 @@ static int dmd_search_prune_loops(struct dmd_search_build *b)
 		struct dmd_search_cand *c = &s->c[i];
 
 		dmd_search_est_loops(e, &c->est, &c->fig);
-		c->estimated = 1;
-		c->est_over = b->job->memory &&
-			c->fig.mem_max > b->job->memory;
+		dmd_search_estimated(b, c);
 	}
 	dmd_search_est_loops_free(e);
 	if (s->n > 1)
