@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "search/dmd_search.h"
+#include "search/dmd_search_spec.h"
 #include "ir/dmd_diag.h"
 #include "ir/dmd_int.h"
 
@@ -919,9 +920,10 @@ static void dmd_search_keep(struct dmd_search_build *b,
 }
 
 /* Analyse candidate "c" exactly (timed, with its estimate, for
- * DMD_TIME), keeping its analysis if it is the best so far. */
+ * DMD_TIME), keeping its analysis if it is the best so far, or, "ahead"
+ * (in a child of dmd_search_spec.c), only its figures. */
 static void dmd_search_eval_timed(struct dmd_search_build *b,
-	struct dmd_search_cand *c)
+	struct dmd_search_cand *c, int ahead)
 {
 	struct dmd_search_an an = { NULL, NULL, NULL };
 	struct dmd_cost_figs est = c->fig;
@@ -931,18 +933,109 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	c->estimated = 0;
 	dmd_search_eval(b, c, &an);
-	dmd_search_keep(b, c, &an);
+	if (ahead)
+		dmd_search_an_clear(&an);
+	else
+		dmd_search_keep(b, c, &an);
 	if (!getenv("DMD_TIME"))
 		return;
-	fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s", c->algo,
+	fprintf(stderr, "distmpmd: search: %s%s%s: %.3f s%s", c->algo,
 		c->why ? ": " : "", c->why ? c->why : "",
-		dmd_search_since(&t0));
+		dmd_search_since(&t0), ahead ? " (ahead)" : "");
 	if (estimated)
 		fprintf(stderr, " (estimated %.4g s, %lld B max, %lld msgs; "
 			"exact %.4g s, %lld B max, %lld msgs)", est.time_s,
 			est.bytes_recv_max, est.messages, c->fig.time_s,
 			c->fig.bytes_recv_max, c->fig.messages);
 	fprintf(stderr, "\n");
+}
+
+/* The index in s of the 3-D twin of 2.5-D candidate "c" (the same view
+ * and distribution, the whole k block at once; see dmd_search_twin_fits),
+ * or -1: "c" is not 2.5-D, or has none. */
+static int dmd_search_twin(const struct dmd_search *s,
+	const struct dmd_search_cand *c)
+{
+	int i, d;
+
+	if (c->est.n != 3 || c->est.panels == 0)
+		return -1;
+	for (i = 0; i < s->n; ++i) {
+		const struct dmd_search_cand *t = &s->c[i];
+
+		if (t->est.n != 3 || t->est.panels != 0)
+			continue;
+		for (d = 0; d < 3; ++d)
+			if (t->est.loop[d] != c->est.loop[d] ||
+			    t->est.shape[d] != c->est.shape[d])
+				break;
+		if (d == 3)
+			return i;
+	}
+	return -1;
+}
+
+/* Analyse candidate "c" ahead, in a child ("user": the search build). */
+static void dmd_search_eval_ahead(struct dmd_search_cand *c, void *user)
+{
+	dmd_search_eval_timed(user, c, 1);
+}
+
+/* Start analysing ahead, in children (search/dmd_search_spec.c), the
+ * candidates dmd_search_analyse_best is likely to analyse after
+ * candidate "first" (which it analyses itself): the next k - 1 of them
+ * estimated within DMD_SEARCH_NEAR of the first's estimate and of "best"
+ * (the best time analysed before, -1: none), but for a 2.5-D one whose
+ * 3-D twin comes before it estimated within mesh.memory (the twin is
+ * likely to fit: dmd_search_twin_fits).  NULL: none. */
+static struct dmd_spec *dmd_search_ahead(struct dmd_search_build *b,
+	int first, int k, double best)
+{
+	struct dmd_search *s = b->s;
+	int idx[DMD_SEARCH_EXACT], n = 0, i, jobs;
+	double ref;
+
+	jobs = dmd_search_spec_jobs();
+	if (k <= 1 || jobs < 2 || first >= s->n)
+		return NULL;
+	ref = s->c[first].fig.time_s;
+	if (best >= 0 && best < ref)
+		ref = best;
+	for (i = first + 1; i < s->n && n < k - 1 && n < DMD_SEARCH_EXACT;
+	     ++i) {
+		int t = dmd_search_twin(s, &s->c[i]);
+
+		if (s->c[i].fig.time_s > ref * DMD_SEARCH_NEAR)
+			break;
+		if (t >= first && t < i && !s->c[t].est_over)
+			continue;
+		idx[n++] = i;
+	}
+	return dmd_search_spec_start(s->c, idx, n, jobs,
+		&dmd_search_eval_ahead, b);
+}
+
+/* Analyse candidate "c" (the i-th) exactly: its figures taken from the
+ * child that analysed it ahead ("sp", NULL: none), unless it is the best
+ * analysed so far: then (or where no child did) analysed here, its
+ * analysis kept for the build (dmd_search_keep). */
+static void dmd_search_analyse(struct dmd_search_build *b,
+	struct dmd_spec *sp, int i)
+{
+	struct dmd_search_cand *c = &b->s->c[i];
+	struct dmd_cost_figs est = c->fig;
+
+	if (dmd_search_spec_take(sp, i, c)) {
+		if (!c->costed || c->rejected || (b->kept &&
+		    dmd_search_cmp(c, b->kept) >= 0))
+			return;
+		c->costed = 0;
+		c->estimated = 1;
+		c->fig = est;
+		free(c->why);
+		c->why = NULL;
+	}
+	dmd_search_eval_timed(b, c, 0);
 }
 
 /* Is candidate "c" 2.5-D (its k block in panels within each layer of a
@@ -959,23 +1052,9 @@ static void dmd_search_eval_timed(struct dmd_search_build *b,
 static int dmd_search_twin_fits(const struct dmd_search *s,
 	const struct dmd_search_cand *c)
 {
-	int i, d;
+	int t = dmd_search_twin(s, c);
 
-	if (c->est.n != 3 || c->est.panels == 0)
-		return 0;
-	for (i = 0; i < s->n; ++i) {
-		const struct dmd_search_cand *t = &s->c[i];
-
-		if (t->est.n != 3 || t->est.panels != 0)
-			continue;
-		for (d = 0; d < 3; ++d)
-			if (t->est.loop[d] != c->est.loop[d] ||
-			    t->est.shape[d] != c->est.shape[d])
-				break;
-		if (d == 3)
-			return t->costed && !t->rejected;
-	}
-	return 0;
+	return t >= 0 && s->c[t].costed && !s->c[t].rejected;
 }
 
 /* Analyse exactly, in their order (by their estimates), the candidates
@@ -987,12 +1066,15 @@ static int dmd_search_twin_fits(const struct dmd_search *s,
  * gives up: each of those may have taken the whole operation quota).
  * A 2.5-D candidate whose 3-D twin fits is passed over
  * (dmd_search_twin_fits; unless every candidate is to be analysed,
- * DMD_SEARCH_EXACT=0).  The others keep their estimates. */
+ * DMD_SEARCH_EXACT=0).  The others keep their estimates.  The next few
+ * are analysed ahead in children meanwhile (dmd_search_ahead): the same
+ * decisions, sooner. */
 static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 	double best)
 {
 	struct dmd_search *s = b->s;
 	int i, k = dmd_search_exact(), n = 0, failed = 0;
+	struct dmd_spec *sp = dmd_search_ahead(b, first, k, best);
 
 	for (i = first; i < s->n; ++i) {
 		struct dmd_search_cand *c = &s->c[i];
@@ -1006,13 +1088,14 @@ static void dmd_search_analyse_best(struct dmd_search_build *b, int first,
 				"in memory (2.5-D only saves memory)");
 			continue;
 		}
-		dmd_search_eval_timed(b, c);
+		dmd_search_analyse(b, sp, i);
 		++n;
 		failed += !c->costed;
 		if (c->costed && !c->rejected &&
 		    (best < 0 || c->fig.time_s < best))
 			best = c->fig.time_s;
 	}
+	dmd_search_spec_free(sp);
 }
 
 /* Candidate "c" as estimated (its figures in c->fig): beyond mesh.memory
@@ -1108,7 +1191,7 @@ static int dmd_search_prune_loops(struct dmd_search_build *b)
 	struct dmd_est_loops *e;
 	int i;
 
-	dmd_search_eval_timed(b, c0);
+	dmd_search_eval_timed(b, c0, 0);
 	if (!b->st->schedule_auto && c0->costed && !c0->rejected &&
 	    c0->fig.bytes_recv_max == 0) {
 		for (i = 1; i < s->n; ++i) {
@@ -1121,7 +1204,7 @@ static int dmd_search_prune_loops(struct dmd_search_build *b)
 	e = dmd_search_est_loops_new(b->m, b->p);
 	if (!e) {
 		for (i = 1; i < s->n; ++i)
-			dmd_search_eval_timed(b, &s->c[i]);
+			dmd_search_eval_timed(b, &s->c[i], 0);
 		return 0;
 	}
 	for (i = 1; i < s->n; ++i) {

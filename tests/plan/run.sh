@@ -14,8 +14,11 @@
 #     figures), and builds it with just enough;
 #   - bad arguments exit 2; options as getopt_long reads them, help, did
 #     you mean.
+#   - candidates analysed ahead in child processes change nothing
+#     (check_ahead);
 # `bash tests/plan/run.sh --only NAME...` checks the goldens of those jobs
-# only (tests/mutate: "plan NAME...").  The checks of each job run side
+# only, and with NAME "ahead" check_ahead (tests/mutate: "plan
+# NAME...").  The checks of each job run side
 # by side (tests/par.sh: TEST_JOBS at once, default the processors, at
 # most 2), their outputs printed in order.
 # (That plan's byte counts equal the runs' is checked by tests/e2e/run.sh
@@ -50,7 +53,7 @@ tests/plan/auto_cannon_rows_4.yaml tests/e2e/jobs/summa_cyclic_gap_k_2x2.yaml
 tests/plan/cyclic_gap_long_1x2.yaml tests/e2e/jobs/auto_25d_8.yaml
 tests/plan/view_cut_30_of_32.yaml tests/plan/view_rational_15x4.yaml
 tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml
-tests/e2e/jobs/auto_panels_8.yaml"
+tests/e2e/jobs/auto_panels_8.yaml tests/plan/auto_ahead_memory_4.yaml"
 
 # check_golden JOB [--regen]: JOB's plan and plan --json against the
 # goldens (or written as the goldens), in a background shell of par_start
@@ -144,11 +147,63 @@ PYEOF
     par_count $passed $failed
 }
 
+# candidates analysed ahead in child processes (search/dmd_search_spec.c)
+# change nothing: the plan, its JSON and every class's code are the same
+# with one process (DMD_SEARCH_JOBS=1), with children, and with children
+# that die after half a record (DMD_SEARCH_AHEAD_DIE: the search then
+# analyses their candidates itself); the choice, analysed ahead, is
+# analysed again by the search (its analysis is the build's): the code is
+# that of the frozen job (plan -o, its schedule explicit)
+check_ahead() {
+    local job=tests/plan/auto_ahead_memory_4.yaml t=$tmp/t.$PAR_ID good=1 n k
+    passed=0 failed=0
+    mkdir -p "$t"
+    DMD_SEARCH_JOBS=1 "$DMD" plan "$job" --top 20 > "$t/p1" 2>&1 || good=0
+    DMD_SEARCH_JOBS=1 "$DMD" plan "$job" --json > "$t/j1" 2>&1 || good=0
+    DMD_SEARCH_JOBS=3 DMD_TIME=1 "$DMD" plan "$job" --top 20 > "$t/p3" \
+        2> "$t/t3" || good=0
+    DMD_SEARCH_JOBS=3 "$DMD" plan "$job" --json > "$t/j3" 2>&1 || good=0
+    DMD_SEARCH_JOBS=2 DMD_TIME=1 "$DMD" plan "$job" --top 20 > "$t/p2" \
+        2> "$t/t2" || good=0
+    DMD_SEARCH_JOBS=3 DMD_SEARCH_AHEAD_DIE=1 DMD_TIME=1 "$DMD" plan "$job" \
+        --top 20 > "$t/pd" 2> "$t/td" || good=0
+    cmp -s "$t/p1" "$t/p3" && cmp -s "$t/j1" "$t/j3" &&
+        cmp -s "$t/p1" "$t/p2" && cmp -s "$t/p1" "$t/pd" || good=0
+    # ahead (in two children, or both in one): the whole k at once and
+    # Cannon; the whole k at once again, here
+    for f in "$t/t3" "$t/t2"; do
+        [ "$(grep -c ': [0-9.]* s (ahead)' "$f")" = 2 ] &&
+        [ "$(grep -c 'search: 2-D over m x n (2x2), the whole k at once: [0-9.]* s (estimated' "$f")" = 1 ] &&
+        [ "$(grep -c 'search: 2-D over m x n (2x2), Cannon, 2 panels of k: [0-9.]* s (estimated' "$f")" = 0 ] || good=0
+    done
+    grep -q '^   \* 2-D over m x n (2x2), the whole k at once  ' "$t/p3" || good=0
+    # children that die: their candidates analysed here
+    [ "$(grep -c 'search: 2-D over m x n (2x2), Cannon, 2 panels of k: [0-9.]* s (estimated' "$t/td")" = 1 ] || good=0
+    DMD_SEARCH_JOBS=1 "$DMD" plan "$job" -o "$t/frozen.yaml" > /dev/null || good=0
+    n=$(DMD_SEARCH_JOBS=3 "$DMD" classes "$job" | sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p')
+    for ((k = 0; k < ${n:-0}; k++)); do
+        DMD_SEARCH_JOBS=3 "$DMD" emit "$job" --class $k > "$t/e1"
+        "$DMD" emit "$t/frozen.yaml" --class $k > "$t/e2"
+        cmp -s "$t/e1" "$t/e2" || good=0
+    done
+    if [ $good = 1 ] && [ "${n:-0}" -gt 0 ]; then
+        ok "plan: candidates analysed ahead change nothing ($n classes)"
+    else
+        cat "$t/t3" "$t/t2" "$t/td"
+        diff "$t/p1" "$t/p3"
+        ko "plan: candidates analysed ahead change nothing"
+    fi
+    par_count $passed $failed
+}
+
 for job in $JOBS; do
     name=$(basename "$job" .yaml)
     [ -n "$only" ] && [ "${only/ $name /}" = "$only" ] && continue
     par_start check_golden "$job" "${1:-}"
 done
+# (--only ahead: check_ahead, for tests/mutate)
+[ "${1:-}" != --regen ] && { [ -z "$only" ] || [ "${only/ ahead /}" != "$only" ]; } &&
+    par_start check_ahead
 par_wait
 [ "${1:-}" = --regen ] && exit 0
 if [ -n "$only" ]; then
@@ -305,6 +360,7 @@ check_quota_given_up() {
     par_count $passed $failed
 }
 par_start check_quota_given_up
+
 
 # a candidate beyond the isl operation quota is "too costly to analyse",
 # not refused for another reason: the cost's retry of a product that is
