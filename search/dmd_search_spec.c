@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "search/dmd_search_spec.h"
+#include "ir/dmd_int.h"
 
 /* The most children (and candidates analysed ahead). */
 #define DMD_SPEC_MAX	8
@@ -64,13 +65,8 @@ int dmd_search_spec_jobs(void)
 	const char *e = getenv("DMD_SEARCH_JOBS");
 	long v;
 
-	if (e && *e) {
-		char *end;
-
-		v = strtol(e, &end, 10);
-		if (*end == '\0' && v >= 1 && v <= 64)
-			return (int) v;
-	}
+	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, 64, &v) == DMD_INT_OK)
+		return (int) v;
 	v = sysconf(_SC_NPROCESSORS_ONLN);
 	return v < 1 ? 1 : v > 64 ? 64 : (int) v;
 }
