@@ -40,8 +40,10 @@
 /* The most children (and candidates analysed ahead). */
 #define DMD_SPEC_MAX	8
 
-/* The longest message a record carries (longer ones are cut). */
-#define DMD_SPEC_MSG	4096
+/* The longest message a record carries.  A child whose candidate has a
+ * longer one stops writing before it, so the search analyses that
+ * candidate (and the child's later ones) itself: never a cut message. */
+#define DMD_SPEC_MSG	(1 << 20)
 
 /* One child: its process, the read end of its pipe, its candidates (in
  * the search's order) and how many of their records were read. */
@@ -109,11 +111,15 @@ static int dmd_spec_read(int fd, void *p, size_t n)
 }
 
 /* Write message "msg" (NULL: none) to "fd": its length (-1: none), then
- * its bytes. */
+ * its bytes.  Returns -1, writing nothing, for a message longer than
+ * DMD_SPEC_MSG. */
 static int dmd_spec_write_msg(int fd, const char *msg)
 {
-	int32_t len = msg ? (int32_t) strnlen(msg, DMD_SPEC_MSG) : -1;
+	size_t n = msg ? strnlen(msg, DMD_SPEC_MSG + 1) : 0;
+	int32_t len = msg ? (int32_t) n : -1;
 
+	if (n > DMD_SPEC_MSG)
+		return -1;
 	if (dmd_spec_write(fd, &len, sizeof(len)) < 0)
 		return -1;
 	return len > 0 ? dmd_spec_write(fd, msg, (size_t) len) : 0;
