@@ -103,10 +103,15 @@ struct dmd_cost_tree {
 	isl_pw_aff *lvl[DMD_COST_LEVELS];
 };
 
+/* The receives over one link: sums of pw_affs, and on a mesh of at most
+ * DMD_COST_MAX_RUN_RANKS ranks, the receives counted rank by rank
+ * (dmd_cost_p2p_ranks) in "dense" (NULL: none): bytes of rank i at
+ * 2 i, messages at 2 i + 1 (i row-major). */
 struct dmd_cost_link_acc {
 	int used;
 	struct dmd_cost_tree bytes;
 	struct dmd_cost_tree msgs;
+	long long *dense;
 };
 
 struct dmd_cost_acc {
@@ -162,6 +167,8 @@ static __isl_give isl_pw_aff *dmd_cost_cst(const struct dmd_model *m,
 
 static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	__isl_take isl_set *r);
+static __isl_give isl_set *dmd_cost_ids_set(const struct dmd_model *m,
+	__isl_take isl_space *space, const long *id, long n);
 
 /* "w" (over the parameters) on the ranks of "r" (of the mesh) only
  * (its ranks as runs, dmd_cost_runs). */
@@ -234,6 +241,95 @@ static int dmd_cost_slowest(const struct dmd_job *job, const int *axes)
 	return best;
 }
 
+/* The ranks of the mesh of "m" if its receives may be counted rank by
+ * rank (it has at most DMD_COST_MAX_RUN_RANKS), else 0. */
+static long dmd_cost_dense_size(const struct dmd_model *m)
+{
+	long size = 1;
+	int i;
+
+	for (i = 0; i < m->mesh->n; ++i) {
+		size *= m->job->mesh_shape[i];
+		if (size > DMD_COST_MAX_RUN_RANKS)
+			return 0;
+	}
+	return m->mesh->n > 0 ? size : 0;
+}
+
+/* A rank's value, and the rank, in the order dmd_cost_dense_pw groups
+ * them. */
+struct dmd_cost_val_rank {
+	long long v;
+	long id;
+};
+
+static int dmd_cost_val_rank_cmp(const void *a, const void *b)
+{
+	const struct dmd_cost_val_rank *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The values v[stride i] of the n ranks i (row-major) as a pw_aff over
+ * the mesh parameters: each value other than 0 on its ranks
+ * (dmd_cost_ids_set), 0 on the others.  NULL on error. */
+static __isl_give isl_pw_aff *dmd_cost_dense_pw(const struct dmd_model *m,
+	const long long *v, long n, int stride)
+{
+	struct dmd_cost_val_rank *vr;
+	long *id, i, j, k, nz = 0;
+	isl_space *space = isl_set_get_space(m->mesh->set);
+	isl_pw_aff *pa;
+
+	vr = malloc((n + 1) * sizeof(*vr));
+	id = malloc((n + 1) * sizeof(*id));
+	pa = dmd_cost_cst(m, isl_val_zero(m->ctx));
+	if (!vr || !id)
+		pa = isl_pw_aff_free(pa);
+	for (i = 0; pa && i < n; ++i)
+		if (v[stride * i] != 0) {
+			vr[nz].v = v[stride * i];
+			vr[nz++].id = i;
+		}
+	if (pa)
+		qsort(vr, nz, sizeof(*vr), &dmd_cost_val_rank_cmp);
+	for (j = 0; pa && j < nz; j = k) {
+		isl_set *on;
+
+		for (k = j; k < nz && vr[k].v == vr[j].v; ++k)
+			id[k - j] = vr[k].id;
+		on = dmd_cost_ids_set(m, isl_space_copy(space), id, k - j);
+		pa = isl_pw_aff_union_add(pa, isl_pw_aff_val_on_domain(on,
+			isl_val_int_from_si(m->ctx, vr[j].v)));
+	}
+	free(vr);
+	free(id);
+	isl_space_free(space);
+	return isl_pw_aff_coalesce(pa);
+}
+
+/* Add the receive of "bytes" by rank "id" over link "link" (-1: the
+ * first axis's) to step "step"'s per-rank counts.  Returns -1 if they
+ * cannot be allocated. */
+static int dmd_cost_dense_add(struct dmd_cost_build *b, int step, int link,
+	long id, long long bytes)
+{
+	struct dmd_cost_link_acc *l = &b->acc[step].link[link < 0 ? 0 : link];
+
+	if (!l->dense) {
+		l->dense = calloc(2 * dmd_cost_dense_size(b->m),
+			sizeof(long long));
+		if (!l->dense)
+			return -1;
+	}
+	l->used = 1;
+	l->dense[2 * id] += bytes;
+	l->dense[2 * id + 1] += 1;
+	return 0;
+}
+
 /* The link of a broadcast or shift along axis "a": the axis itself, or
  * for an axis of a view the slowest of the mesh axes its lines span
  * (those whose coordinate changes along some line). */
@@ -300,6 +396,16 @@ static void dmd_cost_price(const struct dmd_model *m,
 		msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
 		dmd_cost_tree_fold(&l->bytes, &bytes);
 		dmd_cost_tree_fold(&l->msgs, &msgs);
+		if (l->dense) {
+			long n = dmd_cost_dense_size(m);
+
+			dmd_cost_add(&bytes, dmd_cost_dense_pw(m, l->dense, n,
+				2));
+			dmd_cost_add(&msgs, dmd_cost_dense_pw(m, l->dense + 1,
+				n, 2));
+			free(l->dense);
+			l->dense = NULL;
+		}
 		l->used = 0;
 		dmd_cost_add(&acc->time, isl_pw_aff_add(
 			isl_pw_aff_scale_val(isl_pw_aff_copy(bytes),
@@ -319,6 +425,8 @@ static void dmd_cost_acc_clear(struct dmd_cost_acc *acc)
 	for (a = 0; a < DMD_MAX_AXES; ++a) {
 		dmd_cost_tree_clear(&acc->link[a].bytes);
 		dmd_cost_tree_clear(&acc->link[a].msgs);
+		free(acc->link[a].dense);
+		acc->link[a].dense = NULL;
 		acc->link[a].used = 0;
 	}
 	acc->bytes = isl_pw_aff_free(acc->bytes);
@@ -409,6 +517,41 @@ static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
 	return isl_stat_ok;
 }
 
+/* The ranks "id" (n of them, row-major, sorted ascending) as a set over
+ * the mesh parameters of "space" (taken): the union of their runs of
+ * consecutive ranks along the last mesh axis, coalesced.  For ranks
+ * 32 .. 39 and 48 .. 55 of a mesh [r] of 64:
+ * [r] -> { : 32 <= r <= 39 or 48 <= r <= 55 }. */
+static __isl_give isl_set *dmd_cost_ids_set(const struct dmd_model *m,
+	__isl_take isl_space *space, const long *id, long n)
+{
+	const long *shape = m->job->mesh_shape;
+	int np = m->mesh->n, i;
+	long j, k, q, last = shape[np - 1];
+	isl_set *out;
+
+	out = isl_set_empty(isl_space_copy(space));
+	for (j = 0; j < n; j = k) {
+		isl_set *run = isl_set_universe(isl_space_copy(space));
+
+		for (k = j + 1; k < n && id[k] == id[k - 1] + 1 &&
+		     id[k] % last != 0; ++k)
+			;
+		for (q = id[j] / last, i = np - 2; i >= 0; --i) {
+			run = isl_set_fix_si(run, isl_dim_param, i,
+				q % shape[i]);
+			q /= shape[i];
+		}
+		run = isl_set_lower_bound_si(run, isl_dim_param, np - 1,
+			id[j] % last);
+		run = isl_set_upper_bound_si(run, isl_dim_param, np - 1,
+			id[k - 1] % last);
+		out = isl_set_union(out, run);
+	}
+	isl_space_free(space);
+	return isl_set_coalesce(out);
+}
+
 /* The ranks of "r" (a set over the mesh parameters) as the union of its
  * runs of consecutive ranks along the last mesh axis, merged where they
  * line up (isl_set_coalesce), where its description has divisions: the
@@ -427,7 +570,7 @@ static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	const long *shape = m->job->mesh_shape;
 	struct dmd_cost_points pts;
 	int np = m->mesh->n, div = 0, i;
-	long j, k, id, last, runs = 0, size = 1;
+	long j, id, last, runs = 0, size = 1;
 	isl_set *out;
 
 	for (i = 0; i < np && size <= DMD_COST_MAX_RUN_RANKS; ++i)
@@ -459,27 +602,10 @@ static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 		free(pts.v);
 		return r;
 	}
-	out = isl_set_empty(isl_set_get_space(r));
-	for (j = 0; j < pts.count; j = k) {
-		isl_set *run = isl_set_universe(isl_set_get_space(r));
-
-		for (k = j + 1; k < pts.count && pts.v[k] == pts.v[k - 1] + 1 &&
-		     pts.v[k] % last != 0; ++k)
-			;
-		for (id = pts.v[j] / last, i = np - 2; i >= 0; --i) {
-			run = isl_set_fix_si(run, isl_dim_param, i,
-				id % shape[i]);
-			id /= shape[i];
-		}
-		run = isl_set_lower_bound_si(run, isl_dim_param, np - 1,
-			pts.v[j] % last);
-		run = isl_set_upper_bound_si(run, isl_dim_param, np - 1,
-			pts.v[k - 1] % last);
-		out = isl_set_union(out, run);
-	}
+	out = dmd_cost_ids_set(m, isl_set_get_space(r), pts.v, pts.count);
 	free(pts.v);
 	isl_set_free(r);
-	return isl_set_coalesce(out);
+	return out;
 }
 
 /* "pa" (over the parameters, bounded) as a pw_aff whose every piece is a
@@ -767,6 +893,105 @@ static __isl_give isl_set *dmd_cost_offsets(const struct dmd_model *m,
 	return isl_set_reset_tuple_id(s);
 }
 
+/* The receives of point-to-point pieces "p" of transfer "x" counted rank
+ * by rank (on a mesh of at most DMD_COST_MAX_RUN_RANKS ranks): the
+ * points (c, t, o) of the ranks c, time points t and peer offsets o at
+ * which c receives (dmd_cost_offsets, the parameters moved into the set)
+ * are enumerated, and the extents of the box of each evaluated there;
+ * where every one is positive, c receives their product's bytes in one
+ * message over the slowest link along which o moves.  The same sums as
+ * dmd_cost_p2p's event by event, without a pw_aff per event (on a 2.5-D
+ * plan of 64 ranks with its redistributions, 958 events: most of the
+ * analysis).  Returns 1 when counted, 0 if there are too many points (or
+ * the box has parameters other than the mesh's), -1 on error. */
+static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
+	const struct dmd_xfer *x, const struct dmd_p2p *p)
+{
+	const struct dmd_model *m = b->m;
+	const long *shape = m->job->mesh_shape;
+	struct dmd_cost_points pts;
+	int len = x->level + 1, np = m->mesh->n, nd = p->recv.n, d, a;
+	isl_pw_aff **cnt = NULL;
+	isl_space *dom = NULL;
+	isl_set *e;
+	long i, k;
+	int r = 1;
+
+	if (dmd_cost_dense_size(m) == 0 ||
+	    isl_set_dim(p->recv_dom, isl_dim_param) != np)
+		return 0;
+	e = dmd_cost_offsets(m, p->recv_dom, len);
+	e = isl_set_intersect_params(e, isl_set_copy(m->mesh->set));
+	e = isl_set_move_dims(e, isl_dim_set, 0, isl_dim_param, 0, np);
+	if (dmd_cost_enumerate(e, &pts) < 0) {
+		free(pts.v);
+		return 0;
+	}
+	cnt = calloc(nd + 1, sizeof(*cnt));
+	if (!cnt)
+		r = -1;
+	for (d = 0; r > 0 && d < nd; ++d) {
+		cnt[d] = isl_pw_aff_move_dims(dmd_part_comb_count(&p->recv, d),
+			isl_dim_in, 0, isl_dim_param, 0, np);
+		if (!cnt[d])
+			r = -1;
+	}
+	if (r > 0 && nd > 0)
+		dom = isl_pw_aff_get_domain_space(cnt[0]);
+	for (i = 0; r > 0 && i < pts.count; ++i) {
+		const long *v = pts.v + i * (pts.n + 1);
+		int axes[DMD_MAX_AXES] = { 0 };
+		long long bytes = b->esize;
+		isl_point *pt = NULL;
+		long id = 0;
+
+		if (nd > 0)
+			pt = isl_point_zero(isl_space_copy(dom));
+		/* X[c, t, c + o] */
+		for (k = 0; pt && k < np + len + np; ++k) {
+			long c = k < np + len ? v[k] : v[k - len - np] + v[k];
+
+			pt = isl_point_set_coordinate_val(pt, isl_dim_set, k,
+				isl_val_int_from_si(m->ctx, c));
+		}
+		if (nd > 0 && !pt)
+			r = -1;
+		for (d = 0; r > 0 && d < nd && bytes > 0; ++d) {
+			isl_val *ext = isl_pw_aff_eval(isl_pw_aff_copy(cnt[d]),
+				isl_point_copy(pt));
+			long long e;
+
+			if (!ext) {
+				r = -1;
+			} else if (!isl_val_is_int(ext) ||
+				   !isl_val_is_pos(ext)) {
+				bytes = 0;
+			} else {
+				e = isl_val_get_num_si(ext);
+				if (__builtin_mul_overflow(bytes, e, &bytes))
+					r = -1;
+			}
+			isl_val_free(ext);
+		}
+		isl_point_free(pt);
+		if (r <= 0 || bytes <= 0)
+			continue;
+		for (a = 0; a < np; ++a) {
+			id = id * shape[a] + v[a];
+			axes[a] = v[np + len + a] != 0;
+		}
+		if (dmd_cost_dense_add(b, x->step,
+				dmd_cost_slowest(m->job, axes), id, bytes) < 0)
+			r = -1;
+	}
+	for (d = 0; cnt && d < nd; ++d)
+		isl_pw_aff_free(cnt[d]);
+	free(cnt);
+	isl_space_free(dom);
+	free(pts.v);
+	return r;
+}
+
 /* The receives of point-to-point pieces "p" of transfer "x": for each
  * time point and peer offset, the ranks that receive a box that is not
  * empty from the peer at that offset (its combed elements, if it has
@@ -780,6 +1005,14 @@ static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 	int len = x->level + 1, np = m->mesh->n, d, a;
 	long i;
 
+	d = dmd_cost_p2p_ranks(b, x, p);
+	if (d != 0) {
+		isl_space_free(space);
+		if (d < 0)
+			dmd_cost_fail(b, "the receives of a rank cannot be "
+				"counted", x->step, x->tensor);
+		return d < 0 ? -1 : 0;
+	}
 	if (dmd_cost_enumerate(dmd_cost_offsets(m, p->recv_dom, len),
 			&pts) < 0) {
 		free(pts.v);
