@@ -341,7 +341,7 @@ __isl_give isl_pw_aff *dmd_isl_explicit(__isl_take isl_pw_aff *pa)
 
 /* The most points of a domain on which a difference of two affs is
  * evaluated point by point (dmd_isl_cst_on). */
-#define DMD_ISL_MAX_EVAL	(1 << 13)
+#define DMD_ISL_MAX_EVAL	(1 << 11)
 
 /* What dmd_isl_cst_on carries over the points of a domain. */
 struct dmd_isl_cst_data {
@@ -372,11 +372,48 @@ static isl_stat dmd_isl_cst_point(__isl_take isl_point *pnt, void *user)
 	return data->same ? isl_stat_ok : isl_stat_error;
 }
 
+/* The number of points of the bounding box of "set" (a set without
+ * parameters), or more than DMD_ISL_MAX_EVAL if it is unbounded or
+ * larger (then not all of it is looked at): a bound of the points
+ * dmd_isl_cst_on would evaluate, found by 2 n integer programs instead
+ * of a walk over all of them. */
+static long dmd_isl_hull_points(__isl_keep isl_set *set)
+{
+	isl_size n = isl_set_dim(set, isl_dim_set);
+	long size = 1;
+	int i;
+
+	if (n < 0)
+		return DMD_ISL_MAX_EVAL + 1;
+	for (i = 0; i < n && size <= DMD_ISL_MAX_EVAL; ++i) {
+		isl_val *lo = isl_set_dim_min_val(isl_set_copy(set), i);
+		isl_val *hi = isl_set_dim_max_val(isl_set_copy(set), i);
+		isl_val *w = NULL;
+
+		if (lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi))
+			w = isl_val_add_ui(isl_val_sub(hi, lo), 1);
+		else {
+			isl_val_free(lo);
+			isl_val_free(hi);
+		}
+		if (!w || isl_val_cmp_si(w, DMD_ISL_MAX_EVAL) > 0)
+			size = DMD_ISL_MAX_EVAL + 1;
+		else if (!isl_val_is_pos(w))
+			size = 0;
+		else
+			size *= isl_val_get_num_si(w);
+		isl_val_free(w);
+	}
+	return size;
+}
+
 /* The value of "df" (taken) on "dom" (over the domain of "df", bounded,
- * parameters included) if it takes a single one there, found by
- * evaluating it at each point of "dom" (at most DMD_ISL_MAX_EVAL); else
- * NULL.  For the difference of the largest and smallest rows of a
- * block of 2048 rows on a view of a 1-D mesh of 64 ranks,
+ * parameters included) if it takes a single one there: a constant as
+ * it is, else where it has divisions (isl's simplification of an aff
+ * without them is quick) found by evaluating it at each point of "dom"
+ * (at most DMD_ISL_MAX_EVAL); else NULL.  For the difference of the
+ * largest and smallest rows of a block of 2048 rows on a view of a 1-D
+ * mesh of 64 ranks,
  *   [c] -> { X[i] -> [(2047 + 2048*floor((floor((3*floor((4*floor((7*
  *            floor((8*floor((15c)/16))/15))/8))/7))/4))/3))
  *            - 2048c + 2048*floor((2 + 2c + ...)/3))] }
@@ -388,14 +425,20 @@ static __isl_give isl_val *dmd_isl_cst_on(__isl_take isl_aff *df,
 	isl_size np = isl_set_dim(dom, isl_dim_param);
 	isl_set *pts;
 
-	if (np < 0 || isl_aff_dim(df, isl_dim_param) != np) {
+	if (isl_aff_is_cst(df) == isl_bool_true) {
+		data.v = isl_aff_get_constant_val(df);
+		isl_aff_free(df);
+		return data.v;
+	}
+	if (np < 0 || isl_aff_dim(df, isl_dim_param) != np ||
+	    isl_aff_dim(df, isl_dim_div) <= 0) {
 		isl_aff_free(df);
 		return NULL;
 	}
 	data.df = isl_aff_move_dims(df, isl_dim_in, 0, isl_dim_param, 0, np);
 	pts = isl_set_move_dims(isl_set_copy(dom), isl_dim_set, 0,
 		isl_dim_param, 0, np);
-	if (!data.df || !pts || isl_set_is_bounded(pts) != isl_bool_true ||
+	if (!data.df || !pts || dmd_isl_hull_points(pts) > DMD_ISL_MAX_EVAL ||
 	    isl_set_foreach_point(pts, &dmd_isl_cst_point, &data) < 0)
 		data.same = 0;
 	isl_set_free(pts);

@@ -76,6 +76,11 @@
 /* The most events of one transfer, and ranks of one set, enumerated. */
 #define DMD_COST_MAX_EVENTS	200000
 #define DMD_COST_MAX_POINTS	(1L << 22)
+/* The fewest events (time points and peer offsets) of point-to-point
+ * pieces whose receives are counted rank by rank (dmd_cost_p2p_ranks):
+ * with fewer (a halo exchange's few offsets) the sums of pw_affs are
+ * quicker than the evaluation at every rank. */
+#define DMD_COST_DENSE_EVENTS	32
 /* The most runs of consecutive ranks along the last mesh axis that a set
  * of ranks is rewritten as (dmd_cost_runs). */
 #define DMD_COST_MAX_RUNS	64
@@ -902,8 +907,9 @@ static __isl_give isl_set *dmd_cost_offsets(const struct dmd_model *m,
  * message over the slowest link along which o moves.  The same sums as
  * dmd_cost_p2p's event by event, without a pw_aff per event (on a 2.5-D
  * plan of 64 ranks with its redistributions, 958 events: most of the
- * analysis).  Returns 1 when counted, 0 if there are too many points (or
- * the box has parameters other than the mesh's), -1 on error. */
+ * analysis; used beyond DMD_COST_DENSE_EVENTS events).  Returns 1 when
+ * counted, 0 if there are too many points (or the box has parameters
+ * other than the mesh's), -1 on error. */
 static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
 	const struct dmd_xfer *x, const struct dmd_p2p *p)
 {
@@ -1005,14 +1011,6 @@ static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 	int len = x->level + 1, np = m->mesh->n, d, a;
 	long i;
 
-	d = dmd_cost_p2p_ranks(b, x, p);
-	if (d != 0) {
-		isl_space_free(space);
-		if (d < 0)
-			dmd_cost_fail(b, "the receives of a rank cannot be "
-				"counted", x->step, x->tensor);
-		return d < 0 ? -1 : 0;
-	}
 	if (dmd_cost_enumerate(dmd_cost_offsets(m, p->recv_dom, len),
 			&pts) < 0) {
 		free(pts.v);
@@ -1020,6 +1018,17 @@ static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 		dmd_cost_fail(b, "too many time points and peers", x->step,
 			x->tensor);
 		return -1;
+	}
+	d = 0;
+	if (pts.count > DMD_COST_DENSE_EVENTS)
+		d = dmd_cost_p2p_ranks(b, x, p);
+	if (d != 0) {
+		free(pts.v);
+		isl_space_free(space);
+		if (d < 0)
+			dmd_cost_fail(b, "the receives of a rank cannot be "
+				"counted", x->step, x->tensor);
+		return d < 0 ? -1 : 0;
 	}
 	for (i = 0; i < pts.count && !b->failed; ++i) {
 		const long *v = pts.v + i * (pts.n + 1);

@@ -45,7 +45,7 @@ ko() { echo "FAIL $1"; failed=$((failed + 1)); }
 JOBS="tests/e2e/jobs/summa_2x2.yaml tests/e2e/jobs/pumma_view7.yaml
 tests/e2e/jobs/jacobi_4.yaml tests/e2e/jobs/views_program_2x3.yaml
 tests/e2e/jobs/partial_view_4.yaml tests/e2e/jobs/stencil3.yaml
-tests/plan/links_2x4.yaml tests/plan/links_p2p_2x4.yaml tests/plan/memory_small.yaml
+tests/plan/links_2x4.yaml tests/e2e/jobs/links_p2p_2x4.yaml tests/plan/memory_small.yaml
 tests/e2e/jobs/auto_square_8.yaml tests/e2e/jobs/auto_mlp_4.yaml
 tests/plan/auto_prime_11.yaml tests/e2e/jobs/auto_elem_4.yaml
 tests/e2e/jobs/auto_layout_tp_4.yaml tests/e2e/jobs/auto_cannon_skew_4.yaml
