@@ -510,6 +510,24 @@ static int dmd_cost_long_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A tuple of n longs, as dmd_cost_tuple_cmp orders them. */
+struct dmd_cost_tuple {
+	const long *v;
+	int n;
+};
+
+/* Tuples in lexicographic order. */
+static int dmd_cost_tuple_cmp(const void *a, const void *b)
+{
+	const struct dmd_cost_tuple *x = a, *y = b;
+	int i;
+
+	for (i = 0; i < x->n; ++i)
+		if (x->v[i] != y->v[i])
+			return x->v[i] < y->v[i] ? -1 : 1;
+	return 0;
+}
+
 /* Whether some basic set of "set" has local variables (divisions). */
 static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
 {
@@ -898,41 +916,90 @@ static __isl_give isl_set *dmd_cost_offsets(const struct dmd_model *m,
 	return isl_set_reset_tuple_id(s);
 }
 
-/* The receives of point-to-point pieces "p" of transfer "x" counted rank
- * by rank (on a mesh of at most DMD_COST_MAX_RUN_RANKS ranks): the
- * points (c, t, o) of the ranks c, time points t and peer offsets o at
- * which c receives (dmd_cost_offsets, the parameters moved into the set)
- * are enumerated, and the extents of the box of each evaluated there;
- * where every one is positive, c receives their product's bytes in one
- * message over the slowest link along which o moves.  The same sums as
- * dmd_cost_p2p's event by event, without a pw_aff per event (on a 2.5-D
- * plan of 64 ranks with its redistributions, 958 events: most of the
- * analysis; used beyond DMD_COST_DENSE_EVENTS events).  Returns 1 when
- * counted, 0 if there are too many points (or the box has parameters
- * other than the mesh's), -1 on error. */
-static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
-	const struct dmd_xfer *x, const struct dmd_p2p *p)
+/* The points (c, t, o) of the ranks c of the mesh, time points t and peer
+ * offsets o at which point-to-point pieces "p" of transfer "x" receive
+ * (dmd_cost_offsets, the parameters moved into the set) into "pts", on
+ * a mesh of at most DMD_COST_MAX_RUN_RANKS ranks whose parameters are
+ * those of "p".  Returns 1 when enumerated, 0 if not (too many points,
+ * a larger mesh or other parameters). */
+static int dmd_cost_p2p_points(const struct dmd_model *m,
+	const struct dmd_xfer *x, const struct dmd_p2p *p,
+	struct dmd_cost_points *pts)
 {
-	const struct dmd_model *m = b->m;
-	const long *shape = m->job->mesh_shape;
-	struct dmd_cost_points pts;
-	int len = x->level + 1, np = m->mesh->n, nd = p->recv.n, d, a;
-	isl_pw_aff **cnt = NULL;
-	isl_space *dom = NULL;
+	int np = m->mesh->n;
 	isl_set *e;
-	long i, k;
-	int r = 1;
 
+	memset(pts, 0, sizeof(*pts));
 	if (dmd_cost_dense_size(m) == 0 ||
 	    isl_set_dim(p->recv_dom, isl_dim_param) != np)
 		return 0;
-	e = dmd_cost_offsets(m, p->recv_dom, len);
+	e = dmd_cost_offsets(m, p->recv_dom, x->level + 1);
 	e = isl_set_intersect_params(e, isl_set_copy(m->mesh->set));
 	e = isl_set_move_dims(e, isl_dim_set, 0, isl_dim_param, 0, np);
-	if (dmd_cost_enumerate(e, &pts) < 0) {
-		free(pts.v);
+	if (dmd_cost_enumerate(e, pts) < 0) {
+		free(pts->v);
+		memset(pts, 0, sizeof(*pts));
 		return 0;
 	}
+	return 1;
+}
+
+/* The distinct events (t, o) of the points (c, t, o) "cpts" of a mesh of
+ * "np" axes into "ev" (sorted).  Returns -1 if they cannot be
+ * allocated. */
+static int dmd_cost_events_of(const struct dmd_cost_points *cpts, int np,
+	struct dmd_cost_points *ev)
+{
+	struct dmd_cost_tuple *tu;
+	int n = cpts->n - np, j;
+	long i;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->n = n;
+	tu = malloc((cpts->count + 1) * sizeof(*tu));
+	ev->v = malloc((cpts->count + 1) * (n + 1) * sizeof(long));
+	if (!tu || !ev->v) {
+		free(tu);
+		return -1;
+	}
+	for (i = 0; i < cpts->count; ++i) {
+		tu[i].v = cpts->v + i * (cpts->n + 1) + np;
+		tu[i].n = n;
+	}
+	qsort(tu, cpts->count, sizeof(*tu), &dmd_cost_tuple_cmp);
+	for (i = 0; i < cpts->count; ++i) {
+		if (i > 0 && dmd_cost_tuple_cmp(&tu[i - 1], &tu[i]) == 0)
+			continue;
+		for (j = 0; j < n; ++j)
+			ev->v[ev->count * (n + 1) + j] = tu[i].v[j];
+		ev->count++;
+	}
+	ev->cap = ev->count;
+	free(tu);
+	return 0;
+}
+
+/* The receives of point-to-point pieces "p" of transfer "x" counted rank
+ * by rank, at the points (c, t, o) "pts" of dmd_cost_p2p_points: the
+ * extents of the box of each evaluated there; where every one is
+ * positive, c receives their product's bytes in one message over the
+ * slowest link along which o moves.  The same sums as dmd_cost_p2p's
+ * event by event, without a pw_aff per event (on a 2.5-D plan of 64
+ * ranks with its redistributions, 958 events: most of the analysis;
+ * used beyond DMD_COST_DENSE_EVENTS events).  Returns 0 when counted,
+ * -1 on error. */
+static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
+	const struct dmd_xfer *x, const struct dmd_p2p *p,
+	const struct dmd_cost_points *pts)
+{
+	const struct dmd_model *m = b->m;
+	const long *shape = m->job->mesh_shape;
+	int len = x->level + 1, np = m->mesh->n, nd = p->recv.n, d, a;
+	isl_pw_aff **cnt = NULL;
+	isl_space *dom = NULL;
+	long i, k;
+	int r = 1;
+
 	cnt = calloc(nd + 1, sizeof(*cnt));
 	if (!cnt)
 		r = -1;
@@ -944,8 +1011,8 @@ static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
 	}
 	if (r > 0 && nd > 0)
 		dom = isl_pw_aff_get_domain_space(cnt[0]);
-	for (i = 0; r > 0 && i < pts.count; ++i) {
-		const long *v = pts.v + i * (pts.n + 1);
+	for (i = 0; r > 0 && i < pts->count; ++i) {
+		const long *v = pts->v + i * (pts->n + 1);
 		int axes[DMD_MAX_AXES] = { 0 };
 		long long bytes = b->esize;
 		isl_point *pt = NULL;
@@ -994,34 +1061,43 @@ static int dmd_cost_p2p_ranks(struct dmd_cost_build *b,
 		isl_pw_aff_free(cnt[d]);
 	free(cnt);
 	isl_space_free(dom);
-	free(pts.v);
-	return r;
+	return r < 0 ? -1 : 0;
 }
 
 /* The receives of point-to-point pieces "p" of transfer "x": for each
  * time point and peer offset, the ranks that receive a box that is not
  * empty from the peer at that offset (its combed elements, if it has
- * combs). */
+ * combs).  On a mesh of at most DMD_COST_MAX_RUN_RANKS ranks the points
+ * (c, t, o) are enumerated first and the events (t, o) read from them
+ * (projecting the ranks out of the set instead gives many pieces with
+ * divisions, slow to count and enumerate); beyond DMD_COST_DENSE_EVENTS
+ * events the receives are then counted rank by rank from those points.
+ * Else the events are the points of the set with the ranks projected
+ * out. */
 static int dmd_cost_p2p(struct dmd_cost_build *b, const struct dmd_xfer *x,
 	const struct dmd_p2p *p)
 {
 	const struct dmd_model *m = b->m;
-	struct dmd_cost_points pts;
+	struct dmd_cost_points pts, cpts;
 	isl_space *space = isl_set_get_space(p->recv_dom);
 	int len = x->level + 1, np = m->mesh->n, d, a;
 	long i;
 
-	if (dmd_cost_enumerate(dmd_cost_offsets(m, p->recv_dom, len),
+	if (dmd_cost_p2p_points(m, x, p, &cpts)) {
+		d = dmd_cost_events_of(&cpts, np, &pts);
+		if (d == 0 && pts.count > DMD_COST_DENSE_EVENTS)
+			d = dmd_cost_p2p_ranks(b, x, p, &cpts) < 0 ? -1 : 1;
+		free(cpts.v);
+	} else if (dmd_cost_enumerate(dmd_cost_offsets(m, p->recv_dom, len),
 			&pts) < 0) {
 		free(pts.v);
 		isl_space_free(space);
 		dmd_cost_fail(b, "too many time points and peers", x->step,
 			x->tensor);
 		return -1;
+	} else {
+		d = 0;
 	}
-	d = 0;
-	if (pts.count > DMD_COST_DENSE_EVENTS)
-		d = dmd_cost_p2p_ranks(b, x, p);
 	if (d != 0) {
 		free(pts.v);
 		isl_space_free(space);
