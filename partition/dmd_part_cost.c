@@ -23,7 +23,11 @@
  * The events are the points of the transfer's time points (and offsets)
  * over all ranks, which are enumerated: they are few (the iterations of
  * the loops the transfer is at, a few offsets per halo); a transfer with
- * more than DMD_COST_MAX_EVENTS is not counted (an error).  For each
+ * more than DMD_COST_MAX_EVENTS is not counted (an error).  On a mesh of
+ * at most DMD_COST_MAX_RUN_RANKS ranks the events of point-to-point
+ * pieces are read from the enumerated points (c, t, o) of the ranks that
+ * receive (dmd_cost_p2p_points), which beyond DMD_COST_DENSE_EVENTS
+ * events are also counted rank by rank (dmd_cost_p2p_ranks).  For each
  * event the ranks that receive and the size of what they receive are
  * pw_affs over the parameters (the box extents at the event are
  * piecewise constant in practice; where two of them vary with the
