@@ -343,9 +343,10 @@ __isl_give isl_pw_aff *dmd_isl_explicit(__isl_take isl_pw_aff *pa)
  * evaluated point by point (dmd_isl_cst_on). */
 #define DMD_ISL_MAX_EVAL	(1 << 11)
 
-/* What dmd_isl_cst_on carries over the points of a domain. */
+/* What dmd_isl_cst_on and dmd_isl_cst_pw carry over the points of a
+ * domain: the difference hi - lo (parameters as inputs; lo NULL for 0). */
 struct dmd_isl_cst_data {
-	isl_aff *df;		/* the difference, parameters as inputs */
+	isl_pw_aff *hi, *lo;	/* the difference, parameters as inputs */
 	isl_val *v;		/* its value at the first point */
 	long n;			/* points seen */
 	int same;		/* the same value at each so far */
@@ -361,7 +362,11 @@ static isl_stat dmd_isl_cst_point(__isl_take isl_point *pnt, void *user)
 		data->same = 0;
 		return isl_stat_error;
 	}
-	v = isl_aff_eval(isl_aff_copy(data->df), pnt);
+	v = isl_pw_aff_eval(isl_pw_aff_copy(data->hi), isl_point_copy(pnt));
+	if (data->lo)
+		v = isl_val_sub(v, isl_pw_aff_eval(isl_pw_aff_copy(data->lo),
+			isl_point_copy(pnt)));
+	isl_point_free(pnt);
 	if (!v || !isl_val_is_int(v))
 		data->same = 0;
 	else if (!data->v)
@@ -421,7 +426,7 @@ static long dmd_isl_hull_points(__isl_keep isl_set *set)
 static __isl_give isl_val *dmd_isl_cst_on(__isl_take isl_aff *df,
 	__isl_keep isl_set *dom)
 {
-	struct dmd_isl_cst_data data = { NULL, NULL, 0, 1 };
+	struct dmd_isl_cst_data data = { NULL, NULL, NULL, 0, 1 };
 	isl_size np = isl_set_dim(dom, isl_dim_param);
 	isl_set *pts;
 
@@ -435,14 +440,104 @@ static __isl_give isl_val *dmd_isl_cst_on(__isl_take isl_aff *df,
 		isl_aff_free(df);
 		return NULL;
 	}
-	data.df = isl_aff_move_dims(df, isl_dim_in, 0, isl_dim_param, 0, np);
+	data.hi = isl_pw_aff_from_aff(isl_aff_move_dims(df, isl_dim_in, 0,
+		isl_dim_param, 0, np));
 	pts = isl_set_move_dims(isl_set_copy(dom), isl_dim_set, 0,
 		isl_dim_param, 0, np);
-	if (!data.df || !pts || dmd_isl_hull_points(pts) > DMD_ISL_MAX_EVAL ||
+	if (!data.hi || !pts || dmd_isl_hull_points(pts) > DMD_ISL_MAX_EVAL ||
 	    isl_set_foreach_point(pts, &dmd_isl_cst_point, &data) < 0)
 		data.same = 0;
 	isl_set_free(pts);
-	isl_aff_free(data.df);
+	isl_pw_aff_free(data.hi);
+	if (data.same && data.v)
+		return data.v;
+	isl_val_free(data.v);
+	return NULL;
+}
+
+/* Whether a basic set has a division (dmd_isl_pw_has_div). */
+static isl_stat dmd_isl_bset_div(__isl_take isl_basic_set *bset, void *user)
+{
+	isl_size n = isl_basic_set_dim(bset, isl_dim_div);
+
+	isl_basic_set_free(bset);
+	if (n != 0)
+		*(int *) user = 1;
+	return isl_stat_ok;
+}
+
+/* Whether a piece of a pw_aff has a division (dmd_isl_pw_has_div). */
+static isl_stat dmd_isl_piece_div(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	if (isl_aff_dim(aff, isl_dim_div) != 0)
+		*(int *) user = 1;
+	isl_aff_free(aff);
+	if (isl_set_foreach_basic_set(set, &dmd_isl_bset_div, user) < 0)
+		*(int *) user = 1;
+	isl_set_free(set);
+	return isl_stat_ok;
+}
+
+/* Whether "pa" has a piece whose domain or value has a division (also
+ * on error), e.g. [c] -> { X[i] -> [(-1 + 11*((1 + c + i) mod 3))] }. */
+static int dmd_isl_pw_has_div(__isl_keep isl_pw_aff *pa)
+{
+	int has = 0;
+
+	if (isl_pw_aff_foreach_piece(pa, &dmd_isl_piece_div, &has) < 0)
+		return 1;
+	return has;
+}
+
+/* Count the points of a set, up to one more than DMD_ISL_MAX_EVAL
+ * (dmd_isl_cst_pw). */
+static isl_stat dmd_isl_count_point(__isl_take isl_point *pnt, void *user)
+{
+	long *n = user;
+
+	isl_point_free(pnt);
+	return ++*n > DMD_ISL_MAX_EVAL ? isl_stat_error : isl_stat_ok;
+}
+
+/* The value of hi - lo (pw_affs over the same space, kept) if they have
+ * the same domain, bounded, and the difference takes a single value
+ * there; else NULL.  Only where one of them has a division (isl's
+ * difference of pieces without them is quick), by evaluating both at
+ * each point of the domain of "hi", parameters included (at most
+ * DMD_ISL_MAX_EVAL): every one in the domain of "lo" (the value is an
+ * integer) and as many as there, so the domains are equal.  For the
+ * largest and smallest rows of a block of A on a 3-D mesh of 2x3x16 of
+ * 96 ranks, two pieces each with nested divisions of the coordinates,
+ * isl_pw_aff_sub took 20 s (its isl_aff_gist on each pair of pieces)
+ * for a difference of 6143 everywhere. */
+static __isl_give isl_val *dmd_isl_cst_pw(__isl_keep isl_pw_aff *hi,
+	__isl_keep isl_pw_aff *lo)
+{
+	struct dmd_isl_cst_data data = { NULL, NULL, NULL, 0, 1 };
+	isl_size np = isl_pw_aff_dim(hi, isl_dim_param);
+	isl_set *pts = NULL, *pts_lo = NULL;
+	long n_lo = 0;
+
+	if (np < 0 || isl_pw_aff_dim(lo, isl_dim_param) != np ||
+	    (!dmd_isl_pw_has_div(hi) && !dmd_isl_pw_has_div(lo)))
+		return NULL;
+	data.hi = isl_pw_aff_move_dims(isl_pw_aff_copy(hi), isl_dim_in, 0,
+		isl_dim_param, 0, np);
+	data.lo = isl_pw_aff_move_dims(isl_pw_aff_copy(lo), isl_dim_in, 0,
+		isl_dim_param, 0, np);
+	pts = isl_pw_aff_domain(isl_pw_aff_copy(data.hi));
+	pts_lo = isl_pw_aff_domain(isl_pw_aff_copy(data.lo));
+	if (!data.lo || !pts || !pts_lo ||
+	    dmd_isl_hull_points(pts) > DMD_ISL_MAX_EVAL ||
+	    isl_set_foreach_point(pts, &dmd_isl_cst_point, &data) < 0 ||
+	    isl_set_foreach_point(pts_lo, &dmd_isl_count_point, &n_lo) < 0 ||
+	    n_lo != data.n)
+		data.same = 0;
+	isl_set_free(pts);
+	isl_set_free(pts_lo);
+	isl_pw_aff_free(data.hi);
+	isl_pw_aff_free(data.lo);
 	if (data.same && data.v)
 		return data.v;
 	isl_val_free(data.v);
@@ -478,8 +573,11 @@ static isl_stat dmd_isl_piece_get(__isl_take isl_set *set,
  * difference on the domain (isl_aff_gist), which for the nested
  * divisions of the bounds of a block on a view of a 1-D mesh (see
  * dmd_isl_cst_on) took half a second for a constant 2048 (a 2.5-D plan
- * of 64 ranks spent a fifth of its analysis there).  Else mx - mn + 1
- * by isl. */
+ * of 64 ranks spent a fifth of its analysis there).  Where either has
+ * several pieces with divisions and the difference is one constant on
+ * their common domain (dmd_isl_cst_pw), that constant plus one (a 3-D
+ * plan of 96 ranks spent 90 s in isl_pw_aff_sub of such pieces).  Else
+ * mx - mn + 1 by isl. */
 static __isl_give isl_pw_aff *dmd_isl_extent(__isl_take isl_pw_aff *mx,
 	__isl_take isl_pw_aff *mn)
 {
@@ -494,9 +592,11 @@ static __isl_give isl_pw_aff *dmd_isl_extent(__isl_take isl_pw_aff *mx,
 	    isl_set_plain_is_equal(px.set, pn.set) == isl_bool_true)
 		v = dmd_isl_cst_on(isl_aff_sub(isl_aff_copy(px.aff),
 			isl_aff_copy(pn.aff)), px.set);
+	else if (mx && mn && (px.n > 1 || pn.n > 1))
+		v = dmd_isl_cst_pw(mx, mn);
 	if (v)
-		res = isl_pw_aff_val_on_domain(isl_set_copy(px.set),
-			isl_val_add_ui(v, 1));
+		res = isl_pw_aff_val_on_domain(isl_pw_aff_domain(
+			isl_pw_aff_copy(mx)), isl_val_add_ui(v, 1));
 	isl_set_free(px.set);
 	isl_aff_free(px.aff);
 	isl_set_free(pn.set);
