@@ -90,7 +90,7 @@ run() {
 san_env() {
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    DISTMPMD=$ROOT/bin-san/distmpmd "$@"
+    DISTMPMD=$ROOT/bin-san/distmpmd SAN_RUN=1 "$@"
 }
 
 for part in $PARTS; do

@@ -55,6 +55,12 @@ tests/plan/view_cut_30_of_32.yaml tests/plan/view_rational_15x4.yaml
 tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml
 tests/e2e/jobs/auto_panels_8.yaml tests/plan/auto_ahead_memory_4.yaml"
 
+# Jobs whose analysis under the sanitizers (SAN_RUN set by tests/run.sh)
+# is long: there only plan --json is checked, the text by the plain run
+# (cyclic_gap_long_1x2: 10 s plain, about 14 minutes under ASan, whose
+# realloc of isl's growing tableaux in dmd_isl_box maps and copies each).
+SAN_JSON_ONLY="cyclic_gap_long_1x2"
+
 # check_golden JOB [--regen]: JOB's plan and plan --json against the
 # goldens (or written as the goldens), in a background shell of par_start
 # (scratch files in $t).
@@ -70,7 +76,10 @@ check_golden() {
         par_count 0 0
         return
     fi
-    if "$DMD" plan "$job" > "$t/out" 2> "$t/err" &&
+    if [ -n "${SAN_RUN:-}" ] && [[ " $SAN_JSON_ONLY " == *" $name "* ]]; then
+        echo "(plan $name: text checked by the run without sanitizers;" \
+            "under them --json only)"
+    elif "$DMD" plan "$job" > "$t/out" 2> "$t/err" &&
        [ ! -s "$t/err" ] && diff -u "$HERE/$name.plan" "$t/out"; then
         ok "plan $name"
     else
