@@ -1761,6 +1761,50 @@ out:
 	sess_close(&s);
 }
 
+/* dmd_isl_opt_val on pieces whose expression has a denominator (isl
+ * writes an extent on a view of 60 of 64 ranks as (-1 + 2048c)/15 where
+ * it is integral on the piece's points; isl_set_max_val refuses such an
+ * expression): the optimum is the expression's, not its multiple by the
+ * denominator.  Written from the definition: on c = 0, 15, 30, 45, 60,
+ * (2048c)/15 takes 0, 2048, ..., 8192; (c + 1)/4 on c = 3, 7, 11 takes
+ * 1, 2, 3. */
+static void test_isl_opt(void)
+{
+	isl_ctx *ctx = isl_ctx_alloc();
+	static const struct {
+		const char *pa;
+		int max;
+		long want;
+	} t[] = {
+		{ "[c] -> { [] -> [((2048c)/15)] : exists (e: c = 15e) and "
+		  "0 <= c <= 63 }", 1, 8192 },
+		{ "[c] -> { [] -> [((2048c)/15)] : exists (e: c = 15e) and "
+		  "0 <= c <= 63 }", 0, 0 },
+		{ "[c] -> { [] -> [((c + 1)/4)] : exists (e: c = 3 + 4e) and "
+		  "0 <= c <= 11; [] -> [(c)] : 20 <= c <= 21 }", 0, 1 },
+		{ "[c] -> { [] -> [((c + 1)/4)] : exists (e: c = 3 + 4e) and "
+		  "0 <= c <= 11; [] -> [(c)] : 20 <= c <= 21 }", 1, 21 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); ++i) {
+		isl_val *v = dmd_isl_opt_val(isl_pw_aff_read_from_str(ctx,
+			t[i].pa), t[i].max);
+		int ok = v && isl_val_is_int(v) &&
+			isl_val_cmp_si(v, t[i].want) == 0;
+
+		if (!ok) {
+			printf("  got ");
+			fflush(stdout);
+			isl_val_dump(v);
+		}
+		check(ok, "isl: %s of %s is %ld", t[i].max ? "max" : "min",
+			t[i].pa, t[i].want);
+		isl_val_free(v);
+	}
+	isl_ctx_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1790,6 +1834,7 @@ int main(int argc, char **argv)
 	test_views_model();
 	test_views_plan();
 	test_flops();
+	test_isl_opt();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
