@@ -455,26 +455,38 @@ static __isl_give isl_val *dmd_isl_cst_on(__isl_take isl_aff *df,
 	return NULL;
 }
 
-/* Whether a basic set has a division (dmd_isl_pw_has_div). */
+/* Whether a basic set has a division (dmd_isl_set_has_div). */
 static isl_stat dmd_isl_bset_div(__isl_take isl_basic_set *bset, void *user)
 {
 	isl_size n = isl_basic_set_dim(bset, isl_dim_div);
 
 	isl_basic_set_free(bset);
-	if (n != 0)
-		*(int *) user = 1;
+	if (n < 0)
+		return isl_stat_error;
+	*(int *) user |= n > 0;
 	return isl_stat_ok;
 }
 
-/* Whether a piece of a pw_aff has a division (dmd_isl_pw_has_div). */
+/* Whether some basic set of "set" has local variables (divisions), as
+ * [c] -> { : exists e0 : c = 2 e0 }: 1 if so, 0 if not, -1 on error. */
+int dmd_isl_set_has_div(__isl_keep isl_set *set)
+{
+	int div = 0;
+
+	if (isl_set_foreach_basic_set(set, &dmd_isl_bset_div, &div) < 0)
+		return -1;
+	return div;
+}
+
+/* Whether a piece of a pw_aff has a division (dmd_isl_pw_has_div); an
+ * error counts as one. */
 static isl_stat dmd_isl_piece_div(__isl_take isl_set *set,
 	__isl_take isl_aff *aff, void *user)
 {
-	if (isl_aff_dim(aff, isl_dim_div) != 0)
+	if (isl_aff_dim(aff, isl_dim_div) != 0 ||
+	    dmd_isl_set_has_div(set) != 0)
 		*(int *) user = 1;
 	isl_aff_free(aff);
-	if (isl_set_foreach_basic_set(set, &dmd_isl_bset_div, user) < 0)
-		*(int *) user = 1;
 	isl_set_free(set);
 	return isl_stat_ok;
 }
@@ -507,10 +519,10 @@ static isl_stat dmd_isl_count_point(__isl_take isl_point *pnt, void *user)
  * each point of the domain of "hi", parameters included (at most
  * DMD_ISL_MAX_EVAL): every one in the domain of "lo" (the value is an
  * integer) and as many as there, so the domains are equal.  For the
- * largest and smallest rows of a block of A on a 3-D mesh of 2x3x16 of
- * 96 ranks, two pieces each with nested divisions of the coordinates,
- * isl_pw_aff_sub took 20 s (its isl_aff_gist on each pair of pieces)
- * for a difference of 6143 everywhere. */
+ * largest and smallest rows of a block of A on a 3-D view 2x3x16 of a
+ * 1-D mesh of 96 ranks, two pieces each with nested divisions of the
+ * coordinates, isl_pw_aff_sub took 20 s (its isl_aff_gist on each pair
+ * of pieces) for a difference of 6143 everywhere. */
 static __isl_give isl_val *dmd_isl_cst_pw(__isl_keep isl_pw_aff *hi,
 	__isl_keep isl_pw_aff *lo)
 {

@@ -49,6 +49,9 @@ __isl_give isl_pw_aff *dmd_isl_pw_aff_name(__isl_take isl_pw_aff *pa,
  * error. */
 long dmd_isl_max(__isl_keep isl_pw_aff *pa, __isl_keep isl_set *ctx);
 __isl_give isl_val *dmd_isl_opt_val(__isl_take isl_pw_aff *pa, int max);
+/* Whether some basic set of "set" has divisions: 1, 0, or -1 on
+ * error. */
+int dmd_isl_set_has_div(__isl_keep isl_set *set);
 /* pa + v */
 __isl_give isl_pw_aff *dmd_isl_add(__isl_take isl_pw_aff *pa, long v);
 /* "pa" extended with the value 0 on the points of "dom" where it is not

@@ -532,18 +532,6 @@ static int dmd_cost_tuple_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Whether some basic set of "set" has local variables (divisions). */
-static isl_stat dmd_cost_has_div(__isl_take isl_basic_set *bset, void *user)
-{
-	isl_size n = isl_basic_set_dim(bset, isl_dim_div);
-
-	isl_basic_set_free(bset);
-	if (n < 0)
-		return isl_stat_error;
-	*(int *) user |= n > 0;
-	return isl_stat_ok;
-}
-
 /* The ranks "id" (n of them, row-major, sorted ascending) as a set over
  * the mesh parameters of "space" (taken): the union of their runs of
  * consecutive ranks along the last mesh axis, coalesced.  For ranks
@@ -604,7 +592,8 @@ static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 		size *= shape[i];
 	if (!r || np < 1 || size > DMD_COST_MAX_RUN_RANKS)
 		return r;
-	if (isl_set_foreach_basic_set(r, &dmd_cost_has_div, &div) < 0)
+	div = dmd_isl_set_has_div(r);
+	if (div < 0)
 		return isl_set_free(r);
 	if (!div)
 		return r;
