@@ -731,3 +731,99 @@ __isl_give isl_map *dmd_isl_box_map(__isl_keep isl_space *out,
 	isl_space_free(space);
 	return isl_set_unwrap(box);
 }
+
+/* The position in "map" of the coordinate of mesh axis "d": input
+ * dimension d, or with "ids" the parameter of ids[d]; -1 if absent. */
+static int dmd_isl_rank_pos(__isl_keep isl_map *map,
+	__isl_keep isl_multi_id *ids, int d)
+{
+	isl_id *id;
+	int pos;
+
+	if (!ids)
+		return d;
+	id = isl_multi_id_get_at(ids, d);
+	pos = isl_map_find_dim_by_id(map, isl_dim_param, id);
+	isl_id_free(id);
+	return pos;
+}
+
+/* "map" (taken) with the coordinate of mesh axis "d" (dmd_isl_rank_pos)
+ * at most "hi" (up = 0) or at least "lo" (up = 1). */
+static __isl_give isl_map *dmd_isl_rank_bound(__isl_take isl_map *map,
+	__isl_keep isl_multi_id *ids, int d, int up, long v)
+{
+	enum isl_dim_type t = ids ? isl_dim_param : isl_dim_in;
+	int pos = dmd_isl_rank_pos(map, ids, d);
+
+	if (pos < 0)
+		return isl_map_free(map);
+	return up ? isl_map_lower_bound_si(map, t, pos, v) :
+		isl_map_upper_bound_si(map, t, pos, v);
+}
+
+/* Whether map "map" is empty beyond the box 0 <= c < shape of a mesh
+ * (2 n emptiness tests: cheaper than a subset test of a map of many
+ * pieces). */
+static isl_bool dmd_isl_map_in_mesh(__isl_keep isl_map *map,
+	__isl_keep isl_multi_id *ids, int n, const long *shape)
+{
+	isl_bool in = isl_bool_true;
+	int d;
+
+	for (d = 0; in == isl_bool_true && d < 2 * n; ++d) {
+		isl_map *out = dmd_isl_rank_bound(isl_map_copy(map), ids,
+			d / 2, d % 2, d % 2 ? shape[d / 2] : -1);
+
+		in = isl_map_is_empty(out);
+		isl_map_free(out);
+	}
+	return in;
+}
+
+/* Whether map "a" is equal to (DMD_ISL_EQUAL) or a subset of
+ * (DMD_ISL_SUBSET) map "b", decided rank by rank: the coordinates of a
+ * rank of a mesh of shape "shape" (n axes) are the first n input
+ * dimensions of both, or with "ids" their parameters ids[0 .. n - 1].
+ * The relation holds with those fixed to each rank's coordinates in
+ * turn, and "a" (and for equality "b") has no point beyond the mesh.
+ * For relations as { [R[me] -> X[t, peer]] -> B[lo.., ext..] } whose
+ * pieces depend on the coordinates through divisions, where isl's test
+ * for all ranks at once takes minutes (a gist per pair of pieces) and
+ * each rank's milliseconds.  A point beyond the mesh gives false even
+ * where the relation would hold there: the answer errs to the safe side
+ * (a refused proof, a box taken as having holes). */
+isl_bool dmd_isl_map_rel_by_rank(__isl_keep isl_map *a,
+	__isl_keep isl_map *b, enum dmd_isl_rel rel,
+	__isl_keep isl_multi_id *ids, int n, const long *shape)
+{
+	enum isl_dim_type t = ids ? isl_dim_param : isl_dim_in;
+	isl_bool r;
+	long k, q, nr = 1;
+	int d;
+
+	for (d = 0; d < n; ++d)
+		nr *= shape[d];
+	r = dmd_isl_map_in_mesh(a, ids, n, shape);
+	if (r == isl_bool_true && rel == DMD_ISL_EQUAL)
+		r = dmd_isl_map_in_mesh(b, ids, n, shape);
+	for (k = 0; r == isl_bool_true && k < nr; ++k) {
+		isl_map *a1 = isl_map_copy(a), *b1 = isl_map_copy(b);
+
+		for (q = k, d = n - 1; d >= 0; --d) {
+			int pa = dmd_isl_rank_pos(a1, ids, d);
+			int pb = dmd_isl_rank_pos(b1, ids, d);
+
+			a1 = pa < 0 ? isl_map_free(a1) :
+				isl_map_fix_si(a1, t, pa, q % shape[d]);
+			b1 = pb < 0 ? isl_map_free(b1) :
+				isl_map_fix_si(b1, t, pb, q % shape[d]);
+			q /= shape[d];
+		}
+		r = rel == DMD_ISL_EQUAL ? isl_map_is_equal(a1, b1) :
+			isl_map_is_subset(a1, b1);
+		isl_map_free(a1);
+		isl_map_free(b1);
+	}
+	return r;
+}

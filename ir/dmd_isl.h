@@ -78,6 +78,21 @@ __isl_give isl_map *dmd_isl_box_map(__isl_keep isl_space *out,
 __isl_give isl_multi_aff *dmd_isl_swap(__isl_take isl_space *space, int n,
 	int len);
 
+/* The relation of map "a" to map "b" asked of dmd_isl_map_rel_by_rank. */
+enum dmd_isl_rel {
+	DMD_ISL_EQUAL,
+	DMD_ISL_SUBSET,
+};
+
+/* Whether "a" is equal to or a subset of "b", decided for each rank of
+ * a mesh of shape "shape" on its own: the first n input dimensions of
+ * both, or (with "ids") the parameters named by ids, are the rank's
+ * coordinates; false if "a" ("b" too for equality) has a point beyond
+ * the mesh. */
+isl_bool dmd_isl_map_rel_by_rank(__isl_keep isl_map *a,
+	__isl_keep isl_map *b, enum dmd_isl_rel rel,
+	__isl_keep isl_multi_id *ids, int n, const long *shape);
+
 /* isl_bool to int with errors as -1: 1 true, 0 false. */
 static inline int dmd_isl_bool(isl_bool b)
 {

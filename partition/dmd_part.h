@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "ir/dmd_model.h"
+#include "ir/dmd_isl.h"
 #include "ir/dmd_diag.h"
 
 /* A box per dimension of a tensor: the origin and the extent of each
@@ -251,6 +252,12 @@ struct dmd_proofs {
 	struct dmd_proof *proof;
 };
 
+/* Whether "a" is equal to or a subset of "b" (relations with a rank's
+ * coordinates as their first input dimensions, or with "params" as
+ * the mesh parameters), decided rank by rank where isl's test for all
+ * ranks at once is slow. */
+isl_bool dmd_part_map_rel(const struct dmd_model *m, __isl_keep isl_map *a,
+	__isl_keep isl_map *b, enum dmd_isl_rel rel, int params);
 enum dmd_status dmd_part_verify(const struct dmd_plan *plan,
 	struct dmd_proofs *rep);
 void dmd_part_proofs_clear(struct dmd_proofs *rep);

@@ -828,7 +828,8 @@ int dmd_part_comb(const struct dmd_model *m, const struct dmd_xfer *x,
 	if (p->sum || nd == 0 || isl_map_plain_is_empty(recv) == isl_bool_true)
 		return 0;
 	hull = dmd_isl_box_map(lay->space, nd, p->recv.lo, p->recv.ext);
-	holes = dmd_isl_bool(isl_map_is_subset(hull, recv));
+	holes = dmd_isl_bool(dmd_part_map_rel(m, hull, recv, DMD_ISL_SUBSET,
+		1));
 	if (holes != 0) {
 		isl_map_free(hull);
 		return holes < 0 ? -1 : 0;

@@ -158,7 +158,7 @@ static int dmd_p2p_check_boxes(const struct dmd_model *m,
 	dom = isl_space_unwrap(isl_space_domain(isl_map_get_space(pieces)));
 	sender = isl_map_from_multi_aff(isl_multi_aff_range_map(dom));
 	held = isl_map_apply_range(sender, isl_map_copy(lay->holds));
-	ok = isl_map_is_subset(b, held);
+	ok = dmd_part_map_rel(m, b, held, DMD_ISL_SUBSET, 0);
 	isl_map_free(b);
 	isl_map_free(held);
 	if (ok == isl_bool_true)

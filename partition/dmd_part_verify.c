@@ -15,9 +15,15 @@
  *     box extents at t + 1 on r equal those at t on r + disp (around the
  *     ring).
  * Each proof is an isl equality on relations over the mesh parameters;
- * nothing iterates over ranks.
+ * nothing iterates over ranks, except where isl's equality of the
+ * point-to-point relations for all ranks at once exceeds
+ * DMD_VERIFY_MAX_OPS isl operations on a mesh of at most
+ * DMD_VERIFY_MAX_RANKS ranks: then it is decided rank by rank
+ * (dmd_part_map_rel, which the tests of the holes of boxes and of what
+ * a sender holds use too).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +32,15 @@
 #include <isl/local_space.h>
 
 #include "partition/dmd_part.h"
+#include "ir/dmd_int.h"
 #include "ir/dmd_isl.h"
+
+/* The isl operations a test of dmd_part_map_rel for all ranks at once
+ * may take before it is decided rank by rank instead (a fraction of a
+ * second; every job of the tests stays within it). */
+#define DMD_VERIFY_MAX_OPS	200000UL
+/* The most ranks whose relations are compared one by one. */
+#define DMD_VERIFY_MAX_RANKS	4096
 
 /* What the proofs of transfer "x" say it is: "A in step 1: broadcast"
  * (malloc'ed; NULL if out of memory). */
@@ -143,6 +157,53 @@ static __isl_give isl_map *dmd_verify_swap(const struct dmd_model *m,
 		dmd_isl_swap(space, m->mesh->n, len));
 }
 
+/* The isl operations of DMD_VERIFY_MAX_OPS: a positive integer in
+ * DMD_BY_RANK_QUOTA (for tests: 1 decides every test rank by rank),
+ * else DMD_VERIFY_MAX_OPS. */
+static unsigned long dmd_verify_quota(void)
+{
+	const char *e = getenv("DMD_BY_RANK_QUOTA");
+	long v;
+
+	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, LONG_MAX, &v) ==
+			DMD_INT_OK)
+		return (unsigned long) v;
+	return DMD_VERIFY_MAX_OPS;
+}
+
+/* Whether map "a" is equal to (DMD_ISL_EQUAL) or a subset of
+ * (DMD_ISL_SUBSET) map "b", whose first mesh->n input dimensions (or
+ * with "params" whose mesh parameters) are a rank's coordinates: for
+ * all ranks at once, or rank by rank (dmd_isl_map_rel_by_rank) where
+ * that takes more than dmd_verify_quota() isl operations on a mesh of
+ * at most DMD_VERIFY_MAX_RANKS ranks.  Under a quota of the caller's
+ * (the search's, for a candidate) only for all ranks at once, within
+ * it. */
+isl_bool dmd_part_map_rel(const struct dmd_model *m, __isl_keep isl_map *a,
+	__isl_keep isl_map *b, enum dmd_isl_rel rel, int params)
+{
+	long ranks = 1;
+	isl_bool r;
+	int d;
+
+	for (d = 0; d < m->mesh->n && ranks <= DMD_VERIFY_MAX_RANKS; ++d)
+		ranks *= m->mesh->shape[d];
+	if (ranks > DMD_VERIFY_MAX_RANKS ||
+	    isl_ctx_get_max_operations(m->ctx) != 0)
+		return rel == DMD_ISL_EQUAL ? isl_map_is_equal(a, b) :
+			isl_map_is_subset(a, b);
+	isl_ctx_reset_operations(m->ctx);
+	isl_ctx_set_max_operations(m->ctx, dmd_verify_quota());
+	r = rel == DMD_ISL_EQUAL ? isl_map_is_equal(a, b) :
+		isl_map_is_subset(a, b);
+	isl_ctx_set_max_operations(m->ctx, 0);
+	if (r >= 0 || isl_ctx_last_error(m->ctx) != isl_error_quota)
+		return r;
+	isl_ctx_reset_error(m->ctx);
+	return dmd_isl_map_rel_by_rank(a, b, rel, params ? m->mesh->ids :
+		NULL, m->mesh->n, m->mesh->shape);
+}
+
 /* Prove that the pieces "p" of transfer "x" match up. */
 static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
 	const struct dmd_p2p *p, struct dmd_proofs *rep, const char *what)
@@ -153,7 +214,7 @@ static int dmd_verify_p2p(const struct dmd_model *m, const struct dmd_xfer *x,
 	recv = dmd_verify_side(m, p->recv_dom, &p->recv);
 	send = dmd_verify_swap(m, dmd_verify_side(m, p->send_dom, &p->send),
 		x->level + 1);
-	eq = isl_map_is_equal(recv, send);
+	eq = dmd_part_map_rel(m, recv, send, DMD_ISL_EQUAL, 0);
 	isl_map_free(recv);
 	isl_map_free(send);
 	if (eq < 0)

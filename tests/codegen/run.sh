@@ -14,7 +14,10 @@
 # measured).  A job with a twin tests/codegen/axe/JOB.yaml (the same job
 # with its layouts written as Axe layouts, spec 1.2 'axe') must give the
 # same class listing, check output, common.h and class files as the job,
-# byte for byte.  The jobs are checked side by side (tests/par.sh:
+# byte for byte.  The jobs of BY_RANK are built a second time with every
+# test of dmd_part_map_rel decided rank by rank (DMD_BY_RANK_QUOTA=1:
+# the transfer proofs, the holes of boxes, what a sender holds) and must
+# give the same listing, check output and C.  The jobs are checked side by side (tests/par.sh:
 # TEST_JOBS at once, default the processors, at most 2), their outputs
 # printed in order.
 #	bash tests/codegen/run.sh [JOB...]	(JOB: a name, default every job
@@ -36,6 +39,13 @@ else
     jobs=(*.yaml)
     examples=("$ROOT"/examples/*.yaml)
 fi
+
+# Jobs built again rank by rank, those whose tests go rank by rank under
+# DMD_BY_RANK_QUOTA=1 (some finish within one isl operation): holes
+# found rank by rank (axe_cyclic_place_12: their combs), returns, halos,
+# divisions of views, reshards.
+BY_RANK="axe_cyclic_place_12 cyclic_jacobi_3 cyclic_matvec_2x2
+reshard_cyclic_view_6 pumma_view7 return_replicated_3x2 conv"
 
 # Does class file "$2" (of job "$1") compile without a warning, with no
 # line of 100 columns or more?  Says why not.
@@ -81,6 +91,35 @@ same_build() {
         if [ ! -s "$out/a.c" ] || ! cmp -s "$out/a.c" "$out/b.c"; then
             echo "FAIL $b: emit $* differs from $a's:"
             diff "$out/a.c" "$out/b.c" | head -n 10 | sed 's/^/    /'
+            return 1
+        fi
+    done
+}
+# Does job "$1" (a name) build to its goldens with every test of
+# dmd_part_map_rel decided rank by rank?  classes, check, emit --common
+# and every class; says where they differ.
+by_rank_build() {
+    local name=$1 k n g out=$scr/rank
+    mkdir -p "$out"
+    for cmd in classes check; do
+        DMD_BY_RANK_QUOTA=1 "$DMD" $cmd "$name.yaml" > "$out/$cmd" 2>&1
+        if ! cmp -s "$name.$cmd" "$out/$cmd"; then
+            echo "FAIL $name: '$cmd' rank by rank differs from the golden:"
+            diff "$name.$cmd" "$out/$cmd" | head -n 10 | sed 's/^/    /'
+            return 1
+        fi
+    done
+    n=$(sed -n 's/^job .*, \([0-9]*\) class.*$/\1/p' "$name.classes")
+    for k in common $(seq 0 $((n - 1))); do
+        if [ "$k" = common ]; then
+            set -- --common; g=$name.common.h
+        else
+            set -- --class "$k"; g=$name.class$k.c
+        fi
+        DMD_BY_RANK_QUOTA=1 "$DMD" emit "$name.yaml" "$@" > "$out/c" 2>&1
+        if ! cmp -s "$g" "$out/c"; then
+            echo "FAIL $name: emit $* rank by rank differs from $g:"
+            diff "$g" "$out/c" | head -n 10 | sed 's/^/    /'
             return 1
         fi
     done
@@ -158,6 +197,14 @@ PYEOF
     else
         echo "FAIL codegen $name"
         failed=$((failed + 1))
+    fi
+    if [[ " ${BY_RANK//$'\n'/ } " == *" $name "* ]]; then
+        if by_rank_build "$name"; then
+            echo "ok codegen $name rank by rank: the same listing, check and C"
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+        fi
     fi
     if [ -f "axe/$job" ]; then
         if same_build "$job" "axe/$job"; then

@@ -1805,6 +1805,64 @@ static void test_isl_opt(void)
 	isl_ctx_free(ctx);
 }
 
+/* dmd_isl_map_rel_by_rank on a mesh of 2x3: equal relations, and
+ * ones that differ on the first rank, on the last, or beyond the mesh on
+ * either side; with the coordinates as parameters, a subset and not. */
+static void test_isl_by_rank(void)
+{
+	isl_ctx *ctx = isl_ctx_alloc();
+	static const long shape[] = { 2, 3 };
+#define MESH "0 <= r0 <= 1 and 0 <= r1 <= 2 and 0 <= t <= 3"
+	static const struct {
+		const char *a, *b;
+		enum dmd_isl_rel rel;
+		int params, want;
+	} t[] = {
+		{ "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " }",
+		  "{ [r0, r1, t] -> [x] : " MESH " and x - t = r1 + r0 }",
+		  DMD_ISL_EQUAL, 0, 1 },
+		{ "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " }",
+		  "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " and r0 + r1 > 0; "
+		  "[0, 0, t] -> [t + 1] : 0 <= t <= 3 }", DMD_ISL_EQUAL, 0, 0 },
+		{ "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " }",
+		  "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " and r0 + r1 < 3; "
+		  "[1, 2, t] -> [t + 4] : 0 <= t <= 3 }", DMD_ISL_EQUAL, 0, 0 },
+		{ "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " }",
+		  "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH "; "
+		  "[2, 0, 0] -> [2] }", DMD_ISL_EQUAL, 0, 0 },
+		{ "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH "; "
+		  "[0, -1, 0] -> [-1] }",
+		  "{ [r0, r1, t] -> [r0 + r1 + t] : " MESH " }",
+		  DMD_ISL_EQUAL, 0, 0 },
+		{ "[n, r1, r0] -> { [t] -> [r0 + r1 + t] : " MESH " }",
+		  "[r0, r1] -> { [t] -> [x] : " MESH " and "
+		  "r0 + r1 <= x <= r0 + r1 + 3 }", DMD_ISL_SUBSET, 1, 1 },
+		{ "[n, r1, r0] -> { [t] -> [r0 + r1 + t] : " MESH " }",
+		  "[r0, r1] -> { [t] -> [x] : " MESH " and "
+		  "r0 + r1 <= x <= r0 + r1 + 3 and (r0 < 1 or r1 < 2 or "
+		  "x < 6) }", DMD_ISL_SUBSET, 1, 0 },
+	};
+#undef MESH
+	isl_multi_id *ids = isl_multi_id_read_from_str(ctx, "{ [r0, r1] }");
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); ++i) {
+		isl_map *a = isl_map_read_from_str(ctx, t[i].a);
+		isl_map *b = isl_map_read_from_str(ctx, t[i].b);
+		isl_bool r = dmd_isl_map_rel_by_rank(a, b, t[i].rel,
+			t[i].params ? ids : NULL, 2, shape);
+
+		check(r == (t[i].want ? isl_bool_true : isl_bool_false),
+			"isl: %s %s %s %s rank by rank", t[i].a,
+			t[i].want ? "is" : "is not", t[i].rel == DMD_ISL_EQUAL ?
+			"equal to" : "a subset of", t[i].b);
+		isl_map_free(a);
+		isl_map_free(b);
+	}
+	isl_multi_id_free(ids);
+	isl_ctx_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1835,6 +1893,7 @@ int main(int argc, char **argv)
 	test_views_plan();
 	test_flops();
 	test_isl_opt();
+	test_isl_by_rank();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
