@@ -6,6 +6,7 @@
  * has ("18446744073709551616" is not 0).
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dmd_int.h"
@@ -104,4 +105,16 @@ long dmd_int_gcd(long a, long b)
 long dmd_int_lcm(long a, long b)
 {
 	return a / dmd_int_gcd(a, b) * b;
+}
+
+/* The integer in environment variable "name" if it is one in [min, max],
+ * else "dflt": the knobs of experiments and tests (DMD_SEARCH_QUOTA). */
+long dmd_int_env(const char *name, long min, long max, long dflt)
+{
+	const char *e = getenv(name);
+	long v;
+
+	if (e && dmd_int_parse(e, DMD_INT_NUL, min, max, &v) == DMD_INT_OK)
+		return v;
+	return dflt;
 }

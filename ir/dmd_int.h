@@ -35,6 +35,9 @@ enum dmd_int_status {
  * [min, max] into *v (untouched unless DMD_INT_OK). */
 enum dmd_int_status dmd_int_parse(const char *s, size_t len, long min,
 	long max, long *v);
+/* The integer in environment variable "name" if it is one in [min, max]
+ * (DMD_SEARCH_QUOTA=1000), else "dflt". */
+long dmd_int_env(const char *name, long min, long max, long dflt);
 /* The same for an unsigned 64-bit value in [0, max] (a seed: 0 to
  * 2^64 - 1); a negative integer is out of range, "-0" is 0. */
 enum dmd_int_status dmd_int_parse_u64(const char *s, size_t len,

@@ -162,13 +162,8 @@ static __isl_give isl_map *dmd_verify_swap(const struct dmd_model *m,
  * else DMD_VERIFY_MAX_OPS. */
 static unsigned long dmd_verify_quota(void)
 {
-	const char *e = getenv("DMD_BY_RANK_QUOTA");
-	long v;
-
-	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, LONG_MAX, &v) ==
-			DMD_INT_OK)
-		return (unsigned long) v;
-	return DMD_VERIFY_MAX_OPS;
+	return (unsigned long) dmd_int_env("DMD_BY_RANK_QUOTA", 1, LONG_MAX,
+		DMD_VERIFY_MAX_OPS);
 }
 
 /* Whether map "a" is equal to (DMD_ISL_EQUAL) or a subset of

@@ -736,13 +736,8 @@ static int dmd_search_views(struct dmd_search_build *b, long P)
  * DMD_SEARCH_MAX_OPS. */
 static unsigned long dmd_search_quota(void)
 {
-	const char *e = getenv("DMD_SEARCH_QUOTA");
-	long v;
-
-	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, LONG_MAX, &v) ==
-			DMD_INT_OK)
-		return (unsigned long) v;
-	return DMD_SEARCH_MAX_OPS;
+	return (unsigned long) dmd_int_env("DMD_SEARCH_QUOTA", 1, LONG_MAX,
+		DMD_SEARCH_MAX_OPS);
 }
 
 /* The seconds since "t0" (CLOCK_MONOTONIC). */
@@ -882,13 +877,8 @@ static int dmd_search_cmp_est(const void *x, const void *y)
  * the environment overrides; 0: all of them). */
 static int dmd_search_exact(void)
 {
-	const char *e = getenv("DMD_SEARCH_EXACT");
-	long v;
-
-	if (e && dmd_int_parse(e, DMD_INT_NUL, 0, INT_MAX, &v) ==
-			DMD_INT_OK)
-		return (int) v;
-	return DMD_SEARCH_EXACT;
+	return (int) dmd_int_env("DMD_SEARCH_EXACT", 0, INT_MAX,
+		DMD_SEARCH_EXACT);
 }
 
 /* Release the analysis "an" (cleared). */

@@ -64,10 +64,9 @@ struct dmd_spec {
  * else the processors online. */
 int dmd_search_spec_jobs(void)
 {
-	const char *e = getenv("DMD_SEARCH_JOBS");
-	long v;
+	long v = dmd_int_env("DMD_SEARCH_JOBS", 1, 64, 0);
 
-	if (e && dmd_int_parse(e, DMD_INT_NUL, 1, 64, &v) == DMD_INT_OK)
+	if (v > 0)
 		return (int) v;
 	v = sysconf(_SC_NPROCESSORS_ONLN);
 	return v < 1 ? 1 : v > 64 ? 64 : (int) v;
