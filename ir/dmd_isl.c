@@ -749,7 +749,7 @@ static int dmd_isl_rank_pos(__isl_keep isl_map *map,
 }
 
 /* "map" (taken) with the coordinate of mesh axis "d" (dmd_isl_rank_pos)
- * at most "hi" (up = 0) or at least "lo" (up = 1). */
+ * at most "v" (up = 0) or at least "v" (up = 1). */
 static __isl_give isl_map *dmd_isl_rank_bound(__isl_take isl_map *map,
 	__isl_keep isl_multi_id *ids, int d, int up, long v)
 {
@@ -802,6 +802,19 @@ isl_bool dmd_isl_map_rel_by_rank(__isl_keep isl_map *a,
 	long k, q, nr = 1;
 	int d;
 
+	a = isl_map_copy(a);
+	b = isl_map_copy(b);
+	if (ids) {
+		/* every coordinate a parameter of both, even one that a map
+		 * does not depend on */
+		isl_space *ps = isl_space_params_alloc(isl_map_get_ctx(a), 0);
+
+		for (d = 0; d < n; ++d)
+			ps = isl_space_add_param_id(ps,
+				isl_multi_id_get_at(ids, d));
+		a = isl_map_align_params(a, isl_space_copy(ps));
+		b = isl_map_align_params(b, ps);
+	}
 	for (d = 0; d < n; ++d)
 		nr *= shape[d];
 	r = dmd_isl_map_in_mesh(a, ids, n, shape);
@@ -825,5 +838,7 @@ isl_bool dmd_isl_map_rel_by_rank(__isl_keep isl_map *a,
 		isl_map_free(a1);
 		isl_map_free(b1);
 	}
+	isl_map_free(a);
+	isl_map_free(b);
 	return r;
 }

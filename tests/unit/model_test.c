@@ -1807,7 +1807,8 @@ static void test_isl_opt(void)
 
 /* dmd_isl_map_rel_by_rank on a mesh of 2x3: equal relations, and
  * ones that differ on the first rank, on the last, or beyond the mesh on
- * either side; with the coordinates as parameters, a subset and not. */
+ * either side; with the coordinates as parameters, a subset and not,
+ * also of a map that lacks one of them. */
 static void test_isl_by_rank(void)
 {
 	isl_ctx *ctx = isl_ctx_alloc();
@@ -1841,6 +1842,11 @@ static void test_isl_by_rank(void)
 		  "[r0, r1] -> { [t] -> [x] : " MESH " and "
 		  "r0 + r1 <= x <= r0 + r1 + 3 and (r0 < 1 or r1 < 2 or "
 		  "x < 6) }", DMD_ISL_SUBSET, 1, 0 },
+		{ "[r0, r1] -> { [t] -> [t] : " MESH " }",
+		  "[r0] -> { [t] -> [t] : 0 <= t <= 3 }", DMD_ISL_SUBSET, 1, 1 },
+		{ "[r0, r1] -> { [t] -> [t] : " MESH " }",
+		  "[r0] -> { [t] -> [t] : 0 <= t <= 3 and r0 = 0 }",
+		  DMD_ISL_SUBSET, 1, 0 },
 	};
 #undef MESH
 	isl_multi_id *ids = isl_multi_id_read_from_str(ctx, "{ [r0, r1] }");
