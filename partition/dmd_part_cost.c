@@ -23,7 +23,9 @@
  * The events are the points of the transfer's time points (and offsets)
  * over all ranks, which are enumerated: they are few (the iterations of
  * the loops the transfer is at, a few offsets per halo); a transfer with
- * more than DMD_COST_MAX_EVENTS is not counted (an error).  On a mesh of
+ * more than DMD_COST_MAX_EVENTS is not counted (an error).  The events
+ * of a broadcast at a rotated loop are summed in the order of the loop
+ * before the rotation (dmd_cost_rotation: the same sums).  On a mesh of
  * at most DMD_COST_MAX_RUN_RANKS ranks the events of point-to-point
  * pieces are read from the enumerated points (c, t, o) of the ranks that
  * receive (dmd_cost_p2p_points), which beyond DMD_COST_DENSE_EVENTS
@@ -64,6 +66,7 @@
  * ghost cells) and each transfer's buffers (two for a transfer at a time
  * loop, none for ghost cells), their extents the largest over the cell.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -774,6 +777,153 @@ static __isl_give isl_set *dmd_cost_holds(__isl_keep isl_set *dom,
 	return isl_set_params(s);
 }
 
+/* A rotation of the time loops of "len" dimensions found in a div of
+ * a transfer's pw_aff: floor((t_j + g) / E) with g an affine function
+ * of the coordinates (and of t_0 .. t_{j-1}) that involves some
+ * coordinate, E > 1.  j < 0: none found yet. */
+struct dmd_cost_rot {
+	int len;
+	int j;
+	long E;
+	isl_aff *g;			/* over X, no divs */
+};
+
+/* The div "div" (floor of an affine expression over X) of a transfer's
+ * pw_aff as the rotation "user" (dmd_cost_rot) if it is one. */
+static isl_stat dmd_cost_rot_div(__isl_take isl_aff *div,
+	struct dmd_cost_rot *rot)
+{
+	isl_val *den = isl_aff_get_denominator_val(div);
+	isl_size nd = isl_aff_dim(div, isl_dim_div);
+	isl_size np = isl_aff_dim(div, isl_dim_param);
+	isl_local_space *ls;
+	isl_aff *g;
+	int j = -1, i, ok;
+
+	div = isl_aff_scale_val(div, isl_val_copy(den));
+	ok = div && den && nd >= 0 && np > 0 && isl_val_is_int(den) &&
+		isl_val_cmp_si(den, 1) > 0 && isl_val_cmp_si(den, LONG_MAX) < 0;
+	ok = ok && (nd == 0 || isl_aff_involves_dims(div, isl_dim_div, 0,
+		nd) == isl_bool_false);
+	ok = ok && isl_aff_involves_dims(div, isl_dim_param, 0, np) ==
+		isl_bool_true;
+	for (i = 0; ok && i < rot->len; ++i)
+		if (isl_aff_involves_dims(div, isl_dim_in, i, 1) ==
+		    isl_bool_true)
+			j = i;
+	if (ok && j >= 0) {
+		isl_val *c = isl_aff_get_coefficient_val(div, isl_dim_in, j);
+
+		ok = c && isl_val_is_one(c);
+		isl_val_free(c);
+	}
+	if (!ok || j < 0) {
+		isl_val_free(den);
+		isl_aff_free(div);
+		return isl_stat_ok;
+	}
+	/* g: the constant, coordinates and t_0 .. t_{j-1} of the div */
+	ls = isl_local_space_from_space(isl_space_domain(isl_aff_get_space(
+		div)));
+	g = isl_aff_val_on_domain(isl_local_space_copy(ls),
+		isl_aff_get_constant_val(div));
+	for (i = 0; i < np; ++i)
+		g = isl_aff_set_coefficient_val(g, isl_dim_param, i,
+			isl_aff_get_coefficient_val(div, isl_dim_param, i));
+	for (i = 0; i < j; ++i)
+		g = isl_aff_set_coefficient_val(g, isl_dim_in, i,
+			isl_aff_get_coefficient_val(div, isl_dim_in, i));
+	isl_local_space_free(ls);
+	rot->j = j;
+	rot->E = isl_val_get_num_si(den);
+	rot->g = g;
+	isl_val_free(den);
+	isl_aff_free(div);
+	return g ? isl_stat_ok : isl_stat_error;
+}
+
+/* Look for a rotation (dmd_cost_rot) in the divs of piece "aff". */
+static isl_stat dmd_cost_rot_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_cost_rot *rot = user;
+	isl_size nd = isl_aff_dim(aff, isl_dim_div);
+	isl_stat r = nd < 0 ? isl_stat_error : isl_stat_ok;
+	int i;
+
+	for (i = 0; r == isl_stat_ok && rot->j < 0 && i < nd; ++i)
+		r = dmd_cost_rot_div(isl_aff_get_div(aff, i), rot);
+	isl_set_free(set);
+	isl_aff_free(aff);
+	return r;
+}
+
+/* The order in which the events of a transfer with time points "dom"
+ * ([c] -> { X[t] }, "len" time loops) and root or positions "pa" (over
+ * X) are summed: NULL (as enumerated), or the map M: X[u] -> X[t] with
+ * t_j = (u_j - g) mod E and t_i = u_i otherwise, where pa has a div
+ * floor((t_j + g) / E) and every time point has 0 <= t_j < E (*dom_u:
+ * the time points u, 0 <= u_j < E, that M maps into dom).
+ *
+ * For every rank (and t_0 .. t_{j-1}) M maps 0 <= u_j < E one to one
+ * onto 0 <= t_j < E, so the sums over u equal those over t whatever g
+ * is.  A loop rotated by the coordinates (rotate(ko, [no], kor): the
+ * root of a broadcast along x at kor is (c_y + kor) mod N) has events
+ * whose receivers and boxes differ with the coordinates at each t (c_x
+ * != (c_y + t) mod N); at each u they are those of the loop before the
+ * rotation (c_x != u), and the sums over u stay a few pieces instead of
+ * one per residue (summa_tail_256x256: most of its plan's 230 s). */
+static __isl_give isl_multi_aff *dmd_cost_rotation(__isl_keep isl_set *dom,
+	__isl_keep isl_pw_aff *pa, int len, __isl_give isl_set **dom_u)
+{
+	struct dmd_cost_rot rot = { len, -1, 0, NULL };
+	isl_space *sp;
+	isl_local_space *ls;
+	isl_aff_list *list;
+	isl_multi_aff *M;
+	isl_set *range;
+	isl_bool in;
+	int i;
+
+	*dom_u = NULL;
+	if (!pa || isl_pw_aff_foreach_piece(pa, &dmd_cost_rot_piece, &rot) < 0
+	    || rot.j < 0) {
+		isl_aff_free(rot.g);
+		return NULL;
+	}
+	sp = isl_set_get_space(dom);
+	range = isl_set_universe(isl_space_copy(sp));
+	range = isl_set_lower_bound_si(range, isl_dim_set, rot.j, 0);
+	range = isl_set_upper_bound_si(range, isl_dim_set, rot.j, rot.E - 1);
+	in = isl_set_is_subset(dom, range);
+	if (in != isl_bool_true) {
+		isl_set_free(range);
+		isl_space_free(sp);
+		isl_aff_free(rot.g);
+		return NULL;
+	}
+	ls = isl_local_space_from_space(isl_space_copy(sp));
+	list = isl_aff_list_alloc(isl_set_get_ctx(dom), len);
+	for (i = 0; i < len; ++i) {
+		isl_aff *a = isl_aff_var_on_domain(isl_local_space_copy(ls),
+			isl_dim_set, i);
+
+		if (i == rot.j)
+			a = isl_aff_mod_val(isl_aff_sub(a,
+				isl_aff_copy(rot.g)), isl_val_int_from_si(
+				isl_set_get_ctx(dom), rot.E));
+		list = isl_aff_list_add(list, a);
+	}
+	isl_local_space_free(ls);
+	isl_aff_free(rot.g);
+	M = isl_multi_aff_from_aff_list(isl_space_map_from_set(sp), list);
+	*dom_u = isl_set_intersect(isl_set_preimage_multi_aff(
+		isl_set_copy(dom), isl_multi_aff_copy(M)), range);
+	if (!*dom_u)
+		M = isl_multi_aff_free(M);
+	return M;
+}
+
 /* The receives of broadcast "x" at each of its time points: every rank
  * of a group that is not its root, where the box is not empty. */
 static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
@@ -782,11 +932,17 @@ static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
 	struct dmd_cost_points pts;
 	isl_space *space = isl_set_get_space(x->dom);
 	int len = x->level + 1, link = dmd_cost_axis_link(m, x->axis), d;
+	isl_multi_aff *rot;
+	isl_set *dom_u;
 	long i;
 
-	if (dmd_cost_enumerate(isl_set_copy(x->dom), &pts) < 0) {
+	rot = dmd_cost_rotation(x->dom, x->root, len, &dom_u);
+	if (!rot)
+		dom_u = isl_set_copy(x->dom);
+	if (dmd_cost_enumerate(dom_u, &pts) < 0) {
 		free(pts.v);
 		isl_space_free(space);
+		isl_multi_aff_free(rot);
 		dmd_cost_fail(b, "too many time points", x->step, x->tensor);
 		return -1;
 	}
@@ -794,6 +950,10 @@ static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
 		isl_multi_aff *ma = dmd_cost_point(m, space,
 			pts.v + i * (pts.n + 1), len, NULL);
 		isl_pw_aff **ext, *w, *root;
+
+		if (rot)
+			ma = isl_multi_aff_pullback_multi_aff(
+				isl_multi_aff_copy(rot), ma);
 		isl_set *r, *pos;
 
 		ext = calloc(x->box.n + 1, sizeof(*ext));
@@ -819,6 +979,7 @@ static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
 	}
 	free(pts.v);
 	isl_space_free(space);
+	isl_multi_aff_free(rot);
 	return b->failed ? -1 : 0;
 }
 
