@@ -189,6 +189,63 @@ auto tests/scale/stencil_auto_8x8.yaml 10 "" - \
 auto tests/scale/stencil_auto_64x64.yaml 10 "" - \
     "flops_max=1024 bytes_recv_max=512 bytes_moved_total=1980032 messages=15624"
 
+# planned JOB SECS FIGURES: `distmpmd plan --json JOB` of a job with its
+# schedule written ends within SECS seconds of wall time (as auto's) with
+# the program's FIGURES ("key=value ...") as derived below.
+planned() {
+    local job=$1 secs=$2 figs=$3 name t0 t1
+    name=$(basename "$job" .yaml)
+    t0=$(date +%s.%N)
+    if ! timeout 300 "$DMD" plan --json "$ROOT/$job" > "$tmp/$name.json" \
+            2> "$tmp/$name.err"; then
+        echo "FAIL scale plan $name: plan failed"; cat "$tmp/$name.err"
+        failed=$((failed + 1)); return
+    fi
+    t1=$(date +%s.%N)
+    if "$PY" - "$tmp/$name.json" "$t0" "$t1" $((secs * SLOW)) "$figs" \
+            <<'PYEOF'
+import json, sys
+path, t0, t1, secs, figs = sys.argv[1:]
+p = json.load(open(path))
+el = float(t1) - float(t0)
+assert el < float(secs), "plan took %.1f s, more than %s s" % (el, secs)
+for kv in figs.split():
+    k, v = kv.split("=")
+    assert p[k] == int(v), (k, p[k], v)
+print("%.1f s" % el)
+PYEOF
+    then
+        echo "ok scale plan $name"
+        passed=$((passed + 1))
+    else
+        echo "FAIL scale plan $name"
+        failed=$((failed + 1))
+    fi
+}
+
+# The cost of rotated SUMMA with tails (issue 16, item 5: plan within 60 s
+# on 1024x1024; 230 s on 256x256 before its broadcasts' events were
+# summed over the loop before the rotation).  On an N x N mesh: rows
+# r = ceil(1000 / N) on the nx ranks x with some, panels of k of
+# ceil(640 / N) (s(j) elements in panel j, nz panels not empty), columns
+# on ny ranks y.  A moves point to point: a rank (x < nx, y < ny)
+# receives every panel not empty but its own, r * 8 * (640 - s(y))
+# bytes in nz - [s(y) > 0] messages; B is broadcast along x: every rank
+# (any x, y < ny) but the panel's holder receives it, 8 * c * (640 -
+# s(x)) bytes in nz - [s(x) > 0] messages (c = ceil(1000 / N)).  The
+# busiest is a rank holding no panel of either: 8 * 640 * (r + c).
+#   256: r = c = 4, nx = ny = 250, s = 3 (panels 0 .. 212), 1 (panel
+#        213), 0 (the rest), nz = 214; bytes 32 * 250 * ((250 * 640 -
+#        640) + (256 * 640 - 640)) = 2580480000, messages 250 * ((250 *
+#        214 - 214) + (256 * 214 - 214)) = 26964000, busiest 40960.
+#   1024: r = c = 1, nx = ny = 1000, s = 1 on 640 panels; bytes
+#        8 * (1000 * (1000 * 640 - 640) + 1000 * (1024 * 640 - 640))
+#        = 10352640000, messages 1294080000, busiest 10240.
+planned tests/scale/summa_tail_256x256.yaml 10 \
+    "bytes_moved_total=2580480000 bytes_recv_max=40960 messages=26964000"
+planned tests/scale/summa_tail_1024x1024.yaml 60 \
+    "bytes_moved_total=10352640000 bytes_recv_max=10240 messages=1294080000"
+
 # built (compiled, manifest and appfile checked), not run
 check tests/scale/summa_64x64.yaml =9 4096
 # the search's choices built within the issue's 10 s
