@@ -24,12 +24,14 @@
  * over all ranks, which are enumerated: they are few (the iterations of
  * the loops the transfer is at, a few offsets per halo); a transfer with
  * more than DMD_COST_MAX_EVENTS is not counted (an error).  The events
- * of a broadcast at a rotated loop are summed in the order of the loop
- * before the rotation (dmd_cost_rotation: the same sums).  On a mesh of
- * at most DMD_COST_MAX_RUN_RANKS ranks the events of point-to-point
- * pieces are read from the enumerated points (c, t, o) of the ranks that
- * receive (dmd_cost_p2p_points), which beyond DMD_COST_DENSE_EVENTS
- * events are also counted rank by rank (dmd_cost_p2p_ranks).  For each
+ * of a broadcast or a shift at a rotated loop are summed in the order of
+ * the loop before the rotation (dmd_cost_rotation: the same sums).  On a
+ * mesh of at most DMD_COST_MAX_RUN_RANKS ranks the events of
+ * point-to-point pieces are read from the enumerated points (c, t, o) of
+ * the ranks that receive (dmd_cost_p2p_points), which beyond
+ * DMD_COST_DENSE_EVENTS events are also counted rank by rank
+ * (dmd_cost_p2p_ranks), and a step's sums are priced rank by rank
+ * (dmd_cost_price_dense).  For each
  * event the ranks that receive and the size of what they receive are
  * pw_affs over the parameters (the box extents at the event are
  * piecewise constant in practice; where two of them vary with the
@@ -179,6 +181,7 @@ static __isl_give isl_pw_aff *dmd_cost_cst(const struct dmd_model *m,
 
 static __isl_give isl_set *dmd_cost_runs(const struct dmd_model *m,
 	__isl_take isl_set *r);
+static void dmd_cost_reset_error(isl_ctx *ctx);
 static __isl_give isl_set *dmd_cost_ids_set(const struct dmd_model *m,
 	__isl_take isl_space *space, const long *id, long n);
 
@@ -388,44 +391,209 @@ static void dmd_cost_receive(struct dmd_cost_build *b, int step,
 	dmd_cost_tree_add(&l->bytes, isl_pw_aff_intersect_params(bytes, on));
 }
 
-/* The sums of the receives over the links of "acc" into its bytes,
- * messages and time: per link, latency_us * 1e9 fs a message and
- * 1e6 / gbps fs a byte (each rounded to an integer, as event by
- * event). */
-static void dmd_cost_price(const struct dmd_model *m,
-	struct dmd_cost_acc *acc)
+/* What dmd_cost_eval_piece needs: the values of a per-rank quantity
+ * added to v[stride id] (id row-major); bad: some value is not an
+ * integer of 63 bits, a sum overflows or a rank is off the mesh. */
+struct dmd_cost_eval {
+	const struct dmd_model *m;
+	isl_aff *aff;			/* over R[c], the piece's */
+	long long *v;
+	int stride;
+	int bad;
+};
+
+/* Add the value of the piece's aff at rank "pnt" (R[c]) to its slot. */
+static isl_stat dmd_cost_eval_point(__isl_take isl_point *pnt, void *user)
 {
+	struct dmd_cost_eval *e = user;
+	const long *shape = e->m->job->mesh_shape;
+	long id = 0, c;
+	long long *slot;
+	isl_val *v;
 	int a;
 
-	for (a = 0; a < DMD_MAX_AXES; ++a) {
-		struct dmd_cost_link_acc *l = &acc->link[a];
+	for (a = 0; a < e->m->mesh->n; ++a) {
+		v = isl_point_get_coordinate_val(pnt, isl_dim_set, a);
+		c = v && isl_val_is_int(v) ? isl_val_get_num_si(v) : -1;
+		isl_val_free(v);
+		if (c < 0 || c >= shape[a]) {
+			isl_point_free(pnt);
+			e->bad = 1;
+			return isl_stat_error;
+		}
+		id = id * shape[a] + c;
+	}
+	v = isl_aff_eval(isl_aff_copy(e->aff), pnt);
+	slot = &e->v[(long) e->stride * id];
+	if (!v || !isl_val_is_int(v) || isl_val_cmp_si(v, LONG_MAX) >= 0 ||
+	    isl_val_cmp_si(v, -LONG_MAX) <= 0 ||
+	    __builtin_add_overflow(*slot, isl_val_get_num_si(v), slot))
+		e->bad = 1;
+	isl_val_free(v);
+	return e->bad ? isl_stat_error : isl_stat_ok;
+}
+
+/* Add the values of piece "aff" (over the parameters) at the ranks of
+ * "set" (of the mesh: bounded) to e->v, its ranks enumerated. */
+static isl_stat dmd_cost_eval_piece(__isl_take isl_set *set,
+	__isl_take isl_aff *aff, void *user)
+{
+	struct dmd_cost_eval *e = user;
+	const struct dmd_mesh *mesh = e->m->mesh;
+	isl_stat r;
+
+	set = isl_set_intersect_params(set, isl_set_copy(mesh->set));
+	set = isl_set_unbind_params(set, isl_multi_id_copy(mesh->ids));
+	e->aff = isl_aff_unbind_params_insert_domain(aff,
+		isl_multi_id_copy(mesh->ids));
+	r = set && e->aff ? isl_set_foreach_point(set, &dmd_cost_eval_point,
+		e) : isl_stat_error;
+	e->aff = isl_aff_free(e->aff);
+	isl_set_free(set);
+	if (r < 0)
+		e->bad = 1;
+	return r;
+}
+
+/* Add the values of "pa" (over the mesh's parameters, on the mesh) at
+ * every rank i to v[stride i], piece by piece (isl_pw_aff_eval at each
+ * rank decides the integer feasibility of every piece's periodic
+ * constraints there: ten times slower).  Returns -1 if they cannot be
+ * read as 63-bit integers (or on error). */
+static int dmd_cost_eval(const struct dmd_model *m, __isl_keep isl_pw_aff *pa,
+	long long *v, int stride)
+{
+	struct dmd_cost_eval e = { m, NULL, v, stride, 0 };
+
+	if (!pa || isl_pw_aff_dim(pa, isl_dim_param) != m->mesh->n)
+		return -1;
+	if (isl_pw_aff_foreach_piece(pa, &dmd_cost_eval_piece, &e) < 0 ||
+	    e.bad) {
+		dmd_cost_reset_error(m->ctx);
+		return -1;
+	}
+	return 0;
+}
+
+/* *acc += "v" (n ranks, stride "stride"): a pw_aff of the values
+ * (dmd_cost_dense_pw). */
+static void dmd_cost_add_dense(const struct dmd_model *m, isl_pw_aff **acc,
+	const long long *v, long n, int stride)
+{
+	dmd_cost_add(acc, dmd_cost_dense_pw(m, v, n, stride));
+}
+
+/* The receives over the links of "acc", summed per link in "bytes" and
+ * "msgs" (pw_affs, kept) and in each link's "dense" counts, priced rank
+ * by rank on a mesh of at most DMD_COST_MAX_RUN_RANKS ranks: each sum
+ * evaluated at every rank (dmd_cost_eval) and the step's bytes, messages
+ * and time made pw_affs once, instead of sums of pw_affs with as many
+ * pieces as the ranks have distinct values (Cannon with tails on 64x64:
+ * most of its plan).  The same integers as dmd_cost_price's.  Returns
+ * 0 when priced, -1 if not (a larger mesh, a value or a sum beyond 63
+ * bits): then "acc" is unchanged. */
+static int dmd_cost_price_dense(const struct dmd_model *m,
+	struct dmd_cost_acc *acc, isl_pw_aff **bytes, isl_pw_aff **msgs)
+{
+	long n = dmd_cost_dense_size(m), i;
+	long long *v, *lv;
+	int a, r = 0;
+
+	if (n == 0)
+		return -1;
+	/* per rank i: bytes, messages, time at 3 i; a link's at lv[2 i] */
+	v = calloc(3 * n, sizeof(*v));
+	lv = malloc(2 * n * sizeof(*lv));
+	if (!v || !lv)
+		r = -1;
+	for (a = 0; r == 0 && a < DMD_MAX_AXES; ++a) {
+		const struct dmd_cost_link_acc *l = &acc->link[a];
 		const struct dmd_link *k = &m->job->links[a];
-		isl_pw_aff *bytes, *msgs;
+		long long pb = llround(1e6 / k->gbps);
+		long long pl = llround(k->latency_us * 1e9);
 
 		if (!l->used)
 			continue;
-		bytes = dmd_cost_cst(m, isl_val_zero(m->ctx));
-		msgs = dmd_cost_cst(m, isl_val_zero(m->ctx));
-		dmd_cost_tree_fold(&l->bytes, &bytes);
-		dmd_cost_tree_fold(&l->msgs, &msgs);
-		if (l->dense) {
-			long n = dmd_cost_dense_size(m);
+		if (l->dense)
+			memcpy(lv, l->dense, 2 * n * sizeof(*lv));
+		else
+			memset(lv, 0, 2 * n * sizeof(*lv));
+		if (dmd_cost_eval(m, bytes[a], lv, 2) < 0 ||
+		    dmd_cost_eval(m, msgs[a], lv + 1, 2) < 0)
+			r = -1;
+		for (i = 0; r == 0 && i < n; ++i) {
+			long long *w = &v[3 * i], tb, tl;
 
-			dmd_cost_add(&bytes, dmd_cost_dense_pw(m, l->dense, n,
-				2));
-			dmd_cost_add(&msgs, dmd_cost_dense_pw(m, l->dense + 1,
-				n, 2));
-			free(l->dense);
-			l->dense = NULL;
+			if (__builtin_add_overflow(w[0], lv[2 * i], &w[0]) ||
+			    __builtin_add_overflow(w[1], lv[2 * i + 1], &w[1]) ||
+			    __builtin_mul_overflow(lv[2 * i], pb, &tb) ||
+			    __builtin_mul_overflow(lv[2 * i + 1], pl, &tl) ||
+			    __builtin_add_overflow(w[2], tb, &w[2]) ||
+			    __builtin_add_overflow(w[2], tl, &w[2]))
+				r = -1;
 		}
+	}
+	if (r == 0) {
+		dmd_cost_add_dense(m, &acc->bytes, v, n, 3);
+		dmd_cost_add_dense(m, &acc->msgs, v + 1, n, 3);
+		dmd_cost_add_dense(m, &acc->time, v + 2, n, 3);
+	}
+	free(v);
+	free(lv);
+	return r;
+}
+
+/* The sums of the receives over the links of "acc" into its bytes,
+ * messages and time: per link, latency_us * 1e9 fs a message and
+ * 1e6 / gbps fs a byte (each rounded to an integer, as event by
+ * event); rank by rank if it can (dmd_cost_price_dense), else as sums
+ * of pw_affs. */
+static void dmd_cost_price(const struct dmd_model *m,
+	struct dmd_cost_acc *acc)
+{
+	isl_pw_aff *bytes[DMD_MAX_AXES] = { NULL };
+	isl_pw_aff *msgs[DMD_MAX_AXES] = { NULL };
+	int a, dense;
+
+	for (a = 0; a < DMD_MAX_AXES; ++a) {
+		struct dmd_cost_link_acc *l = &acc->link[a];
+
+		if (!l->used)
+			continue;
+		bytes[a] = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		msgs[a] = dmd_cost_cst(m, isl_val_zero(m->ctx));
+		dmd_cost_tree_fold(&l->bytes, &bytes[a]);
+		dmd_cost_tree_fold(&l->msgs, &msgs[a]);
+	}
+	dense = dmd_cost_price_dense(m, acc, bytes, msgs) == 0;
+	for (a = 0; a < DMD_MAX_AXES; ++a) {
+		struct dmd_cost_link_acc *l = &acc->link[a];
+		const struct dmd_link *k = &m->job->links[a];
+		long n = dmd_cost_dense_size(m);
+
+		if (!l->used)
+			continue;
+		if (!dense && l->dense) {
+			dmd_cost_add(&bytes[a], dmd_cost_dense_pw(m, l->dense,
+				n, 2));
+			dmd_cost_add(&msgs[a], dmd_cost_dense_pw(m,
+				l->dense + 1, n, 2));
+		}
+		free(l->dense);
+		l->dense = NULL;
 		l->used = 0;
+		if (dense) {
+			isl_pw_aff_free(bytes[a]);
+			isl_pw_aff_free(msgs[a]);
+			continue;
+		}
 		dmd_cost_add(&acc->time, isl_pw_aff_add(
-			isl_pw_aff_scale_val(isl_pw_aff_copy(bytes),
+			isl_pw_aff_scale_val(isl_pw_aff_copy(bytes[a]),
 				dmd_cost_int(m->ctx, 1e6 / k->gbps)),
-			isl_pw_aff_scale_val(isl_pw_aff_copy(msgs),
+			isl_pw_aff_scale_val(isl_pw_aff_copy(msgs[a]),
 				dmd_cost_int(m->ctx, k->latency_us * 1e9))));
-		dmd_cost_add(&acc->bytes, bytes);
-		dmd_cost_add(&acc->msgs, msgs);
+		dmd_cost_add(&acc->bytes, bytes[a]);
+		dmd_cost_add(&acc->msgs, msgs[a]);
 	}
 }
 
@@ -859,11 +1027,12 @@ static isl_stat dmd_cost_rot_piece(__isl_take isl_set *set,
 }
 
 /* The order in which the events of a transfer with time points "dom"
- * ([c] -> { X[t] }, "len" time loops) and root or positions "pa" (over
- * X) are summed: NULL (as enumerated), or the map M: X[u] -> X[t] with
- * t_j = (u_j - g) mod E and t_i = u_i otherwise, where pa has a div
- * floor((t_j + g) / E) and every time point has 0 <= t_j < E (*dom_u:
- * the time points u, 0 <= u_j < E, that M maps into dom).
+ * ([c] -> { X[t] }, "len" time loops) and root or box origins "pa" (n
+ * pw_affs over X) are summed: NULL (as enumerated), or the map M:
+ * X[u] -> X[t] with t_j = (u_j - g) mod E and t_i = u_i otherwise, where
+ * some pa[k] has a div floor((t_j + g) / E) and every time point has
+ * 0 <= t_j < E (*dom_u: the time points u, 0 <= u_j < E, that M maps
+ * into dom).
  *
  * For every rank (and t_0 .. t_{j-1}) M maps 0 <= u_j < E one to one
  * onto 0 <= t_j < E, so the sums over u equal those over t whatever g
@@ -874,7 +1043,7 @@ static isl_stat dmd_cost_rot_piece(__isl_take isl_set *set,
  * rotation (c_x != u), and the sums over u stay a few pieces instead of
  * one per residue (summa_tail_256x256: most of its plan's 230 s). */
 static __isl_give isl_multi_aff *dmd_cost_rotation(__isl_keep isl_set *dom,
-	__isl_keep isl_pw_aff *pa, int len, __isl_give isl_set **dom_u)
+	isl_pw_aff *const *pa, int n, int len, __isl_give isl_set **dom_u)
 {
 	struct dmd_cost_rot rot = { len, -1, 0, NULL };
 	isl_space *sp;
@@ -883,11 +1052,13 @@ static __isl_give isl_multi_aff *dmd_cost_rotation(__isl_keep isl_set *dom,
 	isl_multi_aff *M;
 	isl_set *range;
 	isl_bool in;
-	int i;
+	int i, k, bad = 0;
 
 	*dom_u = NULL;
-	if (!pa || isl_pw_aff_foreach_piece(pa, &dmd_cost_rot_piece, &rot) < 0
-	    || rot.j < 0) {
+	for (k = 0; !bad && k < n && rot.j < 0; ++k)
+		bad = !pa[k] || isl_pw_aff_foreach_piece(pa[k],
+			&dmd_cost_rot_piece, &rot) < 0;
+	if (bad || rot.j < 0) {
 		isl_aff_free(rot.g);
 		return NULL;
 	}
@@ -936,7 +1107,7 @@ static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
 	isl_set *dom_u;
 	long i;
 
-	rot = dmd_cost_rotation(x->dom, x->root, len, &dom_u);
+	rot = dmd_cost_rotation(x->dom, &x->root, 1, len, &dom_u);
 	if (!rot)
 		dom_u = isl_set_copy(x->dom);
 	if (dmd_cost_enumerate(dom_u, &pts) < 0) {
@@ -986,35 +1157,51 @@ static int dmd_cost_bcast(struct dmd_cost_build *b, const struct dmd_xfer *x)
 /* The receives of the ring shift "x" at its time points after the first
  * of their loop: from the neighbour along the axis (not counted on a
  * ring of one rank), where the box is not empty, on the ranks of the
- * axis's view. */
+ * axis's view.  At a rotated loop (Cannon's skewed panels: a box origin
+ * with a div floor((t + c_x + c_y) / N)) the events are summed in the
+ * loop's own order (dmd_cost_rotation); the time point before an event's,
+ * from which the shift receives, is its own (rotated or not) with the
+ * shift's loop one less. */
 static int dmd_cost_shift(struct dmd_cost_build *b, const struct dmd_xfer *x)
 {
 	const struct dmd_model *m = b->m;
 	struct dmd_cost_points pts;
 	isl_space *space = isl_set_get_space(x->dom);
 	int len = x->level + 1, link = dmd_cost_axis_link(m, x->axis), d;
+	isl_multi_aff *rot;
+	isl_set *dom_u;
 	long i;
 
 	if (dmd_job_axis_extent(m->job, x->axis) == 1) {
 		isl_space_free(space);
 		return 0;
 	}
-	if (dmd_cost_enumerate(isl_set_copy(x->dom), &pts) < 0) {
+	rot = dmd_cost_rotation(x->dom, x->box.lo, x->box.n, len, &dom_u);
+	if (!rot)
+		dom_u = isl_set_copy(x->dom);
+	if (dmd_cost_enumerate(dom_u, &pts) < 0) {
 		free(pts.v);
 		isl_space_free(space);
+		isl_multi_aff_free(rot);
 		dmd_cost_fail(b, "too many time points", x->step, x->tensor);
 		return -1;
 	}
 	for (i = 0; i < pts.count && !b->failed; ++i) {
-		long *t = pts.v + i * (pts.n + 1);
 		isl_multi_aff *ma, *prev;
 		isl_pw_aff **ext, *w;
+		isl_aff *before;
 		isl_set *r, *pos;
 
-		ma = dmd_cost_point(m, space, t, len, NULL);
-		t[x->level]--;
-		prev = dmd_cost_point(m, space, t, len, NULL);
-		t[x->level]++;
+		ma = dmd_cost_point(m, space, pts.v + i * (pts.n + 1), len,
+			NULL);
+		if (rot)
+			ma = isl_multi_aff_pullback_multi_aff(
+				isl_multi_aff_copy(rot), ma);
+		/* the time point before ma's along the shift's loop */
+		before = isl_aff_add_constant_si(isl_multi_aff_get_at(ma,
+			x->level), -1);
+		prev = isl_multi_aff_set_at(isl_multi_aff_copy(ma), x->level,
+			before);
 		ext = calloc(x->box.n + 1, sizeof(*ext));
 		for (d = 0; ext && d < x->box.n; ++d)
 			ext[d] = dmd_cost_at(x->box.ext[d], ma);
@@ -1039,6 +1226,7 @@ static int dmd_cost_shift(struct dmd_cost_build *b, const struct dmd_xfer *x)
 	}
 	free(pts.v);
 	isl_space_free(space);
+	isl_multi_aff_free(rot);
 	return b->failed ? -1 : 0;
 }
 
