@@ -245,6 +245,17 @@ planned tests/scale/summa_tail_256x256.yaml 10 \
     "bytes_moved_total=2580480000 bytes_recv_max=40960 messages=26964000"
 planned tests/scale/summa_tail_1024x1024.yaml 60 \
     "bytes_moved_total=10352640000 bytes_recv_max=10240 messages=1294080000"
+# Cannon with tails on 64x64 (its ring shifts at a loop rotated by both
+# coordinates, summed over the loop before the rotation; its sums priced
+# rank by rank: 18 s before, 6 s after): rows r(x) = 16 for x < 62, 8 for
+# x = 62, none for x = 63, columns c(y) the same, panels of 10.  A rank
+# computes iff x < 63 and y < 63 and then receives, at each of the 63
+# time points after its first, A's panel (8 * 10 * r(x) bytes) and B's
+# (8 * 10 * c(y)); the others receive nothing.  bytes 2 * 63 * 63 * 80 *
+# (62 * 16 + 8) = 635040000, messages 2 * 63 * 63 * 63 = 500094, busiest
+# 2 * 63 * 80 * 16 = 161280.
+planned tests/scale/cannon_tail_64x64.yaml 30 \
+    "bytes_moved_total=635040000 bytes_recv_max=161280 messages=500094"
 
 # built (compiled, manifest and appfile checked), not run
 check tests/scale/summa_64x64.yaml =9 4096
