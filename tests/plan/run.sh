@@ -55,7 +55,7 @@ tests/plan/view_cut_30_of_32.yaml tests/plan/view_rational_15x4.yaml
 tests/plan/twin_25d_16.yaml tests/plan/memory_none_fits_8.yaml
 tests/e2e/jobs/auto_panels_8.yaml tests/plan/auto_ahead_memory_4.yaml
 tests/plan/pumma_8x8.yaml tests/plan/pumma_k8_4x2.yaml
-tests/plan/cannon_tail_32x32.yaml"
+tests/plan/cannon_tail_32x32.yaml tests/scale/summa_tail_128x128.yaml"
 
 # Jobs whose analysis under the sanitizers (SAN_RUN set by tests/run.sh)
 # is long: there they are not planned, their text and JSON are checked by
